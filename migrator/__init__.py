@@ -1,0 +1,3 @@
+"""dflash-migrate: carry code from SGLang's removed DFLASH V1 path to the V2 worker."""
+
+__version__ = "0.1.0"

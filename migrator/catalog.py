@@ -1,0 +1,643 @@
+"""The single source of truth: every DFLASH V1 name, call form, env var and flag that a
+fork hits when it moves from sglang 0.5.11-0.5.13 to the V2 worker (0.5.14+).
+
+The codemod, the lint, the runtime shim (``shims``), ``dflash-migrate rules``/``explain``
+and the rule table in MIGRATION.md all read this module. A removed name is spelled here
+and nowhere else in the tool; ``tests/test_catalog_docs.py`` fails when MIGRATION.md
+drifts from it and ``tests/test_catalog_truth.py`` checks every entry against the real
+sglang wheels from PyPI.
+
+Facts come from reading the released wheels (``pip download --no-deps sglang==X``); see
+``../shared/reference/sglang-dflash-api.md`` for the line-level evidence.
+
+This module must stay import-light: the CLI's ``--version`` path and the shim import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+Kind = Literal[
+    "module",  # a whole module
+    "class",
+    "function",  # module-level function
+    "method",  # method on a class (old = module.Class.method)
+    "attribute",  # field/attribute on a class or module-level object
+    "call-form",  # a call whose *form* changed (same name, other signature)
+    "env",  # environment variable
+    "cli-flag",  # command-line flag of sglang.launch_server
+    "server-arg",  # ServerArgs/Engine keyword
+]
+Applicability = Literal["safe", "unsafe", "manual"]
+
+#: Releases the catalog knows, oldest first (post releases behave as their base).
+RELEASES: tuple[str, ...] = tuple(f"0.5.{n}" for n in range(8, 24))
+NEWEST_RELEASE = RELEASES[-1]
+FIRST_V2_RELEASE = "0.5.14"
+
+
+def parse_version(text: str) -> tuple[int, ...]:
+    """``"0.5.13.post1"`` -> ``(0, 5, 13)``; only the numeric release part matters here."""
+    parts: list[int] = []
+    for piece in text.strip().lstrip("v").split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+        if len(digits) != len(piece):
+            break
+    if not parts:
+        raise ValueError(f"not a version: {text!r}")
+    return tuple(parts)
+
+
+def next_release(version: str) -> str | None:
+    index = RELEASES.index(version)
+    return RELEASES[index + 1] if index + 1 < len(RELEASES) else None
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    """Inclusive range of sglang releases; ``last=None`` means still present."""
+
+    first: str
+    last: str | None = None
+
+    def __contains__(self, version: str) -> bool:
+        v = parse_version(version)
+        if v < parse_version(self.first):
+            return False
+        return self.last is None or v <= parse_version(self.last)
+
+    def releases(self) -> tuple[str, ...]:
+        return tuple(r for r in RELEASES if r in self)
+
+    def __str__(self) -> str:
+        if self.last is None:
+            return f"{self.first}+"
+        return self.first if self.last == self.first else f"{self.first}–{self.last}"
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What replaces the old thing for targets in ``targets``; ``new=None``: nothing does."""
+
+    targets: VersionRange
+    new: str | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    code: str
+    old: str
+    kind: Kind
+    exists: VersionRange
+    replacements: tuple[Replacement, ...]
+    fix: Applicability
+    message: str
+    guidance: str
+    before: str
+    after: str
+    #: Sibling names handled by the same rule (e.g. several removed fields of one class).
+    also: tuple[str, ...] = ()
+    #: First target release for which the rule fires (default: the release after ``exists``).
+    fires_from: str | None = None
+
+    @property
+    def anchor(self) -> str:
+        return self.code.lower()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.old, *self.also)
+
+    @property
+    def first_target(self) -> str:
+        if self.fires_from:
+            return self.fires_from
+        assert self.exists.last is not None, self.code
+        nxt = next_release(self.exists.last)
+        assert nxt is not None, self.code
+        return nxt
+
+    def fires_for(self, target: str) -> bool:
+        return parse_version(target) >= parse_version(self.first_target)
+
+    def replacement_for(self, target: str) -> str | None:
+        for replacement in self.replacements:
+            if target in replacement.targets:
+                return replacement.new
+        return None
+
+    @property
+    def owner_class(self) -> str | None:
+        """For members (``module.Class.member``): ``module.Class``."""
+        if self.kind in ("method", "attribute", "call-form") and "." in self.old:
+            owner, _, _ = self.old.rpartition(".")
+            if owner.rpartition(".")[2][:1].isupper():
+                return owner
+        return None
+
+    @property
+    def member(self) -> str:
+        return self.old.rpartition(".")[2]
+
+
+_M = "sglang.srt.speculative"
+DFLASH_WORKER = f"{_M}.dflash_worker"
+DFLASH_WORKER_V2 = f"{_M}.dflash_worker_v2"
+DFLASH_INFO = f"{_M}.dflash_info"
+DFLASH_INFO_V2 = f"{_M}.dflash_info_v2"
+DFLASH_UTILS = f"{_M}.dflash_utils"
+KERNEL_OPS_DFLASH = "sglang.kernels.ops.speculative.dflash"
+V1_WORKER_CLASS = f"{DFLASH_WORKER}.DFlashWorker"
+V2_WORKER_CLASS = f"{DFLASH_WORKER_V2}.DFlashWorkerV2"
+V1_DRAFT_INPUT = f"{DFLASH_INFO}.DFlashDraftInput"
+V2_DRAFT_INPUT = f"{DFLASH_INFO_V2}.DFlashDraftInputV2"
+VERIFY_INPUT = f"{DFLASH_INFO}.DFlashVerifyInput"
+SPEC_ALGORITHM = f"{_M}.spec_info.SpeculativeAlgorithm"
+SERVER_ARGS = "sglang.srt.server_args.ServerArgs"
+ENGINE_CALLABLES = ("sglang.Engine", "sglang.srt.entrypoints.engine.Engine", SERVER_ARGS)
+LAUNCH_SERVER_MODULE = "sglang.launch_server"
+ENV_SPEC_V2 = "SGLANG_ENABLE_SPEC_V2"
+DISABLE_OVERLAP_ARG = "disable_overlap_schedule"
+DISABLE_OVERLAP_FLAG = "--disable-overlap-schedule"
+V1 = VersionRange("0.5.11", "0.5.13")
+V2 = VersionRange(FIRST_V2_RELEASE)
+DOC = "MIGRATION.md"
+
+ENTRIES: tuple[Entry, ...] = (
+    Entry(
+        code="DFM101",
+        old=DFLASH_WORKER,
+        kind="module",
+        exists=V1,
+        replacements=(Replacement(V2, DFLASH_WORKER_V2),),
+        fix="safe",
+        message="module `dflash_worker` was removed in sglang 0.5.14; use `dflash_worker_v2`",
+        guidance="The V1 worker module is gone and no alias module ships, so importing it raises "
+        "`ModuleNotFoundError`. Every name that survived lives in `dflash_worker_v2` "
+        "(the class is renamed, see DFM102).",
+        before="from sglang.srt.speculative import dflash_worker",
+        after="from sglang.srt.speculative import dflash_worker_v2",
+    ),
+    Entry(
+        code="DFM102",
+        old=V1_WORKER_CLASS,
+        kind="class",
+        exists=V1,
+        replacements=(Replacement(V2, V2_WORKER_CLASS),),
+        fix="safe",
+        message="`DFlashWorker` was replaced by `DFlashWorkerV2`",
+        guidance="`SpeculativeAlgorithm.DFLASH.create_worker` returns `DFlashWorkerV2` "
+        "(a `BaseSpecWorker`). `target_worker`/`draft_worker` are read-only properties there, "
+        "the constructor takes other rank arguments from 0.5.16 (DFM111), and the removed "
+        "methods DFM106-DFM108 are no longer called by the scheduler.",
+        before="from sglang.srt.speculative.dflash_worker import DFlashWorker",
+        after="from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2",
+    ),
+    Entry(
+        code="DFM103",
+        old=V1_DRAFT_INPUT,
+        kind="class",
+        exists=V1,
+        replacements=(Replacement(V2, V2_DRAFT_INPUT),),
+        fix="safe",
+        message="`dflash_info.DFlashDraftInput` was replaced by `dflash_info_v2.DFlashDraftInputV2`",
+        guidance="The V2 draft input has other fields (see DFM109) and is returned in "
+        "`GenerationBatchResult.next_draft_input` instead of living on `batch.spec_info`. "
+        "The rename is mechanical; code touching removed fields gets a DFM109 TODO.",
+        before="from sglang.srt.speculative.dflash_info import DFlashDraftInput",
+        after="from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2",
+    ),
+    Entry(
+        code="DFM104",
+        old=f"{DFLASH_INFO}._compute_paged_keep_slots",
+        kind="function",
+        exists=V1,
+        replacements=(Replacement(V2, None),),
+        fix="manual",
+        message="`_compute_paged_keep_slots` was removed with no replacement",
+        guidance="V2 over-allocates verify KV slots and the scheduler does the accounting, "
+        "so paged keep-slot computation is no longer needed. Delete the call and rely on "
+        "`DFlashDraftInputV2.prepare_for_decode` reserving KV locations.",
+        before="keep = _compute_paged_keep_slots(prefix_lens=p, commit_lens=c, draft_token_num=8, page_size=16)",
+        after="# removed: V2 reserves KV in DFlashDraftInputV2.prepare_for_decode",
+    ),
+    Entry(
+        code="DFM105",
+        old=f"{VERIFY_INPUT}.verify",
+        kind="method",
+        exists=V1,
+        replacements=(
+            Replacement(VersionRange(FIRST_V2_RELEASE, "0.5.18"), f"{V2_WORKER_CLASS}.forward_batch_generation"),
+            Replacement(VersionRange("0.5.19"), f"{V2_WORKER_CLASS}._accept_block"),
+        ),
+        fix="manual",
+        message="`DFlashVerifyInput.verify()` was removed; acceptance now happens inside the V2 worker",
+        guidance="V1 `verify` mutated requests and the batch. In V2 the accept step runs inside "
+        "`DFlashWorkerV2.forward_batch_generation` (0.5.14-0.5.18) or `DFlashWorkerV2._accept_block` "
+        "(0.5.19+), returns tensors (`accept_lens`, `next_token_ids`), and the scheduler's batch "
+        "result processor appends tokens and frees KV.",
+        before="bonus, commit_lens, hidden, per_req = verify_input.verify(batch=batch, logits_output=out, page_size=ps)",
+        after="result = worker.forward_batch_generation(batch)  # accept_lens, next_token_ids",
+    ),
+    Entry(
+        code="DFM106",
+        old=f"{V1_WORKER_CLASS}._prepare_for_speculative_decoding",
+        kind="method",
+        exists=V1,
+        replacements=(Replacement(V2, f"{VERIFY_INPUT}.prepare_for_verify"),),
+        fix="manual",
+        message="`DFlashWorker._prepare_for_speculative_decoding` was removed; V2 never calls it",
+        guidance="An override silently stops running. V2 drafts a block inline in "
+        "`forward_batch_generation` and calls `DFlashVerifyInput.prepare_for_verify(batch, "
+        "target_worker)`; KV for verify is pre-reserved by `DFlashDraftInputV2.prepare_for_decode`. "
+        "Move custom logic into a `forward_batch_generation` override.",
+        before="def _prepare_for_speculative_decoding(self, batch, draft_input): ...",
+        after="def forward_batch_generation(self, batch, on_publish=None, **kw): ...",
+    ),
+    Entry(
+        code="DFM107",
+        old=f"{V1_WORKER_CLASS}._append_target_hidden_to_draft_kv",
+        kind="method",
+        exists=V1,
+        replacements=(Replacement(V2, f"{V2_WORKER_CLASS}._append_target_hidden_to_draft_kv_by_loc"),),
+        fix="manual",
+        message="`_append_target_hidden_to_draft_kv` was removed; use `_append_target_hidden_to_draft_kv_by_loc`",
+        guidance="The V2 method takes explicit tensors (`target_hidden`, `cache_loc`, `positions`, "
+        "optional `cache_loc_2d`, `commit_lens`) instead of reading `DFlashDraftInput.ctx_lens` "
+        "and `draft_seq_lens`.",
+        before="self._append_target_hidden_to_draft_kv(batch, draft_input)",
+        after="self._append_target_hidden_to_draft_kv_by_loc(target_hidden=h, cache_loc=loc, positions=pos)",
+    ),
+    Entry(
+        code="DFM108",
+        old=f"{V1_WORKER_CLASS}.forward_batch_generation",
+        kind="method",
+        exists=V1,
+        replacements=(Replacement(V2, f"{V2_WORKER_CLASS}.forward_batch_generation"),),
+        fix="manual",
+        message="the V1 `forward_batch_generation(batch, **kwargs)` contract changed in V2",
+        guidance="V2's signature is `(batch, on_publish=None[, grammar_barrier][, pp_proxy_tensors])` "
+        "and it returns `accept_lens`, padded `next_token_ids` and `next_draft_input` instead of "
+        "mutating `batch.spec_info` and setting `num_correct_drafts*`. The scheduler applies "
+        "the result. Rework overrides and callers against the new contract.",
+        before="def forward_batch_generation(self, batch, **kwargs): ...",
+        after="def forward_batch_generation(self, batch, on_publish=None, grammar_barrier=None): ...",
+    ),
+    Entry(
+        code="DFM109",
+        old=f"{V1_DRAFT_INPUT}.target_hidden",
+        also=(f"{V1_DRAFT_INPUT}.ctx_lens", f"{V1_DRAFT_INPUT}.draft_seq_lens"),
+        kind="attribute",
+        exists=V1,
+        replacements=(Replacement(V2, None),),
+        fix="manual",
+        message="this `DFlashDraftInput` field does not exist on `DFlashDraftInputV2`",
+        guidance="V2 materializes the draft KV immediately, so the draft input no longer carries "
+        "`target_hidden`, `ctx_lens` or `draft_seq_lens`. Pass the tensors explicitly to "
+        "`_append_target_hidden_to_draft_kv_by_loc` instead.",
+        before="draft_input.target_hidden",
+        after="# pass target_hidden to _append_target_hidden_to_draft_kv_by_loc",
+    ),
+    Entry(
+        code="DFM110",
+        old=f"{VERIFY_INPUT}.prepare_for_verify",
+        kind="call-form",
+        exists=V1,
+        replacements=(Replacement(V2, f"{VERIFY_INPUT}.prepare_for_verify"),),
+        fix="manual",
+        message="V1 call form `prepare_for_verify(batch, page_size)`; V2 takes `(batch, target_worker)` "
+        "and returns `(ForwardBatch, bool)`",
+        guidance="The name survived with an incompatible signature. The caller now sets "
+        "`batch.out_cache_loc` itself and uses the returned `ForwardBatch` (attention and "
+        "cuda-graph metadata pre-initialised). 0.5.23 adds keyword-only `defer_metadata_init`.",
+        before="verify_input.prepare_for_verify(batch, self.page_size)",
+        after="forward_batch, can_run_graph = verify_input.prepare_for_verify(batch, self.target_worker)",
+    ),
+    Entry(
+        code="DFM111",
+        old=f"{V1_WORKER_CLASS}.__init__",
+        kind="call-form",
+        exists=V1,
+        replacements=(
+            Replacement(VersionRange(FIRST_V2_RELEASE, "0.5.15"), f"{V2_WORKER_CLASS}.__init__"),
+            Replacement(VersionRange("0.5.16", "0.5.20"), f"{V2_WORKER_CLASS}.__init__"),
+            Replacement(VersionRange("0.5.21"), f"{V2_WORKER_CLASS}.__init__"),
+        ),
+        fix="manual",
+        message="the worker constructor's rank arguments changed (`ps: ParallelState` in 0.5.16-0.5.20, "
+        "none from 0.5.21)",
+        guidance="0.5.14-0.5.15 keep the V1 arguments; 0.5.16-0.5.20 take `(server_args, gpu_id, ps, "
+        "nccl_port, target_worker)`; 0.5.21+ take `(server_args, gpu_id, nccl_port, target_worker)` "
+        "and ranks come from `sglang.srt.runtime_context.get_parallel()`.",
+        before="DFlashWorker(server_args, gpu_id, tp_rank, dp_rank, moe_ep_rank, attn_cp_rank, moe_dp_rank, nccl_port, target_worker)",
+        after="DFlashWorkerV2(server_args, gpu_id, nccl_port, target_worker)",
+        fires_from="0.5.16",
+    ),
+    Entry(
+        code="DFM201",
+        old=ENV_SPEC_V2,
+        kind="env",
+        exists=VersionRange("0.5.8", "0.5.20"),
+        replacements=(Replacement(V2, f"{SERVER_ARGS}.{DISABLE_OVERLAP_ARG}"),),
+        fix="safe",
+        message="`SGLANG_ENABLE_SPEC_V2` is gone: V2 always runs; `=0` now means "
+        "`--disable-overlap-schedule`",
+        guidance="0.5.14-0.5.20 only log a warning when it is set, 0.5.21+ ignore it silently, "
+        "so a deployment relying on `=0` quietly switches to overlap scheduling. A truthy "
+        "setting is the default now and is removed. A falsy one becomes "
+        "`disable_overlap_schedule=True` / `--disable-overlap-schedule` where the same file "
+        "builds the server arguments; otherwise a TODO is left.",
+        before='os.environ["SGLANG_ENABLE_SPEC_V2"] = "0"\nengine = sglang.Engine(model_path=m, speculative_algorithm="DFLASH")',
+        after='engine = sglang.Engine(model_path=m, speculative_algorithm="DFLASH", disable_overlap_schedule=True)',
+        fires_from=FIRST_V2_RELEASE,
+    ),
+    Entry(
+        code="DFM202",
+        old=f"sglang.srt.environ.envs.{ENV_SPEC_V2}",
+        kind="attribute",
+        exists=VersionRange("0.5.8", "0.5.13"),
+        replacements=(Replacement(V2, f"{SERVER_ARGS}.{DISABLE_OVERLAP_ARG}"),),
+        fix="manual",
+        message="`envs.SGLANG_ENABLE_SPEC_V2` was removed from `Envs` (AttributeError on 0.5.14+)",
+        guidance="Read `server_args.disable_overlap_schedule` (or `scheduler.enable_overlap`) instead; "
+        "V2 is the only path, so a check for 'spec v2 enabled' is always true.",
+        before="if envs.SGLANG_ENABLE_SPEC_V2.get(): ...",
+        after="if not server_args.disable_overlap_schedule: ...",
+    ),
+    Entry(
+        code="DFM203",
+        old="--speculative-dflash-draft-window-size",
+        kind="cli-flag",
+        exists=VersionRange("0.5.11", "0.5.19"),
+        replacements=(Replacement(VersionRange("0.5.12"), "--speculative-draft-window-size"),),
+        fix="safe",
+        message="`--speculative-dflash-draft-window-size` was renamed `--speculative-draft-window-size` "
+        "(alias removed in 0.5.20)",
+        guidance="A deprecated alias until 0.5.19; from 0.5.20 argparse rejects it.",
+        before="--speculative-dflash-draft-window-size 512",
+        after="--speculative-draft-window-size 512",
+        fires_from="0.5.13",
+    ),
+    Entry(
+        code="DFM204",
+        old=f"{SERVER_ARGS}.speculative_dflash_draft_window_size",
+        kind="server-arg",
+        exists=VersionRange("0.5.11", "0.5.11"),
+        replacements=(Replacement(VersionRange("0.5.12"), f"{SERVER_ARGS}.speculative_draft_window_size"),),
+        fix="safe",
+        message="server argument `speculative_dflash_draft_window_size` is now `speculative_draft_window_size`",
+        guidance="The field was renamed in 0.5.12; keyword arguments to `ServerArgs`/`Engine` must follow.",
+        before="sglang.Engine(model_path=m, speculative_dflash_draft_window_size=512)",
+        after="sglang.Engine(model_path=m, speculative_draft_window_size=512)",
+    ),
+    Entry(
+        code="DFM205",
+        old=f"{SPEC_ALGORITHM}.supports_spec_v2",
+        also=(f"{_M}.spec_registry.CustomSpecAlgo.supports_spec_v2",),
+        kind="method",
+        exists=VersionRange("0.5.8", "0.5.13"),
+        replacements=(Replacement(V2, None),),
+        fix="unsafe",
+        message="`supports_spec_v2()` was removed: every algorithm runs the V2 worker",
+        guidance="The unsafe fix replaces the call with `True`, which is what every 0.5.14+ "
+        "release behaves like; review branches that handled the V1 case. Plugins set "
+        "`supports_overlap` instead.",
+        before="if algo.supports_spec_v2(): ...",
+        after="if True: ...",
+    ),
+    Entry(
+        code="DFM206",
+        old="sglang.srt.managers.schedule_batch.ScheduleBatch.is_spec_v2",
+        kind="attribute",
+        exists=VersionRange("0.5.8", "0.5.13"),
+        replacements=(Replacement(V2, None),),
+        fix="unsafe",
+        message="`ScheduleBatch.is_spec_v2` was removed: every batch is V2",
+        guidance="The unsafe fix replaces the attribute with `True`; review the V1 branches it guarded.",
+        before="if batch.is_spec_v2: ...",
+        after="if True: ...",
+    ),
+    Entry(
+        code="DFM301",
+        old=f"{V2_DRAFT_INPUT}.verified_id",
+        also=(f"{V1_DRAFT_INPUT}.verified_id",),
+        kind="attribute",
+        exists=VersionRange("0.5.11", "0.5.14"),
+        replacements=(Replacement(VersionRange("0.5.15"), f"{V2_DRAFT_INPUT}.bonus_tokens"),),
+        fix="safe",
+        message="draft-input field `verified_id` is now `bonus_tokens`",
+        guidance="Renamed in `DFlashDraftInput` in 0.5.12 and in `DFlashDraftInputV2` in 0.5.15. "
+        "Only accesses on values known to be DFlash draft inputs are rewritten; EAGLE's "
+        "`verified_id` is untouched.",
+        before="draft_input.verified_id",
+        after="draft_input.bonus_tokens",
+    ),
+    Entry(
+        code="DFM302",
+        old=f"{VERIFY_INPUT}.num_tokens_per_batch",
+        kind="attribute",
+        exists=VersionRange("0.5.11", "0.5.15"),
+        replacements=(Replacement(VersionRange("0.5.16"), f"{VERIFY_INPUT}.num_tokens_per_req"),),
+        fix="safe",
+        message="`DFlashVerifyInput.num_tokens_per_batch` is now `num_tokens_per_req`",
+        guidance="Renamed in 0.5.16; only accesses on values known to be `DFlashVerifyInput` are rewritten.",
+        before="verify_input.num_tokens_per_batch",
+        after="verify_input.num_tokens_per_req",
+    ),
+    Entry(
+        code="DFM303",
+        old=f"{DFLASH_UTILS}.compute_dflash_accept_len_and_bonus",
+        kind="function",
+        exists=VersionRange("0.5.11", "0.5.11"),
+        replacements=(
+            Replacement(VersionRange("0.5.12", "0.5.22"), f"{DFLASH_UTILS}.compute_dflash_correct_drafts_and_bonus"),
+            Replacement(VersionRange("0.5.23"), f"{KERNEL_OPS_DFLASH}.compute_dflash_correct_drafts_and_bonus"),
+        ),
+        fix="safe",
+        message="`compute_dflash_accept_len_and_bonus` is now `compute_dflash_correct_drafts_and_bonus`",
+        guidance="Renamed in 0.5.12; moved to `sglang.kernels.ops.speculative.dflash` in 0.5.23. "
+        "The replacement follows `--target-version`.",
+        before="from sglang.srt.speculative.dflash_utils import compute_dflash_accept_len_and_bonus",
+        after="from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus",
+    ),
+    Entry(
+        code="DFM304",
+        old=f"{DFLASH_UTILS}.compute_dflash_sampling_accept_len_and_bonus",
+        kind="function",
+        exists=VersionRange("0.5.11", "0.5.11"),
+        replacements=(
+            Replacement(VersionRange("0.5.12"), f"{DFLASH_UTILS}.compute_dflash_sampling_correct_drafts_and_bonus"),
+        ),
+        fix="safe",
+        message="`compute_dflash_sampling_accept_len_and_bonus` is now "
+        "`compute_dflash_sampling_correct_drafts_and_bonus`",
+        guidance="Renamed in 0.5.12; unlike the greedy variant it stays in `dflash_utils`.",
+        before="from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_accept_len_and_bonus",
+        after="from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_correct_drafts_and_bonus",
+    ),
+    Entry(
+        code="DFM305",
+        old=f"{DFLASH_UTILS}.compute_dflash_correct_drafts_and_bonus",
+        kind="function",
+        exists=VersionRange("0.5.12", "0.5.22"),
+        replacements=(
+            Replacement(VersionRange("0.5.23"), f"{KERNEL_OPS_DFLASH}.compute_dflash_correct_drafts_and_bonus"),
+        ),
+        fix="safe",
+        message="`compute_dflash_correct_drafts_and_bonus` moved to `sglang.kernels.ops.speculative.dflash` in 0.5.23",
+        guidance="Only fires for `--target-version 0.5.23` or newer.",
+        before="from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus",
+        after="from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus",
+    ),
+    Entry(
+        code="DFM306",
+        old="sglang.srt.managers.scheduler.validate_dflash_request",
+        kind="function",
+        exists=VersionRange("0.5.11", NEWEST_RELEASE),
+        replacements=(Replacement(VersionRange("0.5.13"), f"{DFLASH_UTILS}.validate_dflash_request"),),
+        fix="safe",
+        message="`validate_dflash_request` moved from `managers.scheduler` to `speculative.dflash_utils`",
+        guidance="Defined in `scheduler.py` until 0.5.12; from 0.5.13 it lives in `dflash_utils` and "
+        "`scheduler` only re-imports it, which pulls in the whole scheduler. Import it from "
+        "its home. From 0.5.14 it also needs `enable_overlap` (DFM307).",
+        before="from sglang.srt.managers.scheduler import validate_dflash_request",
+        after="from sglang.srt.speculative.dflash_utils import validate_dflash_request",
+        fires_from="0.5.13",
+    ),
+    Entry(
+        code="DFM307",
+        old=f"{DFLASH_UTILS}.validate_dflash_request",
+        kind="call-form",
+        exists=V1,
+        replacements=(Replacement(V2, f"{DFLASH_UTILS}.validate_dflash_request"),),
+        fix="manual",
+        message="`validate_dflash_request(req)` needs `enable_overlap` from 0.5.14",
+        guidance="The signature is `validate_dflash_request(req, enable_overlap: bool)`; pass the "
+        "scheduler's `enable_overlap` (`not server_args.disable_overlap_schedule`).",
+        before="error = validate_dflash_request(req)",
+        after="error = validate_dflash_request(req, enable_overlap=not server_args.disable_overlap_schedule)",
+    ),
+)
+
+
+@cache
+def by_code() -> dict[str, Entry]:
+    table = {entry.code: entry for entry in ENTRIES}
+    assert len(table) == len(ENTRIES), "duplicate rule code"
+    return table
+
+
+def get(code: str) -> Entry:
+    try:
+        return by_code()[code.upper()]
+    except KeyError:
+        raise KeyError(f"unknown rule code {code!r}; see `dflash-migrate rules`") from None
+
+
+@cache
+def by_name() -> dict[str, Entry]:
+    """Every old name (``old`` and ``also``) -> its entry."""
+    return {name: entry for entry in ENTRIES for name in entry.names}
+
+
+def entries_of_kind(*kinds: Kind) -> tuple[Entry, ...]:
+    return tuple(e for e in ENTRIES if e.kind in kinds)
+
+
+@cache
+def trigger_tokens() -> tuple[bytes, ...]:
+    """Byte strings at least one of which must occur in a file for any rule to match.
+
+    For members of a class the class name is the trigger (a `.verify(` alone proves
+    nothing); for everything else the last dotted component.
+    """
+    tokens: set[str] = set()
+    for entry in ENTRIES:
+        for name in entry.names:
+            if entry.kind in ("env", "cli-flag"):
+                tokens.add(name.lstrip("-"))
+                continue
+            owner = name.rpartition(".")[0]
+            owner_last = owner.rpartition(".")[2]
+            if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper():
+                if entry.code in ("DFM205", "DFM206"):  # distinctive member names
+                    tokens.add(name.rpartition(".")[2])
+                else:
+                    tokens.add(owner_last)
+            else:
+                tokens.add(name.rpartition(".")[2])
+    # A kwarg spelled with underscores is the same flag as its dashed CLI form.
+    tokens.update(t.replace("-", "_") for t in list(tokens) if "-" in t)
+    return tuple(sorted(t.encode() for t in tokens))
+
+
+def default_target_version() -> str:
+    """Installed sglang if it is V2 (read from metadata, never imported), else the newest."""
+    from importlib import metadata
+
+    try:
+        installed = metadata.version("sglang")
+    except metadata.PackageNotFoundError:
+        return NEWEST_RELEASE
+    try:
+        parsed = parse_version(installed)
+    except ValueError:
+        return NEWEST_RELEASE
+    if parsed >= parse_version(FIRST_V2_RELEASE):
+        return ".".join(str(p) for p in parsed[:3])
+    return NEWEST_RELEASE
+
+
+def todo_comment(entry: Entry, detail: str | None = None) -> str:
+    text = detail or entry.message
+    return f"# TODO(dflash-migrate): {entry.code} {text} ({DOC}#{entry.anchor})"
+
+
+TODO_MARKER = "TODO(dflash-migrate):"
+
+
+def sglang_bool(value: str) -> bool | None:
+    """SGLang's EnvBool parsing: True/False for recognised spellings, None otherwise."""
+    lowered = value.strip().lower()
+    if lowered in ("true", "1", "yes", "y"):
+        return True
+    if lowered in ("false", "0", "no", "n"):
+        return False
+    return None
+
+
+@dataclass(frozen=True)
+class EnvMeaning:
+    versions: VersionRange
+    meaning: str
+
+
+#: What ``SGLANG_ENABLE_SPEC_V2`` does in each release range (for MIGRATION.md and doctor).
+ENV_SPEC_V2_MEANING: tuple[EnvMeaning, ...] = (
+    EnvMeaning(VersionRange("0.5.8", "0.5.10"), "EnvBool, default False. EAGLE family: True forces overlap on (V2 worker), "
+               "False forces it off (V1 worker). No DFLASH in these releases."),
+    EnvMeaning(VersionRange("0.5.11", "0.5.12"), "EnvBool, default True. EAGLE family: falsy turns overlap off (V1 EAGLE "
+               "workers). DFLASH: no effect; DFLASH always runs V1 `DFlashWorker` with overlap off."),
+    EnvMeaning(VersionRange("0.5.13", "0.5.13"), "EnvBool, default True. EAGLE family: falsy sets "
+               "`disable_overlap_schedule=True` (V2 worker, synchronous). DFLASH: no effect (always V1, overlap off)."),
+    EnvMeaning(VersionRange("0.5.14", "0.5.20"), "Removed from `Envs`. Setting it to any value only logs a warning; "
+               "DFLASH runs `DFlashWorkerV2` with overlap on unless `--disable-overlap-schedule`."),
+    EnvMeaning(VersionRange("0.5.21"), "Silently ignored. Only `--disable-overlap-schedule` selects the synchronous V2 path."),
+)
+
+
+def env_meaning(version: str) -> str:
+    for item in ENV_SPEC_V2_MEANING:
+        if version in item.versions:
+            return item.meaning
+    return "sglang has no DFLASH before 0.5.11"
+

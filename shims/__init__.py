@@ -1,0 +1,1 @@
+"""Runtime shim for code that still uses SGLang's removed DFLASH V1 names (issue 4)."""
