@@ -74,6 +74,14 @@ class AppendListItem:
 
 
 @dataclass(frozen=True)
+class AddImport:
+    """Ensure ``from module import name`` exists in the module (libcst's AddImportsVisitor)."""
+
+    module: str
+    name: str
+
+
+@dataclass(frozen=True)
 class InsertComment:
     """Put ``text`` (a full ``# ...`` comment) on its own line above the statement starting
     at ``line``, unless an identical comment is already there (idempotent)."""
@@ -82,7 +90,7 @@ class InsertComment:
     text: str
 
 
-Edit = Union[Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, InsertComment]
+Edit = Union[Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment]
 
 
 @dataclass(frozen=True)
