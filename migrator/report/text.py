@@ -1,0 +1,42 @@
+"""``--format text``: one ``path:line:col: CODE message`` line per finding.
+
+The ``path:line:col`` prefix is what editors and terminals make clickable. A trailing
+``[*]`` marks a safe fix, ``[unsafe fix]`` one that needs ``--unsafe-fixes``. Files that
+could not be processed and suppression comments that suppress nothing follow, then one
+summary line.
+"""
+
+from __future__ import annotations
+
+from migrator.model import FileResult, Finding, RunSummary
+from migrator.report import errors_of, findings_of, summary_dict, unused_suppressions_of
+
+
+def _fix_marker(finding: Finding) -> str:
+    if finding.fix is None or finding.fix.applicability == "manual":
+        return ""
+    return " [*]" if finding.fix.applicability == "safe" else " [unsafe fix]"
+
+
+def format_finding(finding: Finding) -> str:
+    return f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}{_fix_marker(finding)}"
+
+
+def render(results: list[FileResult], summary: RunSummary) -> str:
+    lines = [format_finding(f) for f in findings_of(results)]
+    lines += [str(error) for error in errors_of(results)]
+    lines += [
+        f"{path}:{line}:1: warning: unused suppression `ignore[{','.join(codes) or '*'}]`"
+        for path, line, codes in unused_suppressions_of(results)
+    ]
+    counts = summary_dict(results, summary)
+    n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
+    tail = f"Found {n} V1 reference{'s' if n != 1 else ''} in {counts['files_scanned']} files"
+    if fixable:
+        tail += f" ({fixable} fixable with `dflash-migrate`)"
+    if errors:
+        tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
+    if counts["suppressed"]:
+        tail += f"; {counts['suppressed']} suppressed"
+    lines.append(tail + ".")
+    return "\n".join(lines) + "\n"
