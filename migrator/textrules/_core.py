@@ -1,0 +1,196 @@
+"""Shared machinery for non-Python files: decoding, findings, text edits, the handler driver.
+
+Every handler is ``analyze(path, text, ctx) -> list[Finding]``, a pure function of the
+decoded text; :func:`run` turns it into the engine's ``(path, data, options) -> FileResult``:
+it decodes (keeping a BOM and the line-ending style), drops rules that are not selected or
+do not fire for the target release, applies suppression comments, and outside lint mode
+applies the fixes by splicing text, so every byte outside an edit is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from migrator import catalog
+from migrator.model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RemoveStatement, Replace, Span
+
+ENV = catalog.ENV_SPEC_V2
+ENV_RE = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ENV)}(?![A-Za-z0-9_])")
+LAUNCH = catalog.LAUNCH_SERVER_MODULE
+LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
+FLAG = catalog.DISABLE_OVERLAP_FLAG
+ENV_ENTRY = catalog.get("DFM201")
+_CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
+BOM = "\ufeff"
+
+
+@dataclass(frozen=True)
+class Ctx:
+    target: str
+
+    def fires(self, code: str) -> bool:
+        return catalog.get(code).fires_for(self.target)
+
+
+Analyzer = Callable[[str, str, Ctx], list[Finding]]
+
+
+def env_message(detail: str | None = None) -> str:
+    return ENV_ENTRY.message if detail is None else f"{ENV_ENTRY.message} ({detail})"
+
+
+def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
+    return catalog.todo_comment(entry, detail)
+
+
+FALSY_NO_LAUNCH = (
+    f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; pass `{FLAG}` to `{LAUNCH}` where this applies"
+)
+UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was falsy, use `{FLAG}`"
+READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
+
+
+def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = "DFM201",
+            message: str | None = None) -> Finding:
+    msg = message or (env_message() if code == "DFM201" else catalog.get(code).message)
+    return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
+
+
+def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
+    return Fix("manual", (InsertComment(line, todo(detail, entry)),))
+
+
+def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: bool = True) -> list[Finding]:
+    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file."""
+    out = []
+    for entry in _CLI_FLAG_ENTRIES:
+        if not ctx.fires(entry.code):
+            continue
+        new = entry.replacement_for(ctx.target)
+        for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
+            span = Span.of(line_no, m.start(), line_no, m.end())
+            fix = Fix(entry.fix, (Replace(span, new),) if rewrite and new else (), new) if new else None
+            out.append(Finding(path, span, entry.code, entry.message, fix))
+    return out
+
+
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                continue
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
+            return line[:i] + " " * (len(line) - i)
+    return line
+
+
+# ---- applying text edits --------------------------------------------------------------
+
+
+def _offsets(lines: list[str]) -> list[int]:
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    starts.append(pos)
+    return starts
+
+
+def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+    """Splice ``Replace``/``RemoveStatement``/``InsertComment`` edits into ``text``.
+
+    Identical edits count once; an edit overlapping one already applied is skipped (the
+    next run picks it up). ``InsertComment`` is idempotent: nothing is added when the line
+    above already carries the same comment.
+    """
+    lines = text.splitlines(keepends=True)
+    starts = _offsets(lines)
+    newline = "\r\n" if "\r\n" in text else "\n"
+
+    def offset(line: int, col: int) -> int:
+        if line > len(lines):
+            return len(text)
+        return starts[line - 1] + col
+
+    ops: set[tuple[int, int, str]] = set()
+    for edit in edits:
+        if isinstance(edit, Replace):
+            ops.add((offset(edit.span.start.line, edit.span.start.column),
+                     offset(edit.span.end.line, edit.span.end.column), edit.text))
+        elif isinstance(edit, RemoveStatement):
+            ops.add((offset(edit.span.start.line, 0), offset(edit.span.end.line + 1, 0), ""))
+        elif isinstance(edit, InsertComment):
+            index = edit.line - 1
+            if index > 0 and lines[index - 1].strip() == edit.text.strip():
+                continue
+            target = lines[index] if index < len(lines) else ""
+            indent = target[: len(target) - len(target.lstrip(" \t"))]
+            ops.add((offset(edit.line, 0), offset(edit.line, 0), indent + edit.text + newline))
+    out = text
+    floor = len(text) + 1
+    for start, end, new in sorted(ops, key=lambda op: (op[0], op[1]), reverse=True):
+        if end > floor:
+            continue
+        out = out[:start] + new + out[end:]
+        floor = start
+    return out
+
+
+# ---- the driver -----------------------------------------------------------------------
+
+
+def _enabled(code: str, options: object) -> bool:
+    select = tuple(getattr(options, "select", None) or ())
+    ignore = tuple(getattr(options, "ignore", None) or ())
+    if select and not any(code.startswith(s) for s in select):
+        return False
+    return not any(code.startswith(i) for i in ignore)
+
+
+def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit], int, int]:
+    edits: list[Edit] = []
+    fixes = todos = 0
+    for f in findings:
+        if f.fix is None or not f.fix.edits:
+            continue
+        if f.fix.applicability == "unsafe" and not unsafe:
+            continue
+        edits.extend(f.fix.edits)
+        if f.fix.applicability == "manual":
+            todos += 1
+        else:
+            fixes += 1
+    return edits, fixes, todos
+
+
+def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResult:
+    from migrator.suppressions import filter_findings
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileResult(path, error=FileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    target = getattr(options, "target_version", None) or catalog.default_target_version()
+    ctx = Ctx(target)
+    raw = [f for f in analyze(path, text, ctx) if _enabled(f.code, options) and ctx.fires(f.code)]
+    kept, suppressed, unused = filter_findings(text, raw)
+    result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
+                        unused_suppressions=unused)
+    if getattr(options, "mode", "lint") != "lint":
+        edits, fixes, todos = chosen_edits(kept, bool(getattr(options, "unsafe_fixes", False)))
+        new_text = apply_edits(text, edits)
+        if new_text != text:
+            result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
+            result.fixes_applied, result.todos_added = fixes, todos
+    return result

@@ -1,0 +1,116 @@
+"""A small, position-keeping shell word splitter (no expansion, no evaluation).
+
+Enough to find assignments, ``export``, ``env``, ``docker run -e`` and the command that a
+prefix assignment applies to: splits physical lines, joined by backslash continuations,
+into simple commands at ``;``, ``&&``, ``||``, ``|`` and ``&``, and each into words with
+their line and columns. Comments (``#`` at a word start, outside quotes) are dropped, so a
+commented-out line never matches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Word:
+    raw: str  # as written, quotes included
+    value: str  # quotes removed
+    line: int
+    start: int
+    end: int  # exclusive column on ``end_line``
+    end_line: int
+
+
+@dataclass
+class Command:
+    words: list[Word] = field(default_factory=list)
+    #: First line of the logical line (continuations joined) this command sits on.
+    first_line: int = 0
+
+
+_OPERATORS = ("&&", "||", ";;", ";", "|", "&")
+
+
+def split(lines: list[str], first_line: int = 1) -> list[Command]:
+    """Simple commands of ``lines`` (line numbers start at ``first_line``)."""
+    commands: list[Command] = []
+    current = Command()
+    logical_start = first_line
+    word: list[str] = []
+    raw: list[str] = []
+    w_start: tuple[int, int] | None = None
+    quote = ""
+    prev_end = (first_line, 0)
+
+    def flush_word() -> None:
+        nonlocal word, raw, w_start
+        if w_start is not None:
+            current.words.append(Word("".join(raw), "".join(word), w_start[0], w_start[1], prev_end[1], prev_end[0]))
+        word, raw, w_start = [], [], None
+
+    def flush_command() -> None:
+        nonlocal current
+        flush_word()
+        if current.words:
+            commands.append(current)
+        current = Command(first_line=logical_start)
+
+    current.first_line = logical_start
+    for index, line in enumerate(lines):
+        number = first_line + index
+        text = line.rstrip("\r\n")
+        continued = False
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if quote:
+                raw.append(ch)
+                if ch == quote:
+                    quote = ""
+                elif ch == "\\" and quote == '"' and i + 1 < len(text):
+                    raw.append(text[i + 1])
+                    word.append(text[i + 1])
+                    i += 1
+                else:
+                    word.append(ch)
+                prev_end = (number, i + 1)
+                i += 1
+                continue
+            if ch == "\\" and i == len(text) - 1:
+                continued = True
+                break
+            if ch in " \t":
+                flush_word()
+                i += 1
+                continue
+            if ch == "#" and w_start is None:
+                break
+            op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
+            if op is not None:
+                flush_command()
+                current.first_line = logical_start
+                i += len(op)
+                continue
+            if w_start is None:
+                w_start = (number, i)
+            raw.append(ch)
+            if ch in "'\"":
+                quote = ch
+            elif ch == "\\" and i + 1 < len(text):
+                raw.append(text[i + 1])
+                word.append(text[i + 1])
+                i += 1
+            else:
+                word.append(ch)
+            prev_end = (number, i + 1)
+            i += 1
+        if quote or continued:
+            if not quote:
+                flush_word()
+            continue
+        flush_command()
+        logical_start = number + 1
+        current.first_line = logical_start
+    flush_command()
+    return commands

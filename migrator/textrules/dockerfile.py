@@ -1,0 +1,123 @@
+"""Dockerfiles and Containerfiles: ``ENV``/``ARG`` settings, ``RUN``/``CMD``/``ENTRYPOINT``.
+
+Catches (DFM201) ``ENV X=0``, ``ENV A=1 X=0`` (also over continuation lines), the legacy
+``ENV X 0`` and ``ARG X=0``; inside shell-form ``RUN``/``CMD``/``ENTRYPOINT`` every shell
+pattern of :mod:`migrator.textrules.shell`; and (DFM203) renamed launch flags. Comment
+lines never match.
+
+Safe rewrite of a falsy ``ENV``: drop the pair (or the instruction, when it was the only
+one) and add ``--disable-overlap-schedule`` to every later ``sglang.launch_server`` in the
+same build stage, in shell form (`` --disable-overlap-schedule``) or exec form
+(``, "--disable-overlap-schedule"``). Without such a launch the ``ENV`` stays with a TODO.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from migrator import catalog
+from migrator.model import Finding, Fix, RemoveStatement, Span
+from migrator.textrules import _core, shell
+from migrator.textrules._shellparse import split
+
+_INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
+_EXEC_LAUNCH = re.compile(rf'"{re.escape(_core.LAUNCH)}"')
+
+
+@dataclass
+class Instruction:
+    keyword: str
+    first: int  # 1-based lines, inclusive
+    last: int
+    masked: list[str]  # lines first..last with the keyword (and comment lines) blanked
+
+
+def instructions(lines: list[str]) -> list[Instruction]:
+    out: list[Instruction] = []
+    i = 0
+    while i < len(lines):
+        text = lines[i].rstrip("\r\n")
+        m = _INSTRUCTION.match(text)
+        if not text.strip() or text.lstrip().startswith("#") or not m:
+            i += 1
+            continue
+        masked = [" " * m.end(2) + text[m.end(2):]]
+        first = i
+        while masked[-1].rstrip().endswith("\\") and i + 1 < len(lines):
+            i += 1
+            nxt = lines[i].rstrip("\r\n")
+            masked.append(" " * len(nxt) + "\\" if nxt.lstrip().startswith("#") else nxt)
+        out.append(Instruction(m.group(2).upper(), first + 1, i + 1, masked))
+        i += 1
+    return out
+
+
+def _sites(ins: Instruction) -> list[shell.Site]:
+    if ins.keyword not in ("RUN", "CMD", "ENTRYPOINT"):
+        return []
+    body = "\n".join(ins.masked)
+    if body.lstrip().startswith("["):
+        sites = []
+        for offset, line in enumerate(ins.masked):
+            for m in _EXEC_LAUNCH.finditer(line):
+                sites.append(shell.Site(-1, ins.first + offset, m.end(), f', "{_core.FLAG}"', _core.FLAG in body))
+        return sites
+    return shell.launch_sites(split(ins.masked, ins.first))
+
+
+def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    lines = text.splitlines(keepends=True)
+    found: list[Finding] = []
+    program = instructions(lines)
+    for n, ins in enumerate(program):
+        for offset, line in enumerate(ins.masked):
+            if "--" in line:
+                found += _core.cli_flag_findings(path, ins.first + offset, line, ctx)
+        body = "".join(ins.masked)
+        if _core.ENV not in body:
+            continue
+        commands = split(ins.masked, ins.first)
+        if ins.keyword in ("RUN", "CMD", "ENTRYPOINT") and not body.lstrip().startswith("["):
+            found += shell.analyze_commands(path, commands, lines, ctx)
+            continue
+        if ins.keyword not in ("ENV", "ARG") or not commands:
+            for offset, line in enumerate(ins.masked):
+                for m in _core.ENV_RE.finditer(line):
+                    found.append(_core.finding(path, ins.first + offset, m.start(), m.end(),
+                                               _core.todo_fix(ins.first, _core.READ_REF)))
+            continue
+        words = [w for c in commands for w in c.words]
+        legacy = "=" not in words[0].value
+        later: list[shell.Site] = []
+        for other in program[n + 1:]:
+            if other.keyword == "FROM":
+                break
+            later += _sites(other)
+        for w in words[:1] if legacy else words:
+            name, _, value = w.value.partition("=")
+            if name != _core.ENV:
+                for m in _core.ENV_RE.finditer(w.raw):  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
+                    found.append(_core.finding(path, w.line, w.start + m.start(), w.start + m.end(),
+                                               _core.todo_fix(ins.first, _core.READ_REF)))
+                continue
+            if legacy:
+                value = " ".join(x.value for x in words[1:])
+            col = w.start + w.raw.find(_core.ENV)
+            parsed = catalog.sglang_bool(value) if "$" not in value else None
+            if len(words) == 1 or legacy:
+                removal = [RemoveStatement(Span.of(ins.first, 0, ins.last, 0))]
+            else:
+                removal = shell._removal(commands[0], [w], lines, False)
+            if parsed is True and removal:
+                fix = Fix("safe", tuple(removal), "")
+            elif parsed is False and removal and later:
+                fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
+            else:
+                fix = _core.todo_fix(ins.first, _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE)
+            found.append(_core.finding(path, w.line, col, col + len(_core.ENV), fix))
+    return found
+
+
+def handle(path: str, data: bytes, options: object):
+    return _core.run(path, data, options, analyze)

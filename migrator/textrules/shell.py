@@ -1,0 +1,170 @@
+"""Shell scripts: ``SGLANG_ENABLE_SPEC_V2`` settings and reads, renamed launch flags.
+
+Catches (DFM201) ``export X=0`` / ``declare -x X=0`` / bare ``X=0``, prefix assignments
+``X=0 cmd`` and ``env X=0 cmd``, ``-e X=0`` / ``--env X=0`` / ``--env=X=0`` in
+``docker|podman run`` lines, ``unset X``, and reads such as ``$X`` or ``${X:+...}``; and
+(DFM203) renamed ``sglang.launch_server`` flags. Look-alikes (``X_OTHER``) and
+commented-out lines never match.
+
+Why: from 0.5.14 sglang ignores the variable, so a script that set it to ``0`` silently
+switches to overlap scheduling. Safe rewrite: a truthy setting (the default now) is
+removed; a falsy one is removed and ``--disable-overlap-schedule`` is added to the
+``sglang.launch_server`` command it applies to (the same command for prefix/``-e``
+forms; every later command for ``export``), when that command is in the same file.
+Otherwise the setting stays and a TODO comment is added above it. Reads get a TODO.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from migrator import catalog
+from migrator.model import Finding, Fix, RemoveStatement, Replace, Span
+from migrator.textrules import _core
+from migrator.textrules._shellparse import Command, Word, split
+
+_ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
+_DECLARERS = {"export", "declare", "typeset", "readonly", "local"}
+_CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where ``--disable-overlap-schedule`` goes for one launch of ``sglang.launch_server``."""
+
+    command: int  # index into the unit's commands (sites of extra units use -1)
+    line: int
+    column: int
+    text: str  # what to insert
+    satisfied: bool  # the launch already passes the flag
+    #: Inside ``docker run``: an ``export`` on the host does not reach it.
+    in_container: bool = False
+
+    def edit(self) -> Replace:
+        return Replace(Span.of(self.line, self.column, self.line, self.column), self.text)
+
+
+def launch_sites(commands: list[Command]) -> list[Site]:
+    sites = []
+    for index, cmd in enumerate(commands):
+        has_flag = any(_core.FLAG in w.raw for w in cmd.words)
+        container = bool(cmd.words) and cmd.words[0].value in _CONTAINER_TOOLS
+        for w in cmd.words:
+            m = _core.LAUNCH_RE.search(w.raw)
+            if m and w.line == w.end_line:
+                sites.append(Site(index, w.line, w.start + m.end(), " " + _core.FLAG, has_flag, container))
+    return sites
+
+
+def _removal(cmd: Command, words: list[Word], lines: list[str], alone: bool) -> list:
+    """Edits that remove ``words`` (a setting and its ``-e`` flag, if any) from ``cmd``."""
+    if alone:
+        return [RemoveStatement(Span.of(cmd.words[0].line, 0, cmd.words[-1].end_line, 0))]
+    first, last = words[0], words[-1]
+    if first.line != last.end_line:
+        return []
+    text = lines[first.line - 1].rstrip("\r\n") if first.line - 1 < len(lines) else ""
+    own_line = not text[: first.start].strip() and text[last.end:].strip() == "\\"
+    if own_line and first.line > cmd.words[0].line:  # a middle continuation line of its own
+        return [RemoveStatement(Span.of(first.line, 0, first.line, 0))]
+    end = last.end
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    start = first.start
+    if end >= len(text) or text[end] == "\\":  # last on its line: eat the space before instead
+        end = last.end
+        while start > 0 and text[start - 1] in " \t":
+            start -= 1
+    return [Replace(Span.of(first.line, start, first.line, end), "")]
+
+
+def _alone(cmd: Command, others: list[Command]) -> bool:
+    lines = set(range(cmd.words[0].line, cmd.words[-1].end_line + 1))
+    return not any(w.line in lines or w.end_line in lines for o in others if o is not cmd for w in o.words)
+
+
+def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: _core.Ctx,
+                     extra_sites: list[Site] = ()) -> list[Finding]:
+    """DFM201/DFM203 findings for ``commands`` (``lines`` are the text they came from)."""
+    sites = launch_sites(commands)
+    out: list[Finding] = []
+    for index, cmd in enumerate(commands):
+        handled: set[int] = set()
+        words = cmd.words
+        head = 0
+        while head < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[head].value):
+            head += 1
+        settings: list[tuple[list[Word], Word, str]] = []  # (words to remove, name word, scope)
+        for w in words[:head]:
+            settings.append(([w], w, "after" if head == len(words) else "command"))
+        name = words[head].value if head < len(words) else ""
+        rest = words[head + 1:]
+        if name in _DECLARERS:
+            settings += [([w], w, "after") for w in rest if _ASSIGN.match(w.value)]
+        elif name == "env":
+            settings += [([w], w, "command") for w in rest if _ASSIGN.match(w.value)]
+        elif name in _CONTAINER_TOOLS:
+            for i, w in enumerate(rest):
+                if w.value in ("-e", "--env") and i + 1 < len(rest) and _ASSIGN.match(rest[i + 1].value):
+                    settings.append(([w, rest[i + 1]], rest[i + 1], "command"))
+                elif w.value.startswith("--env=") and _ASSIGN.match(w.value[6:]):
+                    settings.append(([w], w, "command"))
+        elif name == "unset":
+            for w in rest:
+                if w.value == _core.ENV:
+                    handled.add(id(w))
+                    alone = len(rest) == 1 and _alone(cmd, commands)
+                    fix = Fix("safe", tuple(_removal(cmd, [words[head], w] if alone else [w], lines, alone)), "")
+                    out.append(_core.finding(path, w.line, w.start, w.end, fix))
+        for remove, word, scope in settings:
+            m = _ASSIGN.match(word.value.removeprefix("--env="))
+            if not m:
+                continue
+            handled.add(id(word))
+            col = word.start + word.raw.find(_core.ENV)
+            span_end = col + len(_core.ENV)
+            value = catalog.sglang_bool(m.group(1)) if "$" not in m.group(1) else None
+            all_settings = len(settings) == len(words) - (1 if name in _DECLARERS else 0) and name != "env"
+            alone = all_settings and len(settings) == 1 and _alone(cmd, commands)
+            removal = _removal(cmd, remove, lines, alone)
+            if value is True and removal:
+                out.append(_core.finding(path, word.line, col, span_end, Fix("safe", tuple(removal), "")))
+                continue
+            if value is False and removal:
+                scoped = [s for s in sites if (s.command == index if scope == "command"
+                                               else s.command > index and not s.in_container)]
+                if scope == "after":
+                    scoped += list(extra_sites)
+                if scoped:
+                    edits = removal + [s.edit() for s in scoped if not s.satisfied]
+                    out.append(_core.finding(path, word.line, col, span_end, Fix("safe", tuple(edits), _core.FLAG)))
+                    continue
+                detail = _core.FALSY_NO_LAUNCH
+            else:
+                detail = _core.UNKNOWN_VALUE
+            fix = _core.todo_fix(cmd.first_line or word.line, detail)
+            out.append(_core.finding(path, word.line, col, span_end, fix))
+        for w in words:
+            if id(w) in handled:
+                continue
+            for m in _core.ENV_RE.finditer(w.raw):
+                line = w.line
+                out.append(_core.finding(path, line, w.start + m.start(), w.start + m.end(),
+                                         _core.todo_fix(cmd.first_line or line, _core.READ_REF)))
+    return out
+
+
+def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    lines = text.splitlines(keepends=True)
+    findings: list[Finding] = []
+    if _core.ENV in text:
+        findings += analyze_commands(path, split(lines), lines, ctx)
+    for number, line in enumerate(lines, start=1):
+        if "--" in line:
+            findings += _core.cli_flag_findings(path, number, _core.strip_comment(line), ctx)
+    return findings
+
+
+def handle(path: str, data: bytes, options: object):
+    return _core.run(path, data, options, analyze)
