@@ -629,9 +629,11 @@ class SglangIndex:
             refs.append(ref if ref is not None else Ref("dynamic", base))
         return refs
 
-    def mro(self, cls: ClassInfo) -> tuple[list[ClassInfo], bool]:
+    def mro(self, cls: ClassInfo, *, static: bool = False) -> tuple[list[ClassInfo], bool]:
         """Classes in lookup order inside the tree, and whether the class is closed (every
-        ancestor is in the tree or a known stdlib base, and none has ``__getattr__``)."""
+        ancestor is in the tree or a known stdlib base, and, unless ``static``, none has
+        ``__getattr__``). ``static`` answers for lookups that bypass ``__getattr__``:
+        ``super().x`` and "is it really defined on the class"."""
         order: list[ClassInfo] = []
         closed = True
         stack = [cls]
@@ -642,7 +644,7 @@ class SglangIndex:
                 continue
             seen.add(current.qualname)
             order.append(current)
-            if current.dynamic:
+            if current.dynamic and not static:
                 closed = False
             for ref in self.base_refs(current):
                 if ref.kind == "class" and ref.cls is not None:
@@ -653,9 +655,10 @@ class SglangIndex:
                     closed = False
         return order, closed
 
-    def member(self, cls: ClassInfo, name: str) -> Ref | None:
-        """``cls.name`` (own or inherited); dynamic when an open ancestor could define it."""
-        order, closed = self.mro(cls)
+    def member(self, cls: ClassInfo, name: str, *, static: bool = False) -> Ref | None:
+        """``cls.name`` (own or inherited); dynamic when an open ancestor could define it
+        (``static``: ignoring ``__getattr__``, as ``super()`` lookups do)."""
+        order, closed = self.mro(cls, static=static)
         for klass in order:
             kind = klass.members.get(name)
             if kind is None:
