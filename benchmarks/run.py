@@ -1,0 +1,642 @@
+#!/usr/bin/env python3
+"""Benchmark dflash-migrate against ruff's banned-api lint and a parse-everything libcst pass.
+
+One script, run from anywhere (it finds the repository from its own path)::
+
+    pip install -e . -r benchmarks/requirements.txt
+    python benchmarks/run.py                       # sglang 0.5.13 tree, best of 3
+    python benchmarks/run.py --replicas 1,10       # plus the x10 scale run
+    python benchmarks/run.py --only lint,ruff --repeat 5
+
+What it does, in one run:
+
+1. gets sglang's wheel from PyPI (``migrator.wheels.unpacked_wheel``: cached download,
+   unpacked once) - a real V1-era tree, 2,409 ``.py`` files / ~893k lines for 0.5.13;
+2. copies it into ``benchmarks/work/`` (git-ignored), replicated N times for scale;
+3. measures each command as a child process, ``--repeat`` times, keeping the best wall
+   time: ``io`` (read every ``.py`` byte: the floor), ``ruff`` (``ruff check --select
+   TID251`` with ``banned-api`` built from ``migrator.catalog.ENTRIES``), ``libcst`` (a
+   reference pass that ``libcst.parse_module``-s every ``.py`` file on a process pool of
+   the same job count), ``lint`` (``dflash-migrate lint``), ``check`` (``dflash-migrate
+   --check``), ``fix`` (a full rewrite, on a fresh copy each time), and ``startup``
+   (``dflash-migrate --version`` and ``--check`` over a few hundred files without matches);
+4. prints a table (wall time, files/s, peak memory, ratios against ruff and against the
+   libcst pass), a finding count per tool, the targets of issue 5 met or not, and writes
+   everything as JSON (default ``benchmarks/results/<date>.json``).
+
+Peak memory: each measured child is reaped with ``os.wait4``, whose ``ru_maxrss`` is
+the largest resident set of that child *or any descendant it waited for* (so a process
+pool's largest worker), per run, not cumulative across runs as ``RUSAGE_CHILDREN`` is.
+A sampler thread also sums the RSS of the whole process tree every 20 ms (via
+``/proc/<pid>/task/<tid>/children``); the sum counts copy-on-write pages shared by
+forked workers once per process, so it is an upper bound. The table shows the sum
+("peak MB", the conservative number the 500 MB target is judged on) and the largest
+single process ("max proc MB").
+
+The libcst reference only *parses* (no metadata providers, no transform, no writes):
+it is a lower bound for any libcst codemod, so the "x vs libcst" ratios are
+conservative. Because it takes minutes it runs ``--libcst-repeat`` times (default 1)
+and only at the smallest replica count unless ``--libcst-all-scales``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup")
+
+
+# ---- helper modes (run as children of the benchmark) ---------------------------------
+
+
+def _py_files(root: Path) -> list[str]:
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                out.append(os.path.join(dirpath, name))
+    return out
+
+
+def _read_all(root: str) -> int:
+    """I/O floor: walk and read every .py byte."""
+    files = _py_files(Path(root))
+    total = 0
+    for path in files:
+        with open(path, "rb") as handle:
+            total += len(handle.read())
+    print(json.dumps({"files": len(files), "bytes": total}))
+    return 0
+
+
+def _libcst_parse_chunk(paths: list[str]) -> tuple[int, list[str]]:
+    import libcst
+
+    ok = 0
+    failed: list[str] = []
+    for path in paths:
+        with open(path, "rb") as handle:
+            data = handle.read()
+        try:
+            libcst.parse_module(data)
+            ok += 1
+        except Exception as exc:  # noqa: BLE001 - count, report, go on
+            failed.append(f"{path}: {type(exc).__name__}")
+    return ok, failed
+
+
+def _libcst_reference(root: str, jobs: int) -> int:
+    """Reference codemod cost: libcst.parse_module on every .py file, `jobs` processes."""
+    files = _py_files(Path(root))
+    # Largest first so one big file does not finish last on its own.
+    files.sort(key=lambda p: os.path.getsize(p), reverse=True)
+    ok = 0
+    failed: list[str] = []
+    if jobs <= 1:
+        ok, failed = _libcst_parse_chunk(files)
+    else:
+        from concurrent.futures import ProcessPoolExecutor
+
+        chunks = [files[i : i + 8] for i in range(0, len(files), 8)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for got_ok, got_failed in pool.map(_libcst_parse_chunk, chunks):
+                ok += got_ok
+                failed.extend(got_failed)
+    print(json.dumps({"files": len(files), "parsed": ok, "failed": len(failed), "failures": failed[:20]}))
+    return 0
+
+
+# ---- measuring a child ---------------------------------------------------------------
+
+
+def _children(pid: int) -> list[int]:
+    kids: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                    kids.extend(int(x) for x in handle.read().split())
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return kids
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm") as handle:
+            return int(handle.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+class _TreeSampler(threading.Thread):
+    """Sums RSS over a process tree every `interval` seconds; keeps the peak."""
+
+    def __init__(self, pid: int, interval: float = 0.02) -> None:
+        super().__init__(daemon=True)
+        self.pid = pid
+        self.interval = interval
+        self.peak_kb = 0
+        self.peak_procs = 0
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            todo, seen, total = [self.pid], 0, 0
+            while todo:
+                pid = todo.pop()
+                total += _rss_kb(pid)
+                seen += 1
+                todo.extend(_children(pid))
+            if total > self.peak_kb:
+                self.peak_kb = total
+            self.peak_procs = max(self.peak_procs, seen)
+            self._halt.wait(self.interval)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+
+def measure_once(cmd: list[str], cwd: Path | None = None, env: dict | None = None) -> dict:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+        sampler = _TreeSampler(proc.pid)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        sampler.stop()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout = out.read().decode("utf-8", "replace")
+        stderr = err.read().decode("utf-8", "replace")
+    return {
+        "wall_s": wall,
+        "user_s": usage.ru_utime,
+        "sys_s": usage.ru_stime,
+        "max_proc_rss_mb": usage.ru_maxrss / 1024,
+        "tree_peak_rss_mb": max(sampler.peak_kb, usage.ru_maxrss) / 1024,
+        "processes": sampler.peak_procs,
+        "rc": proc.returncode,
+        "stdout": stdout,
+        "stderr": stderr,
+    }
+
+
+def measure(name: str, cmd: list[str], repeat: int, *, ok_rcs=(0,), before=None, cwd=None, env=None,
+            files: int | None = None, quiet: bool = False) -> dict:
+    runs = []
+    for i in range(repeat):
+        if before is not None:
+            before()
+        got = measure_once(cmd, cwd=cwd, env=env)
+        if got["rc"] not in ok_rcs:
+            tail = (got["stderr"] or got["stdout"])[-2000:]
+            raise SystemExit(f"{name}: `{shlex.join(cmd)}` exited {got['rc']}:\n{tail}")
+        runs.append(got)
+        if not quiet:
+            print(f"  {name:<14} run {i + 1}/{repeat}: {got['wall_s']:8.3f} s  "
+                  f"peak {got['tree_peak_rss_mb']:7.1f} MB  rc={got['rc']}", file=sys.stderr, flush=True)
+    best = min(runs, key=lambda r: r["wall_s"])
+    result = {
+        "name": name,
+        "command": shlex.join(str(c) for c in cmd),
+        "repeat": repeat,
+        "wall_s": best["wall_s"],
+        "wall_s_all": [r["wall_s"] for r in runs],
+        "cpu_s": best["user_s"] + best["sys_s"],
+        "peak_rss_mb": max(r["tree_peak_rss_mb"] for r in runs),
+        "max_proc_rss_mb": max(r["max_proc_rss_mb"] for r in runs),
+        "processes": max(r["processes"] for r in runs),
+        "rc": best["rc"],
+        "files": files,
+        "files_per_s": (files / best["wall_s"]) if files else None,
+    }
+    result["_last_stdout"] = runs[-1]["stdout"]
+    return result
+
+
+# ---- the trees -----------------------------------------------------------------------
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    if dst.exists():
+        shutil.rmtree(dst)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if shutil.which("cp"):
+        subprocess.run(["cp", "-a", str(src), str(dst)], check=True)
+    else:
+        shutil.copytree(src, dst, symlinks=True)
+
+
+def prepare_source(version: str) -> Path:
+    from migrator.wheels import unpacked_wheel
+
+    return unpacked_wheel(version)
+
+
+def build_replicated(source: Path, dest: Path, replicas: int) -> None:
+    """dest/copyNN/<wheel contents minus dist-info>, NN = 0..replicas-1 (cached by marker)."""
+    marker = dest / ".complete"
+    stamp = f"{source} x{replicas}"
+    if marker.exists() and marker.read_text() == stamp:
+        return
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for i in range(replicas):
+        copy = dest / f"copy{i:02d}"
+        copy.mkdir()
+        for child in sorted(source.iterdir()):
+            if child.name.endswith(".dist-info") or child.name.startswith("."):
+                continue
+            _copy_tree(child, copy / child.name)
+    marker.write_text(stamp)
+
+
+def build_clean_tree(source: Path, dest: Path, count: int) -> int:
+    """`count` .py files of the source tree that contain no trigger token (a no-match run)."""
+    from migrator.catalog import trigger_tokens
+
+    tokens = trigger_tokens()
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    taken = 0
+    for path in _py_files(source):
+        data = Path(path).read_bytes()
+        if any(t in data for t in tokens):
+            continue
+        rel = Path(path).relative_to(source)
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        taken += 1
+        if taken >= count:
+            break
+    return taken
+
+
+# ---- ruff ------------------------------------------------------------------------------
+
+
+def ruff_config(path: Path) -> int:
+    """ruff.toml banning every catalog name that is a Python dotted name (from the catalog)."""
+    from migrator.catalog import ENTRIES
+
+    lines = [
+        "# generated by benchmarks/run.py from migrator.catalog.ENTRIES",
+        "respect-gitignore = false",
+        "",
+        "[lint.flake8-tidy-imports.banned-api]",
+    ]
+    seen: set[str] = set()
+    for entry in ENTRIES:
+        if entry.kind in ("env", "cli-flag"):
+            continue  # not Python names; TID251 cannot express them
+        for name in entry.names:
+            if name in seen:
+                continue
+            seen.add(name)
+            msg = f"{entry.code}: {entry.message}".replace("\\", "\\\\").replace('"', '\\"')
+            lines.append(f'"{name}".msg = "{msg}"')
+    path.write_text("\n".join(lines) + "\n")
+    return len(seen)
+
+
+def ruff_binary() -> str | None:
+    found = shutil.which("ruff")
+    if found:
+        return found
+    try:
+        from ruff.__main__ import find_ruff_bin  # type: ignore
+
+        return str(find_ruff_bin())
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def ruff_findings(ruff: str, config: Path, tree: Path) -> dict:
+    proc = subprocess.run([ruff, "check", "--no-cache", "--config", str(config), "--select", "TID251",
+                           "--output-format", "json", "--exit-zero", str(tree)],
+                          capture_output=True, text=True)
+    items = json.loads(proc.stdout or "[]")
+    names: dict[str, int] = {}
+    for item in items:
+        m = re.match(r"`([^`]+)` is banned", item.get("message", ""))
+        key = m.group(1) if m else item.get("message", "")
+        names[key] = names.get(key, 0) + 1
+    return {"findings": len(items), "files": len({i["filename"] for i in items}), "by_name": names}
+
+
+# ---- dflash-migrate ------------------------------------------------------------------
+
+
+def dfm_command(override: str | None) -> list[str]:
+    if override:
+        return shlex.split(override)
+    # The working tree's code, exactly as the console script runs it.
+    return [sys.executable, "-c", "import sys; from migrator.cli import main; sys.exit(main())"]
+
+
+def dfm_env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.setdefault("NO_COLOR", "1")
+    return env
+
+
+def dfm_supports(dfm: list[str], env: dict, *args: str) -> bool:
+    proc = subprocess.run([*dfm, *args, "--help"], capture_output=True, text=True, env=env)
+    return proc.returncode == 0
+
+
+def dfm_help(dfm: list[str], env: dict, *args: str) -> str:
+    proc = subprocess.run([*dfm, *args, "--help"], capture_output=True, text=True, env=env)
+    return proc.stdout + proc.stderr if proc.returncode == 0 else ""
+
+
+def count_dfm_findings(text: str) -> dict:
+    """Counts rule codes in dflash-migrate's output (JSON if it is JSON, else text lines)."""
+    codes: dict[str, int] = {}
+    files: set[str] = set()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        data = data.get("findings") or data.get("diagnostics") or data.get("results") or []
+    if isinstance(data, list):
+        for item in data:
+            if not isinstance(item, dict):
+                continue
+            code = item.get("code") or item.get("rule") or ""
+            codes[code] = codes.get(code, 0) + 1
+            path = item.get("path") or item.get("filename") or item.get("file")
+            if path:
+                files.add(str(path))
+    else:
+        for line in text.splitlines():
+            m = re.search(r"\b(DFM\d{3})\b", line)
+            if not m:
+                continue
+            codes[m.group(1)] = codes.get(m.group(1), 0) + 1
+            pm = re.match(r"^(\S+?\.\w+):\d+", line)
+            if pm:
+                files.add(pm.group(1))
+    return {"findings": sum(codes.values()), "files": len(files), "by_code": dict(sorted(codes.items()))}
+
+
+# ---- main ------------------------------------------------------------------------------
+
+
+def _fmt(x, spec: str, none: str = "-") -> str:
+    return none if x is None else format(x, spec)
+
+
+def print_table(results: list[dict], title: str) -> None:
+    ruff = next((r for r in results if r["name"] == "ruff TID251"), None)
+    lib = next((r for r in results if r["name"] == "libcst parse"), None)
+    print(f"\n{title}")
+    header = f"{'measurement':<24}{'wall s':>9}{'files/s':>10}{'cpu s':>8}{'peak MB':>9}{'max proc MB':>12}{'x ruff':>8}{'libcst/x':>10}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        vs_ruff = r["wall_s"] / ruff["wall_s"] if ruff else None
+        vs_lib = lib["wall_s"] / r["wall_s"] if lib else None
+        print(f"{r['name']:<24}{r['wall_s']:>9.3f}{_fmt(r['files_per_s'], ',.0f'):>10}{r['cpu_s']:>8.2f}"
+              f"{r['peak_rss_mb']:>9.1f}{r['max_proc_rss_mb']:>12.1f}{_fmt(vs_ruff, '.2f'):>8}{_fmt(vs_lib, '.1f'):>10}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_read"]:
+        return _read_all(argv[1])
+    if argv[:1] == ["_libcst"]:
+        return _libcst_reference(argv[1], int(argv[2]))
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", default="0.5.13", help="sglang release whose wheel is the tree (default 0.5.13)")
+    parser.add_argument("--replicas", default="1",
+                        help="comma-separated replica counts, e.g. 1,10 (default 1); the tree is copied N times")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best wall time kept (default 3)")
+    parser.add_argument("--libcst-repeat", type=int, default=1, help="runs of the libcst pass (default 1: minutes each)")
+    parser.add_argument("--libcst-all-scales", action="store_true", help="also run the libcst pass at replicas > smallest")
+    parser.add_argument("--startup-repeat", type=int, default=10, help="runs of each startup measurement (default 10)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="process count for the libcst pass and dflash-migrate (default: cpu count)")
+    parser.add_argument("--only", default=",".join(MEASUREMENTS),
+                        help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
+    parser.add_argument("--json", dest="json_out", type=Path, default=None,
+                        help="results file (default benchmarks/results/<date>.json)")
+    parser.add_argument("--workdir", type=Path, default=HERE / "work", help="scratch dir (default benchmarks/work)")
+    parser.add_argument("--dflash-migrate", dest="dfm", default=None,
+                        help="command to run dflash-migrate (default: this checkout's migrator.cli:main)")
+    parser.add_argument("--clean-files", type=int, default=300, help="files in the no-match startup tree")
+    args = parser.parse_args(argv)
+
+    only = [x.strip() for x in args.only.split(",") if x.strip()]
+    bad = [x for x in only if x not in MEASUREMENTS]
+    if bad:
+        parser.error(f"unknown measurement(s) {bad}; choose from {MEASUREMENTS}")
+    replica_counts = sorted({int(x) for x in args.replicas.split(",")})
+    jobs = max(1, args.jobs)
+
+    workdir = args.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+    print(f"fetching sglang {args.version} (cached in ~/.cache/dflash-migrate) ...", file=sys.stderr, flush=True)
+    source = prepare_source(args.version)
+
+    dfm = dfm_command(args.dfm)
+    env = dfm_env()
+    have_check = any(m in only for m in ("check", "fix", "startup")) and dfm_supports(dfm, env)
+    have_lint = "lint" in only and dfm_supports(dfm, env, "lint")
+    main_help = dfm_help(dfm, env) if have_check else ""
+    lint_help = dfm_help(dfm, env, "lint") if have_lint else ""
+    jobs_flag = ["--jobs", str(jobs)] if "--jobs" in main_help else []
+    lint_jobs_flag = ["--jobs", str(jobs)] if "--jobs" in lint_help else []
+    if not have_check and any(m in only for m in ("check", "fix", "startup")):
+        print("note: `dflash-migrate --help` fails here; skipping check/fix/startup", file=sys.stderr)
+    if "lint" in only and not have_lint:
+        print("note: `dflash-migrate lint --help` fails here; skipping lint", file=sys.stderr)
+
+    ruff = ruff_binary() if "ruff" in only else None
+    if "ruff" in only and ruff is None:
+        print("note: ruff not found (pip install -r benchmarks/requirements.txt); skipping ruff", file=sys.stderr)
+    ruff_cfg = workdir / "ruff-tid251.toml"
+    banned = ruff_config(ruff_cfg)
+
+    report: dict = {
+        "date": _dt.datetime.now().isoformat(timespec="seconds"),
+        "sglang_version": args.version,
+        "machine": {
+            "cpus": os.cpu_count(),
+            "platform": platform.platform(),
+            "python": sys.version.split()[0],
+            "ruff": subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip() if ruff else None,
+            "libcst": _version_of("libcst"),
+        },
+        "jobs": jobs,
+        "repeat": args.repeat,
+        "libcst_repeat": args.libcst_repeat,
+        "dflash_migrate_command": shlex.join(dfm),
+        "ruff_banned_api_entries": banned,
+        "scales": [],
+    }
+
+    for replicas in replica_counts:
+        tree = workdir / f"tree-x{replicas}"
+        print(f"\n== x{replicas}: preparing {tree} ...", file=sys.stderr, flush=True)
+        build_replicated(source, tree, replicas)
+        py_files = len(_py_files(tree))
+        lines = sum(Path(p).read_bytes().count(b"\n") for p in _py_files(tree / "copy00")) * replicas
+        results: list[dict] = []
+        findings: dict = {}
+        smallest = replicas == replica_counts[0]
+
+        if "io" in only:
+            results.append(measure("io floor (read .py)", [sys.executable, __file__, "_read", str(tree)],
+                                   args.repeat, files=py_files))
+        if ruff:
+            cmd = [ruff, "check", "--no-cache", "--config", str(ruff_cfg), "--select", "TID251", "--quiet", str(tree)]
+            results.append(measure("ruff TID251", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
+                                   env={**os.environ, "RAYON_NUM_THREADS": str(jobs)}))
+            findings["ruff TID251"] = ruff_findings(ruff, ruff_cfg, tree)
+        if have_lint:
+            cmd = [*dfm, "lint", *lint_jobs_flag, str(tree)]
+            results.append(measure("dflash-migrate lint", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
+                                   env=env, cwd=workdir))
+            findings["dflash-migrate lint"] = count_dfm_findings(results[-1].pop("_last_stdout"))
+        if have_check and "check" in only:
+            cmd = [*dfm, "--check", *jobs_flag, str(tree)]
+            results.append(measure("dflash-migrate --check", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
+                                   env=env, cwd=workdir))
+            findings["dflash-migrate --check"] = count_dfm_findings(results[-1].pop("_last_stdout"))
+        if have_check and "fix" in only:
+            fix_tree = workdir / f"fix-x{replicas}"
+
+            def fresh_copy(src=tree, dst=fix_tree) -> None:
+                _copy_tree(src, dst)
+
+            cmd = [*dfm, *jobs_flag, str(fix_tree)]
+            results.append(measure("dflash-migrate (rewrite)", cmd, args.repeat, ok_rcs=(0, 1), before=fresh_copy,
+                                   files=py_files, env=env, cwd=workdir))
+            changed = subprocess.run(["diff", "-rq", str(tree), str(fix_tree)], capture_output=True, text=True)
+            findings["dflash-migrate (rewrite)"] = {"files_changed": len(changed.stdout.splitlines())}
+        if "libcst" in only and (smallest or args.libcst_all_scales):
+            cmd = [sys.executable, __file__, "_libcst", str(tree), str(jobs)]
+            results.append(measure("libcst parse", cmd, args.libcst_repeat, files=py_files))
+            summary = json.loads(results[-1]["_last_stdout"])
+            findings["libcst parse"] = {"parsed": summary["parsed"], "failed": summary["failed"]}
+        for r in results:
+            r.pop("_last_stdout", None)
+
+        scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
+                 "results": results, "findings": findings}
+        report["scales"].append(scale)
+        print_table(results, f"sglang {args.version} x{replicas}: {py_files:,} .py files, {lines:,} lines, "
+                             f"jobs={jobs}, best of {args.repeat} (libcst: {args.libcst_repeat})")
+        if findings:
+            print("\nfindings:")
+            for name, got in findings.items():
+                print(f"  {name:<26} {json.dumps(got)[:300]}")
+
+    if have_check and "startup" in only:
+        clean = workdir / "clean"
+        n_clean = build_clean_tree(source / "sglang", clean, args.clean_files)
+        startup = [
+            measure("--version", [*dfm, "--version"], args.startup_repeat, env=env, cwd=workdir, quiet=True),
+            measure(f"--check, {n_clean} clean files", [*dfm, "--check", str(clean)], args.startup_repeat,
+                    env=env, cwd=workdir, files=n_clean, quiet=True),
+        ]
+        for r in startup:
+            r.pop("_last_stdout", None)
+        report["startup"] = startup
+        print(f"\nstartup (best of {args.startup_repeat}):")
+        for r in startup:
+            print(f"  {r['name']:<32}{r['wall_s']:8.3f} s  peak {r['peak_rss_mb']:6.1f} MB")
+
+    report["targets"] = evaluate_targets(report)
+    print("\ntargets (issue 5):")
+    for t in report["targets"]:
+        state = "n/a " if t["met"] is None else ("MET " if t["met"] else "MISS")
+        print(f"  [{state}] {t['target']}: {t['value']}")
+
+    out = args.json_out or HERE / "results" / f"{_dt.date.today().isoformat()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"\nwrote {out}")
+    return 0
+
+
+def _version_of(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def evaluate_targets(report: dict) -> list[dict]:
+    def get(scale: dict, name: str) -> dict | None:
+        return next((r for r in scale["results"] if r["name"] == name), None)
+
+    targets: list[dict] = []
+    scales = report["scales"]
+    base = next((s for s in scales if s["replicas"] == 1), scales[0] if scales else None)
+    lint = get(base, "dflash-migrate lint") if base else None
+    ruff = get(base, "ruff TID251") if base else None
+    fix = get(base, "dflash-migrate (rewrite)") if base else None
+    lib = get(base, "libcst parse") if base else None
+    ratio = lint["wall_s"] / ruff["wall_s"] if lint and ruff else None
+    targets.append({"target": "lint <= 0.5x ruff TID251 wall time", "met": None if ratio is None else ratio <= 0.5,
+                    "value": None if ratio is None else f"{ratio:.2f}x"})
+    speed = lib["wall_s"] / fix["wall_s"] if lib and fix else None
+    targets.append({"target": "rewrite >= 30x faster than libcst parse-everything",
+                    "met": None if speed is None else speed >= 30, "value": None if speed is None else f"{speed:.1f}x"})
+    big = max(scales, key=lambda s: s["replicas"]) if scales else None
+    if base and big and big["replicas"] > base["replicas"]:
+        factor = big["replicas"] / base["replicas"]
+        for name in ("dflash-migrate lint", "dflash-migrate --check", "dflash-migrate (rewrite)"):
+            small_r, big_r = get(base, name), get(big, name)
+            if not (small_r and big_r):
+                continue
+            growth = big_r["wall_s"] / small_r["wall_s"]
+            targets.append({"target": f"x{big['replicas']} {name}: time grows <= linearly ({factor:.0f}x)",
+                            "met": growth <= factor * 1.05, "value": f"{growth:.2f}x"})
+            targets.append({"target": f"x{big['replicas']} {name}: peak memory < 500 MB",
+                            "met": big_r["peak_rss_mb"] < 500, "value": f"{big_r['peak_rss_mb']:.0f} MB"})
+    else:
+        targets.append({"target": "x10 tree: linear time, peak < 500 MB", "met": None,
+                        "value": "not measured (use --replicas 1,10)"})
+    for r in report.get("startup", []):
+        targets.append({"target": f"{r['name']} < 0.3 s", "met": r["wall_s"] < 0.3, "value": f"{r['wall_s']:.3f} s"})
+    return targets
+
+
+if __name__ == "__main__":
+    sys.exit(main())
