@@ -669,10 +669,19 @@ class SglangIndex:
             if kind == "class":
                 nested = klass.nested[name]
                 return Ref("class", nested.qualname, cls=nested)
+            if kind == "attribute" and not name.startswith("_") and self.is_enum(klass):
+                return Ref("value", qualname, instance_of=klass)  # an Enum member
             return Ref("member", qualname, owner=klass, member_kind=kind)
         if name in _IMPLICIT_MEMBERS or not closed:
             return Ref("dynamic", f"{cls.qualname}.{name}")
         return None
+
+    def is_enum(self, cls: ClassInfo) -> bool:
+        order, _ = self.mro(cls, static=True)
+        return any(
+            ref.kind == "external" and ref.qualname.startswith("enum.")
+            for klass in order for ref in self.base_refs(klass)
+        )
 
     def members(self, cls: ClassInfo) -> set[str]:
         """Every member name defined on the class or its in-tree ancestors."""
