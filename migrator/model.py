@@ -99,6 +99,9 @@ class Fix:
     edits: tuple[Edit, ...]
     #: Human-readable replacement text where one exists (shown by lint, SARIF, JSON).
     replacement: str | None = None
+    #: Edits used instead when this fix is not applied (an unsafe fix without
+    #: ``--unsafe-fixes``): the TODO comment that tells a human what to do.
+    fallback: tuple[Edit, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -147,12 +147,23 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 # ---- the driver -----------------------------------------------------------------------
 
 
-def _enabled(code: str, options: object) -> bool:
-    select = tuple(getattr(options, "select", None) or ())
+def _enabled(code: str, options: object, path: str) -> bool:
+    """``--select``/``--ignore`` and per-file-ignores, with the engine's semantics."""
+    select = getattr(options, "select", None)
     ignore = tuple(getattr(options, "ignore", None) or ())
-    if select and not any(code.startswith(s) for s in select):
+    if select is not None and not any(code.startswith(s) for s in select):
         return False
-    return not any(code.startswith(i) for i in ignore)
+    if any(code.startswith(i) for i in ignore):
+        return False
+    import fnmatch
+    from pathlib import Path
+
+    posix = Path(path).as_posix()
+    for pattern, codes in getattr(options, "per_file_ignores", ()) or ():
+        if (fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}")) and \
+                any(code.startswith(c) for c in codes):
+            return False
+    return True
 
 
 def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit], int, int]:
@@ -162,6 +173,9 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
         if f.fix is None or not f.fix.edits:
             continue
         if f.fix.applicability == "unsafe" and not unsafe:
+            if f.fix.fallback:
+                edits.extend(f.fix.fallback)
+                todos += 1
             continue
         edits.extend(f.fix.edits)
         if f.fix.applicability == "manual":
@@ -183,7 +197,7 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
         text = text[1:]
     target = getattr(options, "target_version", None) or catalog.default_target_version()
     ctx = Ctx(target)
-    raw = [f for f in analyze(path, text, ctx) if _enabled(f.code, options) and ctx.fires(f.code)]
+    raw = [f for f in analyze(path, text, ctx) if _enabled(f.code, options, path) and ctx.fires(f.code)]
     kept, suppressed, unused = filter_findings(text, raw)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)

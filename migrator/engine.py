@@ -1,0 +1,399 @@
+"""The pipeline every front end shares: prefilter -> parse -> rules -> edits, bytes in and
+bytes out.
+
+* ``process_bytes(path, data, options)`` handles one file's content and never touches
+  the disk: tests, stdin and the CLI all go through it.
+* ``run(paths, options)`` discovers files, prefilters them on raw bytes in the main
+  process (cheap, streaming), analyses the candidates in a process pool, and writes the
+  changed ones atomically (``migrator.fileio``). Lint and fix share one analysis: nothing
+  is parsed twice.
+
+The scanned code is never imported or executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Sequence
+
+from . import catalog
+from .discovery import discover, is_python
+from .fileio import SourceError, decode_python, read_bytes, write_atomic
+from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
+
+Mode = Literal["fix", "check", "diff", "lint"]
+TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
+SERIAL_THRESHOLD = 48  # below this many candidates a pool costs more than it saves
+
+
+@dataclass(frozen=True)
+class Options:
+    mode: Mode = "fix"
+    target_version: str = catalog.NEWEST_RELEASE
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    unsafe_fixes: bool = False
+    jobs: int | None = None
+    exclude: tuple[str, ...] = ()
+    allow_dirty: bool = False
+    respect_gitignore: bool = True
+    #: Files (resolved paths) with uncommitted changes; filled by ``run``.
+    dirty: frozenset[str] = frozenset()
+    #: glob -> codes ignored in matching files (``[tool.dflash-migrate] per-file-ignores``).
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    @property
+    def writes(self) -> bool:
+        return self.mode == "fix"
+
+    @property
+    def fixes(self) -> bool:
+        return self.mode != "lint"
+
+    def enabled(self, code: str) -> bool:
+        code = code.upper()
+        if self.select is not None and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(i) for i in self.ignore)
+
+
+@dataclass
+class RunResult:
+    results: list[FileResult] = field(default_factory=list)
+    summary: RunSummary = field(default_factory=RunSummary)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        if self.summary.files_with_errors or self.interrupted:
+            return 2
+        if self.summary.findings or self.summary.files_changed:
+            return 1
+        return 0
+
+
+# ---- one file ---------------------------------------------------------------------
+
+
+def might_match(data: bytes) -> bool:
+    """Cheap byte-level prefilter: can any rule possibly fire on this file?"""
+    return any(token in data for token in _tokens())
+
+
+def _tokens() -> tuple[bytes, ...]:
+    return (*catalog.trigger_tokens(), catalog.TODO_MARKER.encode())
+
+
+def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None) -> FileResult:
+    """Findings (and, unless linting, the fixed bytes) for one file's content."""
+    if is_python(path):
+        return _process_python(path, data, options, module_name)
+    try:
+        from .textrules import handler_for
+    except ImportError:
+        return FileResult(path)
+    handler = handler_for(path)
+    return handler(path, data, options) if handler else FileResult(path)
+
+
+def analyze_python(source: str, path: str, options: Options, module_name: str | None = None) -> tuple[list[Finding], str | None]:
+    """Findings and rewritten source (None if unchanged) for Python source text.
+
+    Used for notebook cells and other embedded Python; raises SourceError on bad input.
+    """
+    data = source.encode("utf-8")
+    result = _process_python(path, data, options, module_name)
+    if result.error is not None:
+        raise SourceError(result.error.message, result.error.line, result.error.column)
+    return result.findings, result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
+
+
+def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
+    result = FileResult(path)
+    if not might_match(data):
+        return result
+    try:
+        source = decode_python(data)
+        tree = ast.parse(source, filename=path)
+    except SourceError as error:
+        result.error = FileError(path, error.message, error.line, error.column)
+        return result
+    except SyntaxError as error:
+        result.error = FileError(path, f"syntax error: {error.msg}", error.lineno, (error.offset or 1) - 1)
+        return result
+    except (ValueError, RecursionError, MemoryError) as error:
+        result.error = FileError(path, f"cannot parse: {type(error).__name__}: {error}")
+        return result
+    try:
+        findings = _run_rules(path, tree, source, options, module_name)
+    except RecursionError:
+        result.error = FileError(path, "cannot analyse: nesting too deep")
+        return result
+    result.findings = findings
+    if options.fixes:
+        _apply(result, data, source, findings, options)
+    return result
+
+
+def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None) -> list[Finding]:
+    from .analysis import analyze
+    from .rules import RuleContext, all_rules
+
+    analysis = analyze(tree, source, Path(path), module_name)
+    enabled = _enabled_for(path, options)
+    context = RuleContext(analysis, path, options.target_version, enabled)
+    for rule in all_rules():
+        rule(context)
+    findings = _dedupe(context.findings)
+    findings.extend(_leftover_todos(path, source, findings, enabled))
+    return sorted(findings, key=Finding.sort_key)
+
+
+def _enabled_for(path: str, options: Options) -> Callable[[str], bool]:
+    ignored: set[str] = set()
+    if options.per_file_ignores:
+        import fnmatch
+
+        posix = Path(path).as_posix()
+        for pattern, codes in options.per_file_ignores:
+            if fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}"):
+                ignored |= codes
+    if not ignored:
+        return options.enabled
+    return lambda code: options.enabled(code) and not any(code.startswith(i) for i in ignored)
+
+
+def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    seen: set[tuple] = set()
+    unique = []
+    for finding in findings:
+        key = (finding.span, finding.code, finding.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return unique
+
+
+def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Callable[[str], bool]) -> list[Finding]:
+    """TODO comments left by an earlier run stay findings until a human removes them."""
+    if catalog.TODO_MARKER not in source:
+        return []
+    explained = {edit.text.strip() for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback) if isinstance(edit, InsertComment)}
+    leftovers = []
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = TODO_PATTERN.search(line)
+        if not match or line.strip() in explained or not enabled(match.group(1)):
+            continue
+        column = line.index("#")
+        text = line[column:].strip()
+        message = "unresolved migration TODO: " + text.split(match.group(1), 1)[1].strip()
+        leftovers.append(Finding(path, Span.of(number, column, number, len(line)), match.group(1), message, None))
+    return leftovers
+
+
+def chosen_edits(findings: Sequence[Finding], options: Options) -> list[Edit]:
+    edits: list[Edit] = []
+    for finding in findings:
+        fix: Fix | None = finding.fix
+        if fix is None:
+            continue
+        if fix.applicability == "unsafe" and not options.unsafe_fixes:
+            edits.extend(fix.fallback)
+        else:
+            edits.extend(fix.edits)
+    return edits
+
+
+def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options) -> None:
+    edits = chosen_edits(findings, options)
+    if not edits:
+        return
+    from .rewrite import RewriteError, apply_edits
+
+    try:
+        new = apply_edits(data, edits)
+        ast.parse(decode_python(new))
+    except RewriteError as error:
+        result.error = FileError(result.path, str(error))
+        return
+    except (SyntaxError, SourceError) as error:
+        result.error = FileError(result.path, f"internal error: the rewrite would not parse ({error}); file left unchanged")
+        return
+    if new == data:
+        return
+    result.new_bytes = new
+    present = set(source.splitlines())
+    for edit in edits:
+        if isinstance(edit, InsertComment):
+            if not any(line.strip() == edit.text for line in present):
+                result.todos_added += 1
+    result.fixes_applied = sum(
+        1 for f in findings if f.fix and f.fix.applicability != "manual" and (f.fix.applicability == "safe" or options.unsafe_fixes)
+    )
+
+
+# ---- a whole run ------------------------------------------------------------------
+
+
+def _module_name(path: Path) -> str | None:
+    from .analysis import module_name_for
+
+    return module_name_for(path)
+
+
+def process_path(path: Path, options: Options) -> FileResult:
+    """Read, process and (in fix mode) atomically write one file."""
+    shown = str(path)
+    try:
+        data = read_bytes(path)
+    except SourceError as error:
+        return FileResult(shown, error=FileError(shown, error.message))
+    if not might_match(data):
+        return FileResult(shown)
+    result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
+    if options.writes and result.new_bytes is not None and result.error is None:
+        if not options.allow_dirty and str(path.resolve()) in options.dirty:
+            result.error = FileError(shown, "has uncommitted changes; commit them first or pass --allow-dirty")
+            return result
+        try:
+            write_atomic(path, result.new_bytes, data)
+            result.written = True
+        except SourceError as error:
+            result.error = FileError(shown, error.message)
+    return result
+
+
+def _process_chunk(paths: list[Path], options: Options) -> list[FileResult]:
+    return [process_path(path, options) for path in paths]
+
+
+def _ignore_sigint() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def dirty_files(paths: Sequence[Path]) -> frozenset[str]:
+    """Resolved paths with uncommitted changes in the git work trees holding ``paths``."""
+    import subprocess
+
+    dirty: set[str] = set()
+    tops: set[str] = set()
+    for path in paths:
+        folder = path if path.is_dir() else path.parent
+        try:
+            top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
+                                 capture_output=True, text=True, timeout=30)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if top.returncode != 0 or top.stdout.strip() in tops:
+            continue
+        root = top.stdout.strip()
+        tops.add(root)
+        status = subprocess.run(["git", "-C", root, "status", "--porcelain", "-z", "--untracked-files=no"],
+                                capture_output=True, timeout=120)
+        for record in status.stdout.split(b"\0"):
+            if len(record) > 3:
+                dirty.add(str((Path(root) / os.fsdecode(record[3:])).resolve()))
+    return frozenset(dirty)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return max(1, os.cpu_count() or 1)
+
+
+def run(
+    paths: Sequence[Path],
+    options: Options,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> RunResult:
+    """Process every file under ``paths``; see the module docstring."""
+    found = discover(paths, options.exclude, options.respect_gitignore)
+    outcome = RunResult()
+    outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
+    for missing in found.missing:
+        outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
+    if options.writes and not options.allow_dirty:
+        options = replace(options, dirty=dirty_files(paths))
+    candidates: list[Path] = []
+    quick: list[FileResult] = []
+    for path in found.files:
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read()
+        except OSError:
+            candidates.append(path)  # let process_path report the read error
+            continue
+        if might_match(data):
+            candidates.append(path)
+        else:
+            quick.append(FileResult(str(path)))
+    total = len(candidates)
+    try:
+        if total < SERIAL_THRESHOLD or (options.jobs or default_jobs()) == 1:
+            for index, path in enumerate(candidates, start=1):
+                outcome.results.append(process_path(path, options))
+                if on_progress:
+                    on_progress(index, total)
+        else:
+            outcome.results.extend(_run_pool(candidates, options, on_progress))
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    outcome.results.extend(quick)
+    outcome.results.sort(key=lambda r: r.path)
+    _summarise(outcome, len(found.files), options)
+    return outcome
+
+
+def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> list[FileResult]:
+    import multiprocessing
+
+    jobs = options.jobs or default_jobs()
+    chunk = max(1, min(16, len(candidates) // (jobs * 4) or 1))
+    chunks = [candidates[i:i + chunk] for i in range(0, len(candidates), chunk)]
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    results: list[FileResult] = []
+    done = 0
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
+        futures = [pool.submit(_process_chunk, part, options) for part in chunks]
+        try:
+            for future in futures:
+                part = future.result()
+                results.extend(part)
+                done += len(part)
+                if on_progress:
+                    on_progress(done, len(candidates))
+        except KeyboardInterrupt:
+            for future in futures:
+                future.cancel()
+            raise
+    return results
+
+
+def left_for_humans(finding: Finding, options: Options) -> bool:
+    """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
+    fix = finding.fix
+    return fix is None or fix.applicability == "manual" or (fix.applicability == "unsafe" and not options.unsafe_fixes)
+
+
+def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
+    summary = outcome.summary
+    summary.files_scanned = scanned
+    for result in outcome.results:
+        summary.findings += len(result.findings)
+        summary.suppressed += result.suppressed
+        if result.error is not None:
+            summary.files_with_errors += 1
+        if result.changed:
+            summary.files_changed += 1
+            summary.fixes_applied += result.fixes_applied
+        summary.todos_left += sum(1 for f in result.findings if left_for_humans(f, options))

@@ -1,0 +1,88 @@
+"""Reading, decoding and atomically writing source files.
+
+Writes never leave a half-written file: the new bytes go to a temporary file in the same
+folder, are flushed to disk, get the original file's permission bits, and replace the
+original in one ``os.replace``. The original is re-read just before the replace; if
+someone else changed it since it was read, nothing is written.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from pathlib import Path
+
+TEMP_SUFFIX = ".dflash-migrate.tmp"
+
+
+class SourceError(Exception):
+    """A file that cannot be decoded or written; ``line`` where the problem has one."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def decode_python(data: bytes) -> str:
+    """Decode like the interpreter: BOM, then a PEP 263 coding cookie, else UTF-8."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        raise SourceError(f"invalid encoding declaration: {error.msg}", error.lineno) from error
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1)
+        raise SourceError(f"cannot decode as {encoding}: byte 0x{data[error.start]:02x} is invalid", line, column) from error
+    except LookupError as error:
+        raise SourceError(f"unknown encoding {encoding!r}", 1) from error
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except PermissionError as error:
+        raise SourceError("cannot read file: permission denied") from error
+    except IsADirectoryError as error:
+        raise SourceError("is a directory") from error
+    except OSError as error:
+        raise SourceError(f"cannot read file: {error.strerror or error}") from error
+
+
+def write_atomic(path: Path, data: bytes, expected_old: bytes) -> None:
+    """Replace ``path``'s content by ``data`` if it still holds ``expected_old``."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        raise SourceError(f"cannot write: {error.strerror or error}") from error
+    if not os.access(path, os.W_OK):
+        raise SourceError("cannot write: file is read-only")
+    try:
+        current = path.read_bytes()
+    except OSError as error:
+        raise SourceError(f"cannot re-read before writing: {error.strerror or error}") from error
+    if current != expected_old:
+        raise SourceError("file changed on disk while it was being migrated; not written (run again)")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    except OSError as error:
+        raise SourceError(f"cannot write: folder is not writable ({error.strerror or error})") from error
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,109 @@
+"""Python rules. Each module holds one concern, documents what it catches and why, and
+exposes ``check(ctx: RuleContext) -> None``. Rule codes, messages and replacements come
+from ``migrator.catalog``; rules only decide *where* an entry applies and *how* to edit.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .. import catalog
+from ..analysis import Analysis
+from ..model import Edit, Finding, Fix, InsertComment, Replace, Span
+
+
+@dataclass
+class RuleContext:
+    analysis: Analysis
+    path: str
+    target: str
+    enabled: Callable[[str], bool]
+    findings: list[Finding] = field(default_factory=list)
+    #: Node ids already replaced by some rule (an outer replacement covers them).
+    claimed: set[int] = field(default_factory=set)
+
+    def entry(self, code: str) -> catalog.Entry | None:
+        """The catalog entry if its rule is selected and fires for the target version."""
+        entry = catalog.get(code)
+        if not self.enabled(code) or not entry.fires_for(self.target):
+            return None
+        return entry
+
+    def span_of(self, node: ast.AST) -> Span:
+        return Span.of(*self.analysis.span(node))
+
+    def report(self, node: ast.AST | Span, entry: catalog.Entry, fix: Fix | None, detail: str | None = None) -> None:
+        if isinstance(node, ast.AST) and self.analysis.is_guarded(node):
+            return
+        span = node if isinstance(node, Span) else self.span_of(node)
+        self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix))
+
+    def replace_span(self, span: Span, text: str, entry: catalog.Entry, detail: str | None = None) -> None:
+        """A safe replacement of a span that is not a whole expression node (import names)."""
+        fix = Fix("safe", (Replace(span, text),), replacement=text)
+        self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix))
+
+    def todo(self, node: ast.AST, entry: catalog.Entry, detail: str | None = None) -> None:
+        """A manual finding: one idempotent TODO comment above the enclosing statement."""
+        comment = catalog.todo_comment(entry, detail)
+        fix = Fix("manual", (InsertComment(self.analysis.anchor_line(node), comment),))
+        self.report(node, entry, fix, detail)
+
+    def replace(
+        self,
+        node: ast.AST,
+        text: str,
+        entry: catalog.Entry,
+        applicability: catalog.Applicability = "safe",
+        extra: Iterable[Edit] = (),
+        detail: str | None = None,
+    ) -> None:
+        self.claimed.add(id(node))
+        fallback: tuple[Edit, ...] = ()
+        if applicability == "unsafe":
+            fallback = (InsertComment(self.analysis.anchor_line(node), catalog.todo_comment(entry, detail)),)
+        fix = Fix(applicability, (Replace(self.span_of(node), text), *extra), replacement=text, fallback=fallback)
+        self.report(node, entry, fix, detail)
+
+
+def entry_for_member(qualname_types: frozenset[str], member: str, codes: Iterable[str], ctx: RuleContext) -> catalog.Entry | None:
+    """The first enabled entry among ``codes`` naming ``<one of the types>.<member>``."""
+    for code in codes:
+        entry = ctx.entry(code)
+        if entry is None:
+            continue
+        for name in entry.names:
+            owner, _, attr = name.rpartition(".")
+            if attr == member and owner in qualname_types:
+                return entry
+    return None
+
+
+def all_rules() -> tuple[Callable[[RuleContext], None], ...]:
+    from . import (
+        draft_input,
+        imports,
+        references,
+        server_args,
+        spec_v2_env,
+        spec_v2_flags,
+        string_refs,
+        validate_request,
+        verify_input,
+        worker_subclass,
+    )
+
+    return (
+        imports.check,
+        references.check,
+        string_refs.check,
+        worker_subclass.check,
+        verify_input.check,
+        draft_input.check,
+        spec_v2_env.check,
+        spec_v2_flags.check,
+        server_args.check,
+        validate_request.check,
+    )

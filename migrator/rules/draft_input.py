@@ -1,0 +1,46 @@
+"""``DFlashDraftInput`` fields that do not exist on ``DFlashDraftInputV2`` (DFM109) and the
+``verified_id`` -> ``bonus_tokens`` rename (DFM301).
+
+The class rename itself (DFM103) is safe and done by the import/reference rules; this
+rule adds the TODO the issue asks for "where the surrounding code uses members that do
+not exist on the new class": attribute access on values known to be a DFlash draft
+input, and keyword arguments of its constructor. EAGLE's ``verified_id`` is untouched
+because the receiver's type must be a DFlash draft input.
+"""
+
+from __future__ import annotations
+
+from .. import catalog
+from . import RuleContext, entry_for_member
+from .verify_input import rename_attribute, rename_keyword
+
+DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})
+
+
+def check(ctx: RuleContext) -> None:
+    analysis = ctx.analysis
+    for node, types in analysis.typed_attributes:
+        if not types & DRAFT_INPUTS:
+            continue
+        entry = entry_for_member(types, node.attr, ("DFM109", "DFM301"), ctx)
+        if entry is None:
+            continue
+        if entry.fix == "manual":
+            ctx.todo(node, entry, f"`{node.attr}`: {entry.message}")
+        else:
+            rename_attribute(ctx, node, entry)
+    for call in analysis.calls:
+        types = analysis.instance_types(call)
+        if not types & DRAFT_INPUTS:
+            continue
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                continue
+            entry = entry_for_member(types, keyword.arg, ("DFM109", "DFM301"), ctx)
+            if entry is None:
+                continue
+            if entry.fix == "manual":
+                ctx.todo(call, entry, f"`{keyword.arg}=`: {entry.message}")
+            else:
+                rename_keyword(ctx, keyword, entry)
+

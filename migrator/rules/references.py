@@ -1,0 +1,91 @@
+"""Uses of removed or renamed names in expressions: calls, bases, decorators, annotations,
+``isinstance`` checks, aliases (``Worker = dflash_worker.DFlashWorker``) and attribute
+chains on imported modules (``dflash_info.DFlashDraftInput(...)``).
+
+Resolution is by qualified name, so a JAX port's own ``DFlashWorker`` or a local class of
+that name is never touched, while ``import ... as x`` then ``x.DFlashWorker`` is. The
+replacement text is re-expressed relative to the local binding: when the import itself
+is renamed without an ``as`` (``from m import DFlashWorker`` -> ``DFlashWorkerV2``) the
+local name follows; with an ``as`` it stays. Members that no longer exist (DFM104,
+DFM202, and removed methods reached through the class) get a TODO.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import catalog
+from ..analysis import Binding, rename_qualname
+from ..model import AddImport
+from . import RuleContext
+from .imports import matching_entry
+
+#: Call forms have dedicated rules that look at the arguments.
+_MEMBER_KINDS = ("method", "attribute")
+
+
+def check(ctx: RuleContext) -> None:
+    analysis = ctx.analysis
+    for node, qualname, binding in analysis.references:
+        parent = analysis.parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            continue  # an inner link of a longer chain; handled from the outermost node
+        if binding.guarded or id(node) in ctx.claimed:
+            continue
+        _check_chain(ctx, node, qualname, binding)
+
+
+def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding) -> None:
+    current: ast.expr = node
+    member_name = qualname
+    while True:  # a removed member anywhere along the chain: envs.SGLANG_ENABLE_SPEC_V2.get()
+        member = catalog.by_name().get(member_name)
+        if member is not None and member.kind in _MEMBER_KINDS:
+            entry = ctx.entry(member.code)
+            if entry is not None and entry.fix == "manual":
+                ctx.todo(current, entry)
+            break
+        if not isinstance(current, ast.Attribute):
+            break
+        current, member_name = current.value, member_name.rpartition(".")[0]
+    entry = matching_entry(qualname, ctx)
+    if entry is None:
+        return
+    if entry.replacement_for(ctx.target) is None:
+        if entry.kind == "function" or qualname == entry.old:
+            ctx.todo(node, entry)
+        return
+    new_text, extra = _renamed_text(ctx, node, qualname, binding)
+    if new_text is not None and new_text != ctx.analysis.segment(node):
+        ctx.replace(node, new_text, entry, extra=extra)
+
+
+def _chain_root(node: ast.expr) -> ast.Name | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _renamed_text(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding) -> tuple[str | None, tuple]:
+    root = _chain_root(node)
+    if root is None or binding.qualname is None:
+        return None, ()
+    head = binding.qualname
+    new_head = rename_qualname(head, ctx.target)
+    local = root.id
+    if binding.follows_rename and new_head != head:
+        local = new_head.rpartition(".")[2]
+    new_full = rename_qualname(qualname, ctx.target)
+    if new_full == new_head or new_full.startswith(new_head + "."):
+        return local + new_full[len(new_head):], ()
+    # The name moved to a module the local binding does not reach: import it directly.
+    if isinstance(node, (ast.Name, ast.Attribute)) and qualname == rename_source(qualname):
+        module, _, name = new_full.rpartition(".")
+        return name, (AddImport(module, name),)
+    return None, ()
+
+
+def rename_source(qualname: str) -> str:
+    """The qualname itself when it is exactly a catalog function/class (not a member of one)."""
+    entry = catalog.by_name().get(qualname)
+    return qualname if entry is not None and entry.kind in ("function", "class") else ""

@@ -1,0 +1,81 @@
+"""``DFlashVerifyInput`` members that changed: ``verify()`` removed (DFM105), the V1 call
+form ``prepare_for_verify(batch, page_size)`` (DFM110) and ``num_tokens_per_batch`` renamed
+``num_tokens_per_req`` (DFM302).
+
+Only values known to be ``DFlashVerifyInput`` are considered (constructed here, annotated,
+or ``self`` in a subclass), so ``DDTreeVerifyInput.verify`` or EAGLE's inputs are never
+flagged. ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
+the V1 form is recognised by a ``page_size``/``build_custom_mask`` keyword, an integer
+literal, or an argument spelled ``...page_size``.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import catalog
+from . import RuleContext, entry_for_member
+
+V1_ONLY_KEYWORDS = ("page_size", "build_custom_mask")
+
+
+def rename_attribute(ctx: RuleContext, node: ast.Attribute, entry: catalog.Entry) -> None:
+    new_attr = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
+    segment = ctx.analysis.segment(node)
+    if new_attr and segment.endswith(node.attr):
+        ctx.replace(node, segment[: -len(node.attr)] + new_attr, entry)
+
+
+def rename_keyword(ctx: RuleContext, keyword: ast.keyword, entry: catalog.Entry) -> None:
+    from ..model import Span
+
+    new_name = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
+    line, col = keyword.lineno, ctx.analysis.char_col(keyword.lineno, keyword.col_offset)
+    if new_name and keyword.arg:
+        ctx.replace_span(Span.of(line, col, line, col + len(keyword.arg)), new_name, entry)
+
+
+def is_v1_prepare_call(call: ast.Call, segment_of) -> bool:
+    if any(k.arg in V1_ONLY_KEYWORDS for k in call.keywords):
+        return True
+    if len(call.args) >= 2:
+        second = call.args[1]
+        if isinstance(second, ast.Constant) and isinstance(second.value, int):
+            return True
+        return segment_of(second).rstrip().endswith("page_size")
+    return False
+
+
+def check(ctx: RuleContext) -> None:
+    analysis = ctx.analysis
+    verify_input = catalog.VERIFY_INPUT
+    for node, types in analysis.typed_attributes:
+        if verify_input not in types:
+            continue
+        parent = analysis.parents.get(node)
+        if node.attr == "prepare_for_verify":
+            entry = ctx.entry("DFM110")
+            if entry and isinstance(parent, ast.Call) and parent.func is node and is_v1_prepare_call(parent, analysis.segment):
+                ctx.todo(parent, entry)
+            continue
+        entry = entry_for_member(types, node.attr, ("DFM105", "DFM302"), ctx)
+        if entry is None:
+            continue
+        if entry.fix == "manual":
+            ctx.todo(node, entry)
+        else:
+            rename_attribute(ctx, node, entry)
+    for qualname, info in analysis.classes.items():
+        if qualname != verify_input and verify_input in analysis.ancestors(qualname):
+            for statement in info.node.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    entry = entry_for_member(frozenset({verify_input}), statement.name, ("DFM105",), ctx)
+                    if entry is not None:
+                        ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}")
+    entry = ctx.entry("DFM302")
+    if entry is not None:
+        for call in analysis.calls:
+            if verify_input in analysis.instance_types(call):
+                for keyword in call.keywords:
+                    if keyword.arg == entry.member:
+                        rename_keyword(ctx, keyword, entry)

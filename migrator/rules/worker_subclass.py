@@ -1,0 +1,83 @@
+"""Forks that subclass the V1 ``DFlashWorker`` or call its removed methods.
+
+V2 never calls ``_prepare_for_speculative_decoding`` or ``_append_target_hidden_to_draft_kv``
+and has another ``forward_batch_generation`` contract, so an override silently stops
+running (DFM106-DFM108). Caught: overrides in subclasses (also through intermediate
+classes of the same file), calls on ``self``/``super()``/values known to be a DFlash
+worker, ``getattr``/``hasattr``/``setattr(worker, "<removed method>")``, and the
+constructor's rank arguments (DFM111, from 0.5.16). The same method names on unrelated
+classes (NGRAM's worker, ``target_worker.forward_batch_generation``) are not touched,
+because the receiver's type must be known to be a DFlash V1 worker.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .. import catalog
+from . import RuleContext, entry_for_member
+
+REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
+
+
+def check(ctx: RuleContext) -> None:
+    analysis = ctx.analysis
+    worker = catalog.V1_WORKER_CLASS
+    for qualname, info in analysis.classes.items():
+        if qualname == worker or worker not in analysis.ancestors(qualname):
+            continue
+        for statement in info.node.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                entry = entry_for_member(frozenset({worker}), statement.name, REMOVED_METHOD_CODES, ctx)
+                if entry is not None:
+                    ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}")
+                if statement.name == "__init__":
+                    _check_super_init(ctx, statement)
+    for node, types in analysis.typed_attributes:
+        if worker in types:
+            entry = entry_for_member(types, node.attr, REMOVED_METHOD_CODES, ctx)
+            if entry is not None and not _is_super_call_in_own_override(analysis, node):
+                ctx.todo(node, entry)
+    for call, types in analysis.reflection:
+        _check_reflection(ctx, call, types, worker)
+    entry = ctx.entry("DFM111")
+    if entry is not None:
+        for call in analysis.calls:
+            if analysis.callee(call) == worker:
+                ctx.todo(call, entry)
+
+
+def _check_super_init(ctx: RuleContext, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """``super().__init__(...)`` / ``DFlashWorker.__init__(self, ...)`` in a subclass."""
+    entry = ctx.entry("DFM111")
+    if entry is None:
+        return
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+            continue
+        receiver = node.func.value
+        is_super = isinstance(receiver, ast.Call) and getattr(receiver.func, "id", None) == "super"
+        resolved = ctx.analysis.qualname(receiver)
+        if is_super or (resolved is not None and resolved[0] == catalog.V1_WORKER_CLASS):
+            ctx.todo(node, entry)
+
+
+def _is_super_call_in_own_override(analysis, node: ast.Attribute) -> bool:
+    """``super().forward_batch_generation(...)`` inside the override already flagged."""
+    if not (isinstance(node.value, ast.Call) and getattr(node.value.func, "id", None) == "super"):
+        return False
+    statement = analysis.statement_of.get(node)
+    parent = analysis.parents.get(statement) if statement is not None else None
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        parent = analysis.parents.get(parent)
+    return parent is not None and parent.name == node.attr
+
+
+def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], worker: str) -> None:
+    if len(call.args) < 2 or worker not in types:
+        return
+    name = call.args[1]
+    if isinstance(name, ast.Constant) and isinstance(name.value, str):
+        entry = entry_for_member(types, name.value, REMOVED_METHOD_CODES, ctx)
+        if entry is not None:
+            ctx.todo(call, entry, f"`{call.func.id}(..., {name.value!r})`: {entry.message}")  # type: ignore[attr-defined]

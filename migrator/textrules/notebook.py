@@ -1,0 +1,139 @@
+"""Jupyter notebooks: code cells through the Python rules, shell magics through the shell rules.
+
+- ``!cmd`` lines and ``%%bash``/``%%sh``/``%%script bash`` cells: :mod:`.shell` rules
+  (an ``export`` in one cell applies to launches later in the same cell);
+- ``%env SGLANG_ENABLE_SPEC_V2=0`` / ``%env X 0``: like a ``.env`` setting;
+- other code: the codemod's Python rules (``migrator.engine.analyze_python``), with magic
+  lines hidden so that the cell parses;
+- Markdown cells: :mod:`.markdown` rules (code blocks and inline code).
+
+Positions: a finding's line is the line of the ``.ipynb`` file that holds that source line
+(one JSON string per source line, as Jupyter writes them), its column is inside that JSON
+string, and the message ends with ``[cell N, line M]`` (both 1-based). Suppression
+comments in a cell work as in a script.
+
+Rewrites edit the cell source and re-encode only the strings of edited cells (same
+separator and indentation as the original array); every other byte of the file is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from migrator.model import FileError, FileResult, Finding, Fix, InsertComment, Position, RemoveStatement, Replace, Span
+from migrator.textrules import _core, _jsonspan, dotenv, markdown, shell
+from migrator.textrules._shellparse import split
+
+_MAGIC = re.compile(r"^\s*(!|%%?|\?)")
+_SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(ba)?sh)\b")
+_ENV_MAGIC = re.compile(rf"^\s*%env\s+({re.escape(_core.ENV)})(?:\s*=\s*|\s+)(.*?)\s*$")
+
+
+def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, options: object) -> tuple[list[Finding], str | None]:
+    """Findings in cell coordinates (line 1 = first source line), and Python-rewritten source."""
+    lines = source.splitlines()
+    if cell_type == "markdown":
+        return markdown.analyze(path, source, ctx), None
+    if cell_type != "code":
+        return [], None
+    if lines and _SHELL_CELL.match(lines[0]):
+        masked = [""] + lines[1:]
+        return shell.analyze(path, "\n".join(masked) + "\n", ctx), None
+    out: list[Finding] = []
+    masked: list[str] = []
+    bang: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if m := _ENV_MAGIC.match(line):
+            out.append(dotenv.setting_finding(path, number, m.start(1), m.group(2)))
+        if line.lstrip().startswith("!"):
+            bang.append(line.replace("!", " ", 1))
+        else:
+            bang.append("")
+        masked.append("#" + line[1:] if _MAGIC.match(line) and line[:1] in "!%?" else
+                      (" " * (len(line) - len(line.lstrip())) + "pass  #" if _MAGIC.match(line) else line))
+    if any(bang):
+        out += shell.analyze_commands(path, split(bang), bang, ctx)
+    rewritten = None
+    if any(not _MAGIC.match(x) and x.strip() for x in lines):
+        try:
+            from migrator.engine import analyze_python
+        except ImportError:  # engine not available: shell rules only
+            return out, None
+        try:
+            found, new = analyze_python("\n".join(masked) + "\n", path, options)
+        except Exception:  # a cell that is not Python (other kernels): shell rules only
+            return out, None
+        out += found
+        if new is not None and not any(_MAGIC.match(x) for x in lines):
+            rewritten = new if source.endswith("\n") else new.rstrip("\n")
+    return out, rewritten
+
+
+def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int]) -> Finding:
+    """Move a finding from cell coordinates to the JSON line/column of its source string."""
+    def where(pos: Position) -> Position:
+        index = min(pos.line - 1, len(cell.tokens) - 1) if cell.is_list else 0
+        offset = cell.tokens[index][0] + 1 + (pos.column if cell.is_list else 0)
+        line = text.count("\n", 0, offset) + 1
+        return Position(line, offset - starts[line - 1])
+
+    span = Span(where(f.span.start), where(f.span.end))
+    message = f"{f.message} [cell {cell.index + 1}, line {f.span.start.line}]"
+    return Finding(f.path, span, f.code, message, f.fix)
+
+
+def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
+    if not cell.is_list:
+        return json.dumps(source, ensure_ascii=False)
+    parts = [json.dumps(line, ensure_ascii=False) for line in source.splitlines(keepends=True)]
+    if len(cell.tokens) > 1:
+        sep = text[cell.tokens[0][1]:cell.tokens[1][0]]
+    else:
+        lead = text[cell.region[0]:cell.tokens[0][0]]
+        sep = "," + lead if "\n" in lead else ", "
+    body = sep.join(parts)
+    return text[cell.region[0]:cell.tokens[0][0]] + body + text[cell.tokens[-1][1]:cell.region[1]]
+
+
+def handle(path: str, data: bytes, options: object) -> FileResult:
+    from migrator import catalog
+    from migrator.suppressions import filter_findings
+
+    try:
+        text = data.decode("utf-8")
+        _, cells = _jsonspan.cell_sources(text.lstrip(_core.BOM))
+    except (UnicodeDecodeError, ValueError, AssertionError, IndexError, AttributeError) as exc:
+        return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}"))
+    bom = text[: len(text) - len(text.lstrip(_core.BOM))]
+    text = text[len(bom):]
+    ctx = _core.Ctx(getattr(options, "target_version", None) or catalog.default_target_version())
+    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    result = FileResult(path)
+    replacements: list[tuple[int, int, str]] = []
+    for cell in cells:
+        source = "".join(json.loads(text[a:b]) for a, b in cell.tokens)
+        found, rewritten = _cell_findings(path, cell.cell_type, source, ctx, options)
+        found = [f for f in found if _core._enabled(f.code, options, path) and ctx.fires(f.code)]
+        found, suppressed, unused = filter_findings(source, found)
+        result.suppressed += suppressed
+        result.findings += [_to_file(f, cell, text, starts) for f in found]
+        result.unused_suppressions += [(_to_file(Finding(path, Span.of(line, 0, line, 0), "", ""), cell, text,
+                                                 starts).line, codes) for line, codes in unused]
+        if getattr(options, "mode", "lint") == "lint" or not found:
+            continue
+        textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
+                                                            for e in f.fix.edits)]
+        edits, fixes, todos = _core.chosen_edits(textual, bool(getattr(options, "unsafe_fixes", False)))
+        new_source = rewritten if rewritten is not None else _core.apply_edits(source, edits)
+        if new_source != source:
+            replacements.append((*cell.region, _encode(new_source, cell, text)))
+            result.fixes_applied += fixes
+            result.todos_added += todos
+    result.findings.sort(key=Finding.sort_key)
+    if replacements:
+        out = text
+        for start, end, new in sorted(replacements, reverse=True):
+            out = out[:start] + new + out[end:]
+        result.new_bytes = (bom + out).encode("utf-8")
+    return result
