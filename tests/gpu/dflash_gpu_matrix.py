@@ -1,0 +1,554 @@
+"""The GPU matrix: every configuration in its own process, run in one go, results as JSON.
+
+``run_matrix(workdir, ...)`` builds the tiny models, prepares the plugin/probe folders and
+the legacy-fork trees, starts one ``dflash_gpu_engine.py`` process per configuration
+(several at once in wave 1), sends each the same greedy prompts, collects what the
+scheduler-side probe saw, and then runs the interleaved shim/no-shim throughput A/B in
+wave 2. It returns (and writes to ``<workdir>/results.json``) one dict with everything;
+``tests/gpu/test_dflash_gpu.py`` asserts on it and ``docs/gpu-validation.md`` reports it.
+
+Run by hand on the GPU machine::
+
+    python tests/gpu/dflash_gpu_matrix.py --workdir /tmp/dflash-gpu --only plain,dflash_overlap
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import dflash_gpu_models as models  # noqa: E402
+import dflash_gpu_probe as probe  # noqa: E402
+
+MIXED_NEW = 32  # tokens per mixed prompt (8 prompts, both accept paths)
+HEAVY_NEW = 256  # tokens per accepting prompt (64 prompts) in the throughput A/B
+SCRUB_ENV = ("SGLANG_ENABLE_SPEC_V2", "DFLASH_MIGRATE_SHIM", "DFLASH_GPU_PROBE_MONITOR")
+
+
+@dataclass
+class Config:
+    label: str
+    description: str
+    wave: int = 1
+    spec: bool = True  # DFLASH or plain decoding
+    mode: str = "engine"  # or "server" (python -m shims.launch_server)
+    server_module: str = "shims.launch_server"
+    env: dict = field(default_factory=dict)
+    extra_kwargs: dict = field(default_factory=dict)
+    cuda_graph: bool = False
+    monitor: bool = False
+    pythonpath: list = field(default_factory=list)
+    preload: list = field(default_factory=list)
+    plugins: dict = field(default_factory=dict)  # entry-point name -> "module:function"
+    expect_overlap: bool | None = None
+    expect_worker: str | None = None  # qualified class name, or None for plain
+    expect_shim_loaded: bool | None = None
+
+
+def engine_kwargs(cfg: Config, model_dir: str) -> dict:
+    kw = dict(
+        model_path=os.path.join(model_dir, "target"),
+        skip_tokenizer_init=True,
+        attention_backend="triton",
+        sampling_backend="pytorch",
+        grammar_backend="none",
+        # Several engines share the GPU in wave 1: a high static fraction keeps sglang's
+        # free-memory check positive while others load, max_total_tokens keeps each pool small.
+        mem_fraction_static=0.9,
+        max_total_tokens=65536,
+        max_running_requests=64,
+        random_seed=0,
+        dtype="bfloat16",
+        log_level="info",
+        mm_feature_transport="cpu",
+    )
+    if cfg.cuda_graph:
+        kw["disable_prefill_cuda_graph"] = True
+        kw["cuda_graph_max_bs_decode"] = 64
+    else:
+        kw["disable_cuda_graph"] = True
+    if cfg.spec:
+        kw["speculative_algorithm"] = "DFLASH"
+        kw["speculative_draft_model_path"] = os.path.join(model_dir, "draft")
+    kw.update(cfg.extra_kwargs)
+    return kw
+
+
+def kwargs_to_argv(kw: dict) -> list[str]:
+    """``Engine`` keywords -> ``launch_server`` flags (``True`` -> bare flag)."""
+    argv = []
+    for key, value in kw.items():
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            argv.append(flag)
+        elif value is False or value is None:
+            continue
+        else:
+            argv += [flag, str(value)]
+    return argv
+
+
+V2 = "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2"
+
+
+def default_configs() -> list[Config]:
+    shim_env = {"SGLANG_ENABLE_SPEC_V2": "0", "DFLASH_MIGRATE_SHIM": "1"}
+    return [
+        Config("plain", "plain decoding, no speculation (reference)", spec=False, expect_worker=None),
+        Config("dflash_overlap", "DFLASH V2, default overlap scheduling", expect_overlap=True, expect_worker=V2,
+               expect_shim_loaded=False),
+        Config("env0_no_shim", "SGLANG_ENABLE_SPEC_V2=0 without the shim (0.5.17 ignores it)",
+               env={"SGLANG_ENABLE_SPEC_V2": "0"}, expect_overlap=True, expect_worker=V2, expect_shim_loaded=False),
+        Config("env0_shim_pth", "SGLANG_ENABLE_SPEC_V2=0 with the shim through DFLASH_MIGRATE_SHIM=1 (.pth hook)",
+               env=dict(shim_env), monitor=True, expect_overlap=False, expect_worker=V2, expect_shim_loaded=True),
+        Config("env0_shim_launch_server",
+               "SGLANG_ENABLE_SPEC_V2=0 through `python -m shims.launch_server` (HTTP server)",
+               mode="server", env={"SGLANG_ENABLE_SPEC_V2": "0"}, expect_overlap=False, expect_worker=V2),
+        # wave 2: interleaved throughput A/B, identical effective settings (sync DFLASH + decode CUDA graphs)
+        Config("ab_shim", "A/B 'with shim': SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1, decode CUDA graphs",
+               wave=2, env=dict(shim_env), cuda_graph=True, monitor=True, expect_overlap=False, expect_worker=V2,
+               expect_shim_loaded=True),
+        Config("ab_no_shim", "A/B 'without shim': disable_overlap_schedule=True by hand, decode CUDA graphs",
+               wave=2, extra_kwargs={"disable_overlap_schedule": True}, cuda_graph=True, monitor=True,
+               expect_overlap=False, expect_worker=V2, expect_shim_loaded=False),
+    ]
+
+
+def smoke_configs() -> list[Config]:
+    """A first device run that needs no project code: reference, DFLASH, the env var without a
+    shim, the HTTP server path through sglang's own launch_server, and an A/B of overlap vs
+    sync with decode CUDA graphs (exercises the interleaving and the monitor)."""
+    return [
+        Config("plain", "plain decoding, no speculation (reference)", spec=False),
+        Config("dflash_overlap", "DFLASH V2, default overlap scheduling", expect_overlap=True, expect_worker=V2),
+        Config("env0_no_shim", "SGLANG_ENABLE_SPEC_V2=0 without the shim (0.5.17 ignores it)",
+               env={"SGLANG_ENABLE_SPEC_V2": "0"}, expect_overlap=True, expect_worker=V2, monitor=True),
+        Config("env0_sglang_launch_server", "SGLANG_ENABLE_SPEC_V2=0 through `python -m sglang.launch_server`",
+               mode="server", server_module="sglang.launch_server", env={"SGLANG_ENABLE_SPEC_V2": "0"},
+               expect_overlap=True, expect_worker=V2),
+        Config("ab_overlap", "A/B smoke: DFLASH overlap + decode CUDA graphs", wave=2, cuda_graph=True, monitor=True,
+               expect_overlap=True, expect_worker=V2),
+        Config("ab_sync", "A/B smoke: DFLASH disable_overlap_schedule + decode CUDA graphs", wave=2,
+               extra_kwargs={"disable_overlap_schedule": True}, cuda_graph=True, monitor=True,
+               expect_overlap=False, expect_worker=V2),
+    ]
+
+
+# ---- one configuration process ------------------------------------------------------
+
+
+class Driver:
+    def __init__(self, cfg: Config, spec: dict, env: dict, workdir: str):
+        self.cfg = cfg
+        self.log_path = os.path.join(workdir, "logs", f"{cfg.label}.log")
+        os.makedirs(os.path.dirname(self.log_path), exist_ok=True)
+        spec_path = os.path.join(workdir, "specs", f"{cfg.label}.json")
+        os.makedirs(os.path.dirname(spec_path), exist_ok=True)
+        with open(spec_path, "w") as f:
+            json.dump(spec, f, indent=1)
+        r, w = os.pipe()
+        self.log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(HERE, "dflash_gpu_engine.py"), spec_path, str(w)],
+            stdin=subprocess.PIPE,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            env=env,
+            pass_fds=(w,),
+            cwd=ROOT,
+            text=True,
+        )
+        os.close(w)
+        self.replies = os.fdopen(r, "r")
+
+    def read(self, timeout: float) -> dict:
+        result: dict = {}
+
+        def _read():
+            line = self.replies.readline()
+            result["line"] = line
+
+        t = threading.Thread(target=_read, daemon=True)
+        t.start()
+        t.join(timeout)
+        if "line" not in result:
+            raise TimeoutError(f"{self.cfg.label}: no reply in {timeout:.0f} s")
+        if not result["line"]:
+            raise RuntimeError(f"{self.cfg.label}: process ended (rc={self.proc.poll()}); see {self.log_path}")
+        return json.loads(result["line"])
+
+    def request(self, timeout: float = 240, **cmd) -> dict:
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        reply = self.read(timeout)
+        if not reply.get("ok"):
+            raise RuntimeError(f"{self.cfg.label}: {cmd['op']} failed: {reply.get('error')}\n{reply.get('traceback')}")
+        return reply
+
+    def close(self, timeout: float = 90) -> None:
+        try:
+            if self.proc.poll() is None:
+                self.proc.stdin.write(json.dumps({"op": "quit"}) + "\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=timeout)
+        except Exception:
+            self.proc.kill()
+        finally:
+            self.log.close()
+
+    def tail(self, n: int = 40) -> str:
+        try:
+            with open(self.log_path, errors="replace") as f:
+                return "".join(f.readlines()[-n:])
+        except OSError:
+            return ""
+
+
+# ---- preparation --------------------------------------------------------------------
+
+
+def prepare(workdir: str) -> dict:
+    os.makedirs(workdir, exist_ok=True)
+    model_dir = os.path.join(workdir, "models")
+    digests = models.write_models(model_dir)
+    # the probe, installed as an sglang plugin through a dist-info on PYTHONPATH
+    probe_site = os.path.join(workdir, "probe_site")
+    os.makedirs(probe_site, exist_ok=True)
+    shutil.copy(os.path.join(HERE, "dflash_gpu_probe.py"), probe_site)
+    probe.write_entry_point(probe_site, probe.PROBE_NAME, "dflash_gpu_probe:register", "dflash_gpu_probe")
+    return {"model_dir": model_dir, "model_digests": digests, "probe_site": probe_site}
+
+
+def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in SCRUB_ENV}
+    env.update(cfg.env)
+    env["PYTHONUNBUFFERED"] = "1"
+    paths = [prep["probe_site"], *cfg.pythonpath]
+    if env.get("PYTHONPATH"):
+        paths.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    pdir = os.path.join(workdir, "probe", cfg.label)
+    shutil.rmtree(pdir, ignore_errors=True)
+    os.makedirs(pdir)
+    env["DFLASH_GPU_PROBE_DIR"] = pdir
+    if cfg.monitor:
+        env["DFLASH_GPU_PROBE_MONITOR"] = "1"
+    watch = [p for p in cfg.pythonpath if p]
+    if watch:
+        env["DFLASH_GPU_PROBE_WATCH"] = os.pathsep.join(watch)
+    return env
+
+
+def driver_spec(cfg: Config, prep: dict) -> dict:
+    kw = engine_kwargs(cfg, prep["model_dir"])
+    spec = {"label": cfg.label, "mode": cfg.mode, "models": prep["model_dir"], "preload": cfg.preload}
+    if cfg.mode == "server":
+        spec["server_argv"] = kwargs_to_argv(kw)
+        spec["server_module"] = cfg.server_module
+        spec["cwd"] = ROOT
+    else:
+        spec["engine_kwargs"] = kw
+    return spec
+
+
+# ---- running ------------------------------------------------------------------------
+
+
+def _summarize_generate(reply: dict) -> dict:
+    return {k: reply[k] for k in ("set", "tag", "wall_s", "new_tokens", "tok_per_s") if k in reply}
+
+
+def run_correctness(cfg: Config, prep: dict, workdir: str, out: dict, reps: int = 2) -> None:
+    rec = out.setdefault(cfg.label, {"description": cfg.description, "wave": cfg.wave})
+    t0 = time.time()
+    drv = Driver(cfg, driver_spec(cfg, prep), config_env(cfg, prep, workdir), workdir)
+    try:
+        start = drv.read(timeout=300)
+        if not start.get("ok"):
+            raise RuntimeError(f"start failed: {start.get('error')}\n{start.get('traceback')}")
+        rec["startup_s"] = start["startup_s"]
+        rec["mixed_runs"] = [drv.request(op="generate", set="mixed", max_new=MIXED_NEW, tag=f"rep{i}")
+                             for i in range(reps)]
+        rec["probe"] = drv.request(op="probe", timeout=120)["probe"]
+    except Exception as exc:
+        rec["error"] = f"{exc}"
+        rec["log_tail"] = drv.tail()
+    finally:
+        drv.close()
+        rec["wall_total_s"] = round(time.time() - t0, 1)
+
+
+def run_wave1(configs, prep, workdir, out, parallel: int) -> None:
+    pending = list(configs)
+    threads: list[threading.Thread] = []
+    while pending or threads:
+        threads = [t for t in threads if t.is_alive()]
+        while pending and len(threads) < parallel:
+            cfg = pending.pop(0)
+            t = threading.Thread(target=run_correctness, args=(cfg, prep, workdir, out), daemon=True)
+            t.start()
+            threads.append(t)
+            time.sleep(2.0)  # stagger the starts a little
+        time.sleep(0.5)
+
+
+def run_ab(cfg_a: Config, cfg_b: Config, prep, workdir, out, reps: int) -> None:
+    """Both engines up at once (each its own process), then A,B,A,B,... on the heavy set."""
+    drivers = {}
+    ab = out.setdefault("ab", {"a": cfg_a.label, "b": cfg_b.label, "reps": reps,
+                               "workload": f"64 accepting prompts x {HEAVY_NEW} new tokens, greedy"})
+    t0 = time.time()
+    try:
+        for cfg in (cfg_a, cfg_b):
+            out.setdefault(cfg.label, {"description": cfg.description, "wave": cfg.wave})
+            drivers[cfg.label] = Driver(cfg, driver_spec(cfg, prep), config_env(cfg, prep, workdir), workdir)
+        for label, drv in drivers.items():
+            start = drv.read(timeout=300)
+            if not start.get("ok"):
+                raise RuntimeError(f"{label} start failed: {start.get('error')}\n{start.get('traceback')}")
+            out[label]["startup_s"] = start["startup_s"]
+        for label, drv in drivers.items():
+            out[label]["mixed_runs"] = [drv.request(op="generate", set="mixed", max_new=MIXED_NEW, tag=f"rep{i}")
+                                        for i in range(2)]
+            drv.request(op="generate", set="accepting", max_new=HEAVY_NEW, tag="warmup", return_ids=False)
+        series = {cfg_a.label: [], cfg_b.label: []}
+        heavy_ids = {}
+        order = []
+        for i in range(reps):
+            pair = (cfg_a, cfg_b) if i % 2 == 0 else (cfg_b, cfg_a)  # ABBA: neither side always goes first
+            for cfg in pair:
+                r = drivers[cfg.label].request(op="generate", set="accepting", max_new=HEAVY_NEW, tag=f"ab{i}",
+                                               return_ids=(i == 0), timeout=180)
+                if i == 0:
+                    heavy_ids[cfg.label] = r.pop("output_ids")
+                    out[cfg.label]["heavy_meta_rep0"] = r["meta"]
+                series[cfg.label].append(r["tok_per_s"])
+                order.append(cfg.label)
+        ab["tok_per_s"] = series
+        ab["order"] = order
+        ab["heavy_outputs_equal"] = heavy_ids.get(cfg_a.label) == heavy_ids.get(cfg_b.label)
+        ab["heavy_outputs_match_pi_chain"] = {
+            label: ids == [models.pi_chain(prep["pi"], p[-1], HEAVY_NEW) for p in models.accepting_prompts()]
+            for label, ids in heavy_ids.items()
+        }
+        for label, drv in drivers.items():
+            out[label]["probe"] = drv.request(op="probe", timeout=120)["probe"]
+    except Exception as exc:
+        ab["error"] = f"{exc}"
+        for label, drv in drivers.items():
+            out.setdefault(label, {})["log_tail"] = drv.tail()
+    finally:
+        for drv in drivers.values():
+            drv.close()
+        ab["wall_total_s"] = round(time.time() - t0, 1)
+    _ab_stats(ab)
+
+
+def _ab_stats(ab: dict) -> None:
+    series = ab.get("tok_per_s") or {}
+    stats = {}
+    for label, xs in series.items():
+        if not xs:
+            continue
+        med = statistics.median(xs)
+        stats[label] = {
+            "n": len(xs),
+            "median": round(med, 1),
+            "min": round(min(xs), 1),
+            "max": round(max(xs), 1),
+            "spread_pct": round(100.0 * (max(xs) - min(xs)) / med, 1),
+            "stdev_pct": round(100.0 * statistics.stdev(xs) / med, 1) if len(xs) > 1 else None,
+        }
+    ab["stats"] = stats
+    a, b = ab.get("a"), ab.get("b")
+    if a in stats and b in stats:
+        ab["median_ratio_a_over_b"] = round(stats[a]["median"] / stats[b]["median"], 4)
+
+
+# ---- evaluation ---------------------------------------------------------------------
+
+
+def _scheduler_probe(rec: dict) -> dict | None:
+    files = rec.get("probe") or {}
+    finals = [v for k, v in files.items() if k.startswith("final-")]
+    inits = [v for k, v in files.items() if k.startswith("init-")]
+    return (finals or inits or [None])[0]
+
+
+def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
+    prompts = models.mixed_prompts()
+    chains = [models.pi_chain(pi, p[-1], MIXED_NEW) for p in prompts]
+    ref = out.get("plain", {}).get("mixed_runs")
+    ref_ids = ref[0]["output_ids"] if ref else None
+    verdicts = {}
+    for cfg in configs:
+        rec = out.get(cfg.label)
+        if rec is None:
+            verdicts[cfg.label] = {"ran": False, "reason": "not run"}
+            continue
+        v: dict = {"ran": "mixed_runs" in rec, "description": cfg.description}
+        if "error" in rec:
+            v["error"] = rec["error"]
+        runs = rec.get("mixed_runs") or []
+        if runs:
+            v["matches_reference"] = ref_ids is not None and all(r["output_ids"] == ref_ids for r in runs)
+            v["matches_pi_chain"] = all(r["output_ids"] == chains for r in runs)
+            v["reps"] = len(runs)
+            v["acceptance"] = _acceptance(runs[0]["meta"], prompts) if cfg.spec else None
+        sp = _scheduler_probe(rec)
+        if sp:
+            v["scheduler"] = {
+                "pid": sp.get("pid"),
+                "enable_overlap": sp.get("enable_overlap"),
+                "event_loop": sp.get("event_loop"),
+                "disable_overlap_schedule": (sp.get("server_args") or {}).get("disable_overlap_schedule"),
+                "draft_worker": sp.get("draft_worker"),
+                "draft_worker_mro": sp.get("draft_worker_mro"),
+                "is_DFlashWorkerV2": sp.get("is_DFlashWorkerV2"),
+                "env": sp.get("env"),
+                "shims_loaded": sp.get("shims_loaded"),
+                "legacy_dflash_worker_module": sp.get("legacy_dflash_worker_module"),
+                "legacy_fork_marker": sp.get("legacy_fork_marker"),
+                "legacy_fork_calls": sp.get("legacy_fork_calls"),
+                "forward_ct": sp.get("forward_ct"),
+            }
+            if sp.get("monitor"):
+                v["shim_monitor"] = sp["monitor"]
+        checks = {}
+        if runs:
+            checks["token_ids_equal_reference"] = v["matches_reference"]
+        if sp is not None:
+            if cfg.expect_overlap is not None:
+                checks["overlap_as_expected"] = sp.get("enable_overlap") is cfg.expect_overlap
+            if cfg.spec:
+                checks["worker_as_expected"] = (
+                    sp.get("draft_worker") == cfg.expect_worker
+                    if cfg.expect_worker
+                    else bool(sp.get("is_DFlashWorkerV2"))
+                )
+                checks["is_subclass_of_DFlashWorkerV2"] = sp.get("is_DFlashWorkerV2") is True
+            if cfg.expect_shim_loaded is not None:
+                checks["shim_loaded_as_expected"] = sp.get("shims_loaded") is cfg.expect_shim_loaded
+        else:
+            checks["scheduler_probe_reported"] = False
+        v["checks"] = checks
+        v["ok"] = bool(checks) and all(checks.values()) and "error" not in v
+        verdicts[cfg.label] = v
+    return verdicts
+
+
+def _acceptance(metas: list[dict], prompts) -> dict:
+    per = []
+    for m, p in zip(metas, prompts):
+        verify = m.get("spec_verify_ct")
+        comp = m.get("completion_tokens")
+        al = m.get("spec_accept_length")
+        if al is None and verify:
+            al = comp / verify
+        per.append({
+            "completion_tokens": comp,
+            "verify_ct": verify,
+            "accept_length": round(al, 3) if isinstance(al, (int, float)) else al,
+            "expected_accept_length_by_design": models.expected_accept_length(p),
+            "accept_rate": m.get("spec_accept_rate"),
+            "correct_drafts": m.get("spec_num_correct_drafts"),
+            "proposed_drafts": m.get("spec_num_proposed_drafts"),
+        })
+    tot_tok = sum(x["completion_tokens"] or 0 for x in per)
+    tot_ver = sum(x["verify_ct"] or 0 for x in per)
+    return {
+        "per_prompt": per,
+        "overall_accept_length": round(tot_tok / tot_ver, 3) if tot_ver else None,
+        "fixed_point_prompts_accept_length": [x["accept_length"] for x, p in zip(per, prompts)
+                                              if p[-1] in models.FIXED_POINTS],
+        "other_prompts_accept_length": [x["accept_length"] for x, p in zip(per, prompts)
+                                        if p[-1] not in models.FIXED_POINTS],
+    }
+
+
+def environment_facts() -> dict:
+    facts = {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": sys.version.split()[0]}
+    try:
+        q = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        facts["gpu"] = q.stdout.strip()
+    except Exception as exc:
+        facts["gpu"] = f"unknown ({exc!r})"
+    for mod in ("torch", "sglang", "sgl_kernel", "flashinfer", "triton", "transformers"):
+        try:
+            q = subprocess.run([sys.executable, "-c", f"import {mod}; print({mod}.__version__)"],
+                               capture_output=True, text=True, timeout=120)
+            facts[mod] = q.stdout.strip().splitlines()[-1] if q.stdout.strip() else f"error: {q.stderr[-200:]}"
+        except Exception as exc:
+            facts[mod] = f"error: {exc!r}"
+    try:
+        from importlib.metadata import version
+
+        facts["sglang_dist"] = version("sglang")
+    except Exception:
+        pass
+    return facts
+
+
+def run_matrix(workdir: str, configs: list[Config] | None = None, parallel: int = 8, ab_reps: int = 8,
+               only: set[str] | None = None) -> dict:
+    t0 = time.time()
+    configs = configs or default_configs()
+    if only:
+        configs = [c for c in configs if c.label in only]
+    prep = prepare(workdir)
+    prep["pi"] = models.load_pi(prep["model_dir"])
+    out: dict = {}
+    result = {"environment": environment_facts(), "model_digests": prep["model_digests"],
+              "settings": {"mixed": f"8 prompts x {MIXED_NEW} new tokens, greedy, 2 reps",
+                           "heavy": f"64 prompts x {HEAVY_NEW} new tokens", "parallel_wave1": parallel}}
+    wave1 = [c for c in configs if c.wave == 1]
+    # the reference first, alone, so that the others can be compared even if it is slow
+    t1 = time.time()
+    run_wave1(wave1, prep, workdir, out, parallel)
+    result["wave1_wall_s"] = round(time.time() - t1, 1)
+    wave2 = [c for c in configs if c.wave == 2]
+    if len(wave2) == 2:
+        t2 = time.time()
+        run_ab(wave2[0], wave2[1], prep, workdir, out, ab_reps)
+        result["wave2_wall_s"] = round(time.time() - t2, 1)
+    result["configs"] = out
+    result["verdicts"] = evaluate(out, configs, prep["pi"])
+    result["ab"] = out.pop("ab", None)
+    result["total_wall_s"] = round(time.time() - t0, 1)
+    with open(os.path.join(workdir, "results.json"), "w") as f:
+        json.dump(result, f, indent=1, default=str)
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--workdir", default="/tmp/dflash-gpu")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--parallel", type=int, default=8)
+    ap.add_argument("--ab-reps", type=int, default=8)
+    ap.add_argument("--smoke", action="store_true")
+    args = ap.parse_args()
+    res = run_matrix(args.workdir, configs=smoke_configs() if args.smoke else None, parallel=args.parallel,
+                     ab_reps=args.ab_reps,
+                     only=set(filter(None, args.only.split(","))) or None)
+    print(json.dumps({k: {"ok": v.get("ok"), "checks": v.get("checks"), "error": v.get("error")}
+                      for k, v in res["verdicts"].items()}, indent=1))
+    print(json.dumps((res.get("ab") or {}).get("stats"), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
