@@ -69,7 +69,7 @@ MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup")
 def _py_files(root: Path) -> list[str]:
     out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
         for name in sorted(filenames):
             if name.endswith(".py"):
                 out.append(os.path.join(dirpath, name))
@@ -205,37 +205,60 @@ def measure_once(cmd: list[str], cwd: Path | None = None, env: dict | None = Non
     }
 
 
-def measure(name: str, cmd: list[str], repeat: int, *, ok_rcs=(0,), before=None, cwd=None, env=None,
-            files: int | None = None, quiet: bool = False) -> dict:
-    runs = []
-    for i in range(repeat):
-        if before is not None:
-            before()
-        got = measure_once(cmd, cwd=cwd, env=env)
-        if got["rc"] not in ok_rcs:
+class Spec:
+    """One measured command. `runs` times; `before` runs untimed ahead of each run."""
+
+    def __init__(self, name: str, cmd: list[str], runs: int, *, ok_rcs=(0,), before=None, cwd=None, env=None,
+                 files: int | None = None) -> None:
+        self.name, self.cmd, self.runs, self.ok_rcs = name, [str(c) for c in cmd], runs, ok_rcs
+        self.before, self.cwd, self.env, self.files = before, cwd, env, files
+        self.results: list[dict] = []
+
+    def run_once(self, quiet: bool = False) -> None:
+        if self.before is not None:
+            self.before()
+        load = os.getloadavg()[0]
+        got = measure_once(self.cmd, cwd=self.cwd, env=self.env)
+        got["loadavg_1m"] = load
+        if got["rc"] not in self.ok_rcs:
             tail = (got["stderr"] or got["stdout"])[-2000:]
-            raise SystemExit(f"{name}: `{shlex.join(cmd)}` exited {got['rc']}:\n{tail}")
-        runs.append(got)
+            raise SystemExit(f"{self.name}: `{shlex.join(self.cmd)}` exited {got['rc']}:\n{tail}")
+        self.results.append(got)
         if not quiet:
-            print(f"  {name:<14} run {i + 1}/{repeat}: {got['wall_s']:8.3f} s  "
-                  f"peak {got['tree_peak_rss_mb']:7.1f} MB  rc={got['rc']}", file=sys.stderr, flush=True)
-    best = min(runs, key=lambda r: r["wall_s"])
-    result = {
-        "name": name,
-        "command": shlex.join(str(c) for c in cmd),
-        "repeat": repeat,
-        "wall_s": best["wall_s"],
-        "wall_s_all": [r["wall_s"] for r in runs],
-        "cpu_s": best["user_s"] + best["sys_s"],
-        "peak_rss_mb": max(r["tree_peak_rss_mb"] for r in runs),
-        "max_proc_rss_mb": max(r["max_proc_rss_mb"] for r in runs),
-        "processes": max(r["processes"] for r in runs),
-        "rc": best["rc"],
-        "files": files,
-        "files_per_s": (files / best["wall_s"]) if files else None,
-    }
-    result["_last_stdout"] = runs[-1]["stdout"]
-    return result
+            print(f"  {self.name:<26} run {len(self.results)}/{self.runs}: {got['wall_s']:8.3f} s  "
+                  f"cpu {got['user_s'] + got['sys_s']:7.2f} s  peak {got['tree_peak_rss_mb']:7.1f} MB  "
+                  f"rc={got['rc']}  load {load:.1f}", file=sys.stderr, flush=True)
+
+    def summary(self) -> dict:
+        runs = self.results
+        best = min(runs, key=lambda r: r["wall_s"])
+        return {
+            "name": self.name,
+            "command": shlex.join(self.cmd),
+            "repeat": len(runs),
+            "wall_s": best["wall_s"],
+            "wall_s_all": [round(r["wall_s"], 4) for r in runs],
+            "cpu_s": best["user_s"] + best["sys_s"],
+            "loadavg_1m_all": [round(r["loadavg_1m"], 2) for r in runs],
+            "peak_rss_mb": max(r["tree_peak_rss_mb"] for r in runs),
+            "max_proc_rss_mb": max(r["max_proc_rss_mb"] for r in runs),
+            "processes": max(r["processes"] for r in runs),
+            "rc": best["rc"],
+            "files": self.files,
+            "files_per_s": (self.files / best["wall_s"]) if self.files else None,
+            "_last_stdout": runs[-1]["stdout"],
+        }
+
+
+def run_interleaved(specs: list[Spec], quiet: bool = False) -> list[dict]:
+    """Round-robin: run 1 of every spec, then run 2 of every spec, ... so that a change in
+    machine load (this is a shared 2-core machine) hits every command alike and the
+    ratios, taken within one run, stay meaningful."""
+    for round_ in range(max((s.runs for s in specs), default=0)):
+        for spec in specs:
+            if round_ < spec.runs:
+                spec.run_once(quiet)
+    return [spec.summary() for spec in specs]
 
 
 # ---- the trees -----------------------------------------------------------------------
@@ -273,7 +296,32 @@ def build_replicated(source: Path, dest: Path, replicas: int) -> None:
             if child.name.endswith(".dist-info") or child.name.startswith("."):
                 continue
             _copy_tree(child, copy / child.name)
+    git_commit_tree(dest)
     marker.write_text(stamp)
+
+
+GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
+
+
+def git_commit_tree(tree: Path) -> None:
+    """Make `tree` its own committed git repository, as a fork checked out in CI is.
+
+    Besides realism (fix mode asks git which files are dirty), this keeps the enclosing
+    checkout's ``.gitignore`` (which ignores ``benchmarks/work/``) from applying to it.
+    """
+    if shutil.which("git") is None:
+        return
+    marker = tree / ".benchmark-tree"
+    marker.write_text("a benchmark tree made by benchmarks/run.py\n")
+    subprocess.run([*GIT, "init", "-q", str(tree)], check=True)
+    subprocess.run([*GIT, "-C", str(tree), "add", "-A"], check=True)
+    subprocess.run([*GIT, "-C", str(tree), "commit", "-q", "-m", "sglang tree"], check=True)
+
+
+def refresh_git_index(tree: Path) -> None:
+    """After `cp -a` every file's ctime/inode differs from the index; refresh it (untimed)."""
+    if (tree / ".git").exists():
+        subprocess.run(["git", "-C", str(tree), "update-index", "-q", "--refresh"], capture_output=True)
 
 
 def build_clean_tree(source: Path, dest: Path, count: int) -> int:
@@ -296,6 +344,7 @@ def build_clean_tree(source: Path, dest: Path, count: int) -> int:
         taken += 1
         if taken >= count:
             break
+    git_commit_tree(dest)
     return taken
 
 
@@ -513,44 +562,49 @@ def main(argv: list[str] | None = None) -> int:
         build_replicated(source, tree, replicas)
         py_files = len(_py_files(tree))
         lines = sum(Path(p).read_bytes().count(b"\n") for p in _py_files(tree / "copy00")) * replicas
-        results: list[dict] = []
         findings: dict = {}
         smallest = replicas == replica_counts[0]
+        specs: list[Spec] = []
+        fix_tree = workdir / f"fix-x{replicas}"
 
         if "io" in only:
-            results.append(measure("io floor (read .py)", [sys.executable, __file__, "_read", str(tree)],
-                                   args.repeat, files=py_files))
+            specs.append(Spec("io floor (read .py)", [sys.executable, __file__, "_read", tree], args.repeat,
+                              files=py_files))
         if ruff:
-            cmd = [ruff, "check", "--no-cache", "--config", str(ruff_cfg), "--select", "TID251", "--quiet", str(tree)]
-            results.append(measure("ruff TID251", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
-                                   env={**os.environ, "RAYON_NUM_THREADS": str(jobs)}))
-            findings["ruff TID251"] = ruff_findings(ruff, ruff_cfg, tree)
+            cmd = [ruff, "check", "--no-cache", "--config", ruff_cfg, "--select", "TID251", "--quiet", tree]
+            specs.append(Spec("ruff TID251", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
+                              env={**os.environ, "RAYON_NUM_THREADS": str(jobs)}))
         if have_lint:
-            cmd = [*dfm, "lint", *lint_jobs_flag, str(tree)]
-            results.append(measure("dflash-migrate lint", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
-                                   env=env, cwd=workdir))
-            findings["dflash-migrate lint"] = count_dfm_findings(results[-1].pop("_last_stdout"))
+            specs.append(Spec("dflash-migrate lint", [*dfm, "lint", *lint_jobs_flag, tree], args.repeat,
+                              ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
         if have_check and "check" in only:
-            cmd = [*dfm, "--check", *jobs_flag, str(tree)]
-            results.append(measure("dflash-migrate --check", cmd, args.repeat, ok_rcs=(0, 1), files=py_files,
-                                   env=env, cwd=workdir))
-            findings["dflash-migrate --check"] = count_dfm_findings(results[-1].pop("_last_stdout"))
+            specs.append(Spec("dflash-migrate --check", [*dfm, "--check", *jobs_flag, tree], args.repeat,
+                              ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
         if have_check and "fix" in only:
-            fix_tree = workdir / f"fix-x{replicas}"
-
             def fresh_copy(src=tree, dst=fix_tree) -> None:
                 _copy_tree(src, dst)
+                refresh_git_index(dst)
 
-            cmd = [*dfm, *jobs_flag, str(fix_tree)]
-            results.append(measure("dflash-migrate (rewrite)", cmd, args.repeat, ok_rcs=(0, 1), before=fresh_copy,
-                                   files=py_files, env=env, cwd=workdir))
-            changed = subprocess.run(["diff", "-rq", str(tree), str(fix_tree)], capture_output=True, text=True)
-            findings["dflash-migrate (rewrite)"] = {"files_changed": len(changed.stdout.splitlines())}
+            specs.append(Spec("dflash-migrate (rewrite)", [*dfm, *jobs_flag, fix_tree], args.repeat,
+                              ok_rcs=(0, 1), before=fresh_copy, files=py_files, env=env, cwd=workdir))
         if "libcst" in only and (smallest or args.libcst_all_scales):
-            cmd = [sys.executable, __file__, "_libcst", str(tree), str(jobs)]
-            results.append(measure("libcst parse", cmd, args.libcst_repeat, files=py_files))
-            summary = json.loads(results[-1]["_last_stdout"])
-            findings["libcst parse"] = {"parsed": summary["parsed"], "failed": summary["failed"]}
+            specs.append(Spec("libcst parse", [sys.executable, __file__, "_libcst", tree, jobs], args.libcst_repeat,
+                              files=py_files))
+
+        results = run_interleaved(specs)
+        for r in results:
+            out_text = r.get("_last_stdout", "")
+            if r["name"] == "ruff TID251":
+                findings[r["name"]] = ruff_findings(ruff, ruff_cfg, tree)
+            elif r["name"] in ("dflash-migrate lint", "dflash-migrate --check"):
+                findings[r["name"]] = count_dfm_findings(out_text)
+            elif r["name"] == "dflash-migrate (rewrite)":
+                changed = subprocess.run(["git", "-C", str(fix_tree), "status", "--porcelain"],
+                                         capture_output=True, text=True)
+                findings[r["name"]] = {"files_changed": len(changed.stdout.splitlines())}
+            elif r["name"] == "libcst parse":
+                summary = json.loads(out_text)
+                findings[r["name"]] = {"parsed": summary["parsed"], "failed": summary["failed"]}
         for r in results:
             r.pop("_last_stdout", None)
 
@@ -567,11 +621,13 @@ def main(argv: list[str] | None = None) -> int:
     if have_check and "startup" in only:
         clean = workdir / "clean"
         n_clean = build_clean_tree(source / "sglang", clean, args.clean_files)
-        startup = [
-            measure("--version", [*dfm, "--version"], args.startup_repeat, env=env, cwd=workdir, quiet=True),
-            measure(f"--check, {n_clean} clean files", [*dfm, "--check", str(clean)], args.startup_repeat,
-                    env=env, cwd=workdir, files=n_clean, quiet=True),
-        ]
+        startup = run_interleaved([
+            Spec("--version", [*dfm, "--version"], args.startup_repeat, env=env, cwd=workdir),
+            Spec("--help", [*dfm, "--help"], args.startup_repeat, env=env, cwd=workdir),
+            Spec(f"--check, {n_clean} clean files", [*dfm, "--check", clean], args.startup_repeat,
+                 env=env, cwd=workdir, files=n_clean),
+            Spec("python -c pass (floor)", [sys.executable, "-c", "pass"], args.startup_repeat),
+        ], quiet=True)
         for r in startup:
             r.pop("_last_stdout", None)
         report["startup"] = startup
