@@ -1,0 +1,267 @@
+"""Command line: a thin typer layer over ``migrator.engine``.
+
+``dflash-migrate [PATH ...]`` (the default command, also ``dflash-migrate fix``) rewrites
+in place; ``--diff`` prints a unified diff and writes nothing; ``--check`` writes nothing.
+Other subcommands (``lint``, ``rules``, ``explain``, ``verify``, ``doctor``) register on
+the same app. ``--version`` answers before typer or rich are imported, so it is instant.
+
+Exit codes: 0 nothing left to do; 1 changes would be made (``--diff``/``--check``) or
+manual findings remain; 2 some file could not be processed (every other file is still
+processed and reported).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, List, Optional
+
+from . import __version__
+
+if TYPE_CHECKING:  # pragma: no cover
+    import typer
+
+    from .engine import Options, RunResult
+
+#: Subcommands other than the default. Anything else in first position is a path.
+SUBCOMMANDS = ("fix", "lint", "rules", "explain", "verify", "doctor")
+EPILOG = "Docs and rule reference: MIGRATION.md. Exit codes: 0 clean, 1 work left, 2 a file could not be processed."
+
+
+def _codes(values: Optional[List[str]]) -> Optional[frozenset[str]]:
+    if not values:
+        return None
+    return frozenset(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+
+
+def build_options(
+    mode: str,
+    target_version: Optional[str],
+    select: Optional[List[str]],
+    ignore: Optional[List[str]],
+    unsafe_fixes: bool,
+    jobs: Optional[int],
+    exclude: Optional[List[str]],
+    allow_dirty: bool,
+    paths: List[Path],
+) -> "Options":
+    """Options from the command line, layered over ``[tool.dflash-migrate]`` config."""
+    from . import catalog
+    from .engine import Options
+
+    config = _load_config(paths)
+    target = target_version or getattr(config, "target_version", None) or catalog.default_target_version()
+    try:
+        catalog.parse_version(target)
+    except ValueError:
+        raise SystemExit(f"dflash-migrate: error: --target-version {target!r} is not a version") from None
+    return Options(
+        mode=mode,  # type: ignore[arg-type]
+        target_version=target,
+        select=_codes(select) or frozenset(getattr(config, "select", ()) or ()) or None,
+        ignore=(_codes(ignore) or frozenset()) | frozenset(getattr(config, "ignore", ()) or ()),
+        unsafe_fixes=unsafe_fixes,
+        jobs=jobs,
+        exclude=tuple(exclude or ()) + tuple(getattr(config, "exclude", ()) or ()),
+        allow_dirty=allow_dirty,
+        per_file_ignores=tuple((glob, frozenset(codes)) for glob, codes in getattr(config, "per_file_ignores", ()) or ()),
+    )
+
+
+def _load_config(paths: List[Path]) -> object | None:
+    try:
+        from .config import load
+    except ImportError:
+        return None
+    from .config import ConfigError
+
+    start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
+    try:
+        return load(start if start.is_dir() else start.parent)
+    except ConfigError as error:
+        raise SystemExit(f"dflash-migrate: error: {error}") from None
+
+
+def _status(finding, options: "Options") -> str:  # noqa: ANN001 - model.Finding
+    fix = finding.fix
+    if fix is None or fix.applicability == "manual":
+        return "manual"
+    if fix.applicability == "unsafe" and not options.unsafe_fixes:
+        return "unsafe fix available with --unsafe-fixes; TODO left" if options.mode == "fix" else "unsafe fix available"
+    return "fixed" if options.mode == "fix" else "fixable"
+
+
+def report_run(outcome: "RunResult", options: "Options", stream=None) -> None:  # noqa: ANN001
+    """Report lines (``path:line:col: CODE message``) and errors, then the summary."""
+    out = stream or (sys.stderr if options.mode == "diff" else sys.stdout)
+    for result in outcome.results:
+        if result.error is not None:
+            print(str(result.error), file=sys.stderr)
+        for finding in result.findings:
+            print(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]", file=out)
+    for path, reason in outcome.skipped:
+        print(f"{path}: skipped: {reason}", file=sys.stderr)
+    summary = outcome.summary
+    verb = {"fix": "changed", "check": "would change", "diff": "would change", "lint": "with findings"}[options.mode]
+    changed = summary.files_changed if options.mode != "lint" else sum(1 for r in outcome.results if r.findings)
+    line = (
+        f"dflash-migrate: {summary.files_scanned} files scanned, {changed} {verb}, "
+        f"{summary.fixes_applied} fixes {'applied' if options.mode == 'fix' else 'available'}, "
+        f"{summary.todos_left} manual TODOs left, {summary.files_with_errors} files with errors"
+        f" (target sglang {options.target_version})"
+    )
+    if outcome.interrupted:
+        line += "; INTERRUPTED: files not yet processed were left untouched"
+    print(line, file=sys.stderr)
+
+
+def exit_code(outcome: "RunResult", options: "Options") -> int:
+    summary = outcome.summary
+    if summary.files_with_errors or outcome.interrupted:
+        return 2
+    if options.mode == "fix":
+        return 1 if summary.todos_left else 0
+    return 1 if (summary.files_changed or summary.todos_left or summary.findings) else 0
+
+
+def print_diff(outcome: "RunResult") -> None:
+    import difflib
+
+    for result in outcome.results:
+        if result.new_bytes is None:
+            continue
+        try:
+            old = Path(result.path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        new = result.new_bytes.decode("utf-8", errors="replace")
+        sys.stdout.writelines(
+            difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{result.path}", f"b/{result.path}")
+        )
+
+
+def _progress_callback():  # noqa: ANN202
+    """A rich progress bar on stderr for long runs when it is a terminal; else nothing."""
+    if not sys.stderr.isatty():
+        return None, None
+    from rich.progress import Progress
+
+    progress = Progress(transient=True, console=None)
+    task = progress.add_task("migrating", total=None)
+
+    def update(done: int, total: int) -> None:
+        if total >= 50:
+            progress.start()
+            progress.update(task, completed=done, total=total)
+
+    return progress, update
+
+
+def run_fix(mode: str, paths: List[Path], options: "Options", stdin_filename: Optional[str]) -> int:
+    from .engine import process_bytes, run
+
+    if [str(p) for p in paths] == ["-"]:
+        data = sys.stdin.buffer.read()
+        name = stdin_filename or "<stdin>.py"
+        result = process_bytes(name, data, options)
+        if result.error is not None:
+            print(str(result.error), file=sys.stderr)
+            if mode == "fix":
+                sys.stdout.buffer.write(data)
+            return 2
+        for finding in result.findings:
+            print(f"{name}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]", file=sys.stderr)
+        if mode == "fix":
+            sys.stdout.buffer.write(result.new_bytes if result.new_bytes is not None else data)
+        elif mode == "diff" and result.new_bytes is not None:
+            import difflib
+
+            sys.stdout.writelines(difflib.unified_diff(data.decode(errors="replace").splitlines(True),
+                                                       result.new_bytes.decode(errors="replace").splitlines(True), name, name))
+        left = sum(1 for f in result.findings if f.fix is None or f.fix.applicability != "safe")
+        return 1 if left or (mode != "fix" and result.new_bytes is not None) else 0
+    progress, update = _progress_callback()
+    try:
+        outcome = run(paths, options, on_progress=update)
+    finally:
+        if progress is not None:
+            progress.stop()
+    if mode == "diff":
+        print_diff(outcome)
+    report_run(outcome, options)
+    return exit_code(outcome, options)
+
+
+def build_app() -> "typer.Typer":
+    import typer
+
+    app = typer.Typer(
+        add_completion=False,
+        no_args_is_help=False,
+        rich_markup_mode=None,
+        help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker. "
+        "`dflash-migrate PATH...` rewrites in place (same as `dflash-migrate fix`).",
+        epilog=EPILOG,
+    )
+
+    @app.callback()
+    def _group() -> None:
+        """Migrate code from SGLang's removed DFLASH V1 path to the V2 worker."""
+
+    @app.command("fix", epilog=EPILOG)
+    def fix_command(
+        paths: List[Path] = typer.Argument(None, help="Files or folders (default: .). `-` reads stdin and writes stdout."),
+        diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
+        check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if anything would change."),
+        select: Optional[List[str]] = typer.Option(None, "--select", help="Only these rule codes (prefixes allowed: DFM1)."),
+        ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes (prefixes allowed)."),
+        unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
+        jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: CPUs)."),
+        exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Gitignore-style glob to skip (repeatable)."),
+        allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Modify files with uncommitted git changes."),
+        target_version: Optional[str] = typer.Option(
+            None, "--target-version", help="sglang release to migrate to (default: installed if >= 0.5.14, else newest known)."
+        ),
+        stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for `-` input."),
+    ) -> None:
+        """Rewrite every reference to the removed V1 API (default command)."""
+        mode = "diff" if diff else "check" if check else "fix"
+        paths = paths or [Path(".")]
+        options = build_options(mode, target_version, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty, paths)
+        raise typer.Exit(run_fix(mode, paths, options, stdin_filename))
+
+    _register_optional_commands(app)
+    return app
+
+
+def _register_optional_commands(app: "typer.Typer") -> None:
+    """Subcommands living in their own modules register themselves here."""
+    for module_name in ("migrator.lint_cli", "migrator.verify_cli", "shims.doctor_cli"):
+        try:
+            module = __import__(module_name, fromlist=["register"])
+        except ImportError:
+            continue
+        module.register(app)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in ("--version", "-V"):
+        print(f"dflash-migrate {__version__}")
+        return 0
+    if not args or (args[0] not in SUBCOMMANDS and args[0] not in ("--help", "-h")):
+        args = ["fix", *args]
+    app = build_app()
+    try:
+        app(args=args, prog_name="dflash-migrate", standalone_mode=True)
+    except SystemExit as exit_:
+        code = exit_.code
+        if isinstance(code, str):
+            print(code, file=sys.stderr)
+            return 2
+        return 0 if code is None else code
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
