@@ -84,3 +84,16 @@ def test_rules_and_explain() -> None:
     assert text.startswith("DFM101: ") and "dflash_worker_v2" in text and "MIGRATION.md#dfm101" in text
     with pytest.raises(KeyError):
         explain("DFM999")
+
+
+def test_typer_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from migrator.cli import main
+
+    f = tmp_path / "s.sh"
+    f.write_text("export SGLANG_ENABLE_SPEC_V2=0\n")
+    assert main(["lint", "--format", "github", "--target-version", "0.5.20", str(f)]) == 1
+    assert capsys.readouterr().out.startswith("::error file=")
+    assert main(["lint", "--exit-zero", str(f)]) == 0
+    assert main(["rules"]) == 0 and "DFM201" in capsys.readouterr().out
+    assert main(["explain", "DFM203"]) == 0 and "--speculative-draft-window-size" in capsys.readouterr().out
+    assert main(["explain", "DFM999"]) == 2
