@@ -13,6 +13,7 @@ processed and reported).
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
@@ -223,11 +224,13 @@ def build_app() -> "typer.Typer":
             None, "--target-version", help="sglang release to migrate to (default: installed if >= 0.5.14, else newest known)."
         ),
         stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for `-` input."),
+        parse_all: bool = typer.Option(False, "--parse-all", help="Also parse files that cannot match, to report every syntax error (slower)."),
     ) -> None:
         """Rewrite every reference to the removed V1 API (default command)."""
         mode = "diff" if diff else "check" if check else "fix"
         paths = paths or [Path(".")]
         options = build_options(mode, target_version, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty, paths)
+        options = replace(options, parse_all=parse_all)
         raise typer.Exit(run_fix(mode, paths, options, stdin_filename))
 
     _register_optional_commands(app)

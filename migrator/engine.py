@@ -46,6 +46,9 @@ class Options:
     dirty: frozenset[str] = frozenset()
     #: glob -> codes ignored in matching files (``[tool.dflash-migrate] per-file-ignores``).
     per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    #: Parse every Python file, also those the byte prefilter proves cannot match, so that
+    #: syntax errors anywhere are reported (slower: see BENCHMARKS.md).
+    parse_all: bool = False
 
     @property
     def writes(self) -> bool:
@@ -91,7 +94,18 @@ def _tokens() -> tuple[bytes, ...]:
 
 
 def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None) -> FileResult:
-    """Findings (and, unless linting, the fixed bytes) for one file's content."""
+    """Findings (and, unless linting, the fixed bytes) for one file's content.
+
+    Never raises for bad input: whatever goes wrong becomes the result's ``error`` and the
+    caller moves on to the next file.
+    """
+    try:
+        return _process_bytes(path, data, options, module_name)
+    except Exception as error:  # noqa: BLE001 - one file's failure must not stop the run
+        return FileResult(path, error=FileError(path, f"internal error ({type(error).__name__}: {error}); file left unchanged"))
+
+
+def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     if is_python(path):
         return _process_python(path, data, options, module_name)
     try:
@@ -116,7 +130,8 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
 
 def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     result = FileResult(path)
-    if not might_match(data):
+    candidate = might_match(data)
+    if not candidate and not options.parse_all:
         return result
     try:
         source = decode_python(data)
@@ -130,11 +145,17 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     except (ValueError, RecursionError, MemoryError) as error:
         result.error = FileError(path, f"cannot parse: {type(error).__name__}: {error}")
         return result
+    if not candidate:
+        return result
     try:
         findings = _run_rules(path, tree, source, options, module_name)
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
+    if "dflash-migrate:" in source:
+        from .suppressions import filter_findings
+
+        findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings)
     result.findings = findings
     if options.fixes:
         _apply(result, data, source, findings, options)
@@ -254,7 +275,7 @@ def process_path(path: Path, options: Options) -> FileResult:
         data = read_bytes(path)
     except SourceError as error:
         return FileResult(shown, error=FileError(shown, error.message))
-    if not might_match(data):
+    if not might_match(data) and not (options.parse_all and is_python(path)):
         return FileResult(shown)
     result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
     if options.writes and result.new_bytes is not None and result.error is None:
@@ -333,7 +354,7 @@ def run(
         except OSError:
             candidates.append(path)  # let process_path report the read error
             continue
-        if might_match(data):
+        if might_match(data) or (options.parse_all and is_python(path)):
             candidates.append(path)
         else:
             quick.append(FileResult(str(path)))

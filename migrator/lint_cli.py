@@ -22,6 +22,7 @@ def register(app) -> None:  # noqa: ANN001 - typer.Typer, imported lazily by mig
         exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="gitignore-style patterns"),
         target_version: Optional[str] = typer.Option(None, "--target-version", help="sglang release to target"),
         jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
+        parse_all: bool = typer.Option(False, "--parse-all", help="Also parse files that cannot match, to report every syntax error (slower)"),
     ) -> None:
         """Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 unprocessable file."""
         from migrator.config import ConfigError
@@ -31,7 +32,8 @@ def register(app) -> None:  # noqa: ANN001 - typer.Typer, imported lazily by mig
             raise typer.BadParameter(f"choose one of {', '.join(FORMATS)}", param_hint="--format")
         try:
             code = lint(list(paths or []), fmt=fmt, output=output, exit_zero=exit_zero, select=select,
-                        ignore=ignore, exclude=exclude, target_version=target_version, jobs=jobs)
+                        ignore=ignore, exclude=exclude, target_version=target_version, jobs=jobs,
+                        parse_all=parse_all)
         except ConfigError as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(2) from None

@@ -105,9 +105,12 @@ Node = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 class _Applier(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, plan: _Plan) -> None:
+    def __init__(self, plan: _Plan, module: cst.Module) -> None:
         super().__init__()
         self.plan = plan
+        self.module = module
+        #: Statement lines whose every statement was removed (ids of the placeholders).
+        self.dropped: set[int] = set()
 
     def _span(self, node: cst.CSTNode) -> SpanKey | None:
         try:
@@ -140,12 +143,58 @@ class _Applier(cst.CSTTransformer):
             return _with_comments(result, plan.comments[key[0]])  # type: ignore[arg-type]
         return result
 
-    def leave_DictElement(self, original: cst.DictElement, updated: cst.DictElement) -> Node:  # noqa: N802
-        key = self._span(original.key)
-        if key is not None and key in self.plan.remove_dict_entry:
-            self.plan.matched.add(("dict", key))
-            return cst.RemoveFromParent()
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
+        kept = []
+        for before, element in zip(original.elements, updated.elements):
+            key = self._span(before.key) if isinstance(before, cst.DictElement) else None
+            if key is not None and key in self.plan.remove_dict_entry:
+                self.plan.matched.add(("dict", key))
+                continue
+            kept.append(element)
+        if len(kept) == len(updated.elements):
+            return updated
+        if kept and not isinstance(updated.elements[-1].comma, cst.Comma):
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(elements=kept)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:  # noqa: N802
+        if original.body and not updated.body:
+            # Keep the line's own comments in place and say what was removed and why.
+            removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
+            note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""),
+                                 comment=cst.Comment(f"# dflash-migrate: removed `{removed}` (MIGRATION.md)"))
+            placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
+            self.dropped.add(id(placeholder))
+            return placeholder
         return updated
+
+    def _without_dropped(self, body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        kept: list[cst.BaseStatement] = []
+        carry: list[cst.EmptyLine] = []
+        for statement in body:
+            if id(statement) in self.dropped:
+                carry.extend(statement.leading_lines)  # type: ignore[attr-defined]
+                continue
+            if carry:
+                statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])  # type: ignore[attr-defined]
+                carry = []
+            kept.append(statement)
+        return kept, carry
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> Node:  # noqa: N802
+        body, carry = self._without_dropped(updated.body)
+        if len(body) == len(updated.body):
+            return updated
+        if not body:
+            body = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carry)]
+            carry = []
+        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:  # noqa: N802
+        body, carry = self._without_dropped(updated.body)
+        if len(body) == len(updated.body):
+            return updated
+        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
 
 
 def _with_comments(statement: cst.CSTNode, comments: list[str]) -> cst.CSTNode:
@@ -211,7 +260,7 @@ def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
     except cst.ParserSyntaxError as error:
         raise RewriteError(f"libcst cannot parse this file: {error.message} (line {error.raw_line})") from error
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    updated = wrapper.visit(_Applier(plan))
+    updated = wrapper.visit(_Applier(plan, module))
     missing = plan.unmatched()
     if missing:
         raise RewriteError("could not apply edits (" + ", ".join(missing[:5]) + "); file left unchanged")

@@ -26,6 +26,7 @@ def lint(
     exclude: list[str] | None = None,
     target_version: str | None = None,
     jobs: int | None = None,
+    parse_all: bool = False,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
 ) -> int:
@@ -46,6 +47,7 @@ def lint(
         exclude=config.exclude,
         jobs=jobs,
         per_file_ignores=tuple((p, frozenset(c)) for p, c in config.per_file_ignores),
+        parse_all=parse_all,
     )
     with _progress(stderr) as on_progress:
         outcome = engine.run(paths, options, on_progress)
