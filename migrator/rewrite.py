@@ -252,13 +252,27 @@ def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.
     return node.with_changes(elements=_append_with_commas(node.elements, new_elements, opening))
 
 
+def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:
+    """Is ``edit.text`` among the comment lines directly above its statement?"""
+    index = edit.line - 2
+    while 0 <= index < len(lines) and lines[index].lstrip().startswith("#"):
+        if lines[index].strip() == edit.text.strip():
+            return True
+        index -= 1
+    return False
+
+
 def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
     """Bytes of the module after the edits; raises RewriteError if any edit did not apply."""
-    plan = _Plan.of(edits)
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
         raise RewriteError(f"libcst cannot parse this file: {error.message} (line {error.raw_line})") from error
+    lines = module.code.splitlines()
+    edits = [e for e in edits if not (isinstance(e, InsertComment) and _comment_already_above(lines, e))]
+    if not edits:
+        return data
+    plan = _Plan.of(edits)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     updated = wrapper.visit(_Applier(plan, module))
     missing = plan.unmatched()

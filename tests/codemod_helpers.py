@@ -1,0 +1,39 @@
+"""Shared helpers for the rule tests: run the real engine on source text."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+from migrator.engine import Options, process_bytes
+from migrator.model import Finding
+
+
+def migrate(source: str, *, target: str = "0.5.17", path: str = "fork_module.py", unsafe: bool = False,
+            module_name: str | None = None, mode: str = "fix") -> tuple[str, list[Finding]]:
+    """(new source, findings) for dedented ``source``; the output must always parse."""
+    data = textwrap.dedent(source).encode()
+    result = process_bytes(path, data, Options(mode=mode, target_version=target, unsafe_fixes=unsafe), module_name)
+    assert result.error is None, result.error
+    new = result.new_bytes.decode() if result.new_bytes is not None else data.decode()
+    ast.parse(new)
+    if result.new_bytes is not None:  # idempotent: a second run changes nothing
+        again = process_bytes(path, result.new_bytes, Options(mode="fix", target_version=target, unsafe_fixes=unsafe), module_name)
+        assert again.new_bytes is None, "second run changed the file"
+    return new, result.findings
+
+
+def codes(findings: list[Finding]) -> list[str]:
+    return sorted(f.code for f in findings)
+
+
+def todo_lines(source: str) -> list[str]:
+    return [line.strip() for line in source.splitlines() if "TODO(dflash-migrate)" in line]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text))

@@ -1,0 +1,25 @@
+"""Valid/invalid cases for migrator/rules/server_args.py (DFM203, DFM204)."""
+
+from __future__ import annotations
+
+from codemod_helpers import codes, migrate
+
+
+def test_flag_and_keyword_renamed() -> None:
+    new, findings = migrate(
+        """
+        import sglang
+        argv = ["--speculative-dflash-draft-window-size", "512", "--speculative-dflash-draft-window-size=256"]
+        engine = sglang.Engine(model_path="m", speculative_dflash_draft_window_size=512)
+        size = engine.server_args.speculative_dflash_draft_window_size
+        """
+    )
+    assert '"--speculative-draft-window-size", "512", "--speculative-draft-window-size=256"' in new
+    assert "speculative_draft_window_size=512)" in new
+    assert "size = engine.server_args.speculative_draft_window_size" in new
+    assert codes(findings) == ["DFM203", "DFM203", "DFM204", "DFM204"]
+
+
+def test_block_size_flag_untouched() -> None:
+    source = 'argv = ["--speculative-dflash-block-size", "16"]\n'
+    assert migrate(source) == (source, [])

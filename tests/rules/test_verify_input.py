@@ -1,0 +1,47 @@
+"""Valid/invalid cases for migrator/rules/verify_input.py."""
+
+from __future__ import annotations
+
+from codemod_helpers import codes, migrate
+
+HEADER = "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+
+
+def test_verify_call_on_known_value() -> None:
+    new, findings = migrate(HEADER + "v = DFlashVerifyInput()\nout = v.verify(batch=b, logits_output=o, page_size=1)\n")
+    assert codes(findings) == ["DFM105"]
+    assert "# TODO(dflash-migrate): DFM105" in new
+
+
+def test_v1_and_v2_prepare_forms() -> None:
+    source = HEADER + (
+        "def step(v: DFlashVerifyInput, batch, page_size, target_worker):\n"
+        "    v.prepare_for_verify(batch, page_size)\n"
+        "    v.prepare_for_verify(batch, 16)\n"
+        "    v.prepare_for_verify(batch, self_page, build_custom_mask=False)\n"
+        "    v.prepare_for_verify(batch, target_worker)\n"
+    )
+    _, findings = migrate(source)
+    assert codes(findings) == ["DFM110"] * 3
+    assert {f.line for f in findings} == {3, 4, 5}
+
+
+def test_num_tokens_rename_follows_target() -> None:
+    source = HEADER + "def n(v: 'DFlashVerifyInput'):\n    return v.num_tokens_per_batch\n"
+    assert migrate(source, target="0.5.15")[1] == []
+    new, findings = migrate(source, target="0.5.16")
+    assert "return v.num_tokens_per_req" in new and codes(findings) == ["DFM302"]
+
+
+def test_other_verify_inputs_untouched() -> None:
+    source = (
+        "from sglang.srt.speculative.ddtree_info import DDTreeVerifyInput\n"
+        "v = DDTreeVerifyInput()\nv.verify(batch=1)\nv.prepare_for_verify(b, 1)\nv.num_tokens_per_batch\n"
+    )
+    assert migrate(source) == (source, [])
+
+
+def test_override_of_verify_in_subclass() -> None:
+    source = HEADER + "class Mine(DFlashVerifyInput):\n    def verify(self, *, batch, logits_output, page_size):\n        pass\n"
+    _, findings = migrate(source)
+    assert codes(findings) == ["DFM105"]
