@@ -1,0 +1,3 @@
+from .counting_worker import CountingDFlashWorker
+
+__all__ = ["CountingDFlashWorker"]

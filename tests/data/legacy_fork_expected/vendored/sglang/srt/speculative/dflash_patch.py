@@ -1,0 +1,19 @@
+"""Our patch on top of SGLang's speculative package (vendored, relative imports)."""
+
+from .dflash_worker_v2 import DFlashWorkerV2
+from . import dflash_info
+from ..managers.schedule_batch import ScheduleBatch
+from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
+
+
+def is_dflash_worker(worker) -> bool:
+    return isinstance(worker, DFlashWorkerV2)
+
+
+def draft_input_type() -> type:
+    return DFlashDraftInputV2
+
+
+def uses_v2(batch: ScheduleBatch) -> bool:
+    # TODO(dflash-migrate): DFM206 `ScheduleBatch.is_spec_v2` was removed: every batch is V2 (MIGRATION.md#dfm206)
+    return batch.is_spec_v2
