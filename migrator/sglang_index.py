@@ -54,6 +54,16 @@ _IMPLICIT_MEMBERS = frozenset({
     "args", "with_traceback",  # exceptions
 })
 
+_TRANSPARENT_CLASS_DECORATORS = frozenset({
+    "dataclass", "dataclasses.dataclass", "functools.total_ordering", "total_ordering", "final",
+    "typing.final", "unique", "enum.unique", "runtime_checkable", "typing.runtime_checkable",
+})
+#: Attributes every module object has at runtime.
+_MODULE_IMPLICIT = frozenset({
+    "__file__", "__name__", "__path__", "__spec__", "__doc__", "__loader__", "__package__",
+    "__dict__", "__all__", "__builtins__", "__cached__",
+})
+
 
 # ---- parsed facts ------------------------------------------------------------------
 
@@ -277,6 +287,11 @@ def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ClassInfo
         line=node.lineno,
         bases=tuple(b for b in (dotted_name(x) for x in node.bases) if b),
     )
+    # A class decorator other than the known transparent ones may replace the class
+    # (``@ray.remote`` adds ``.options``): treat its attributes as dynamic.
+    decorators = {dotted_name(_strip_call(d)) for d in node.decorator_list}
+    if decorators - _TRANSPARENT_CLASS_DECORATORS:
+        info.dynamic = True
     fields: list[str] = []
     for stmt in runtime_statements(node.body):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -563,7 +578,7 @@ class SglangIndex:
             found = self._module_attribute(star, name, seen) if self.has_module(star) else None
             if found is not None:
                 return found
-        if info.dynamic:
+        if info.dynamic or name in _MODULE_IMPLICIT:
             return Ref("dynamic", f"{module}.{name}")
         return None
 

@@ -104,7 +104,7 @@ def verify_paths(paths: Iterable[str | Path], target: Target) -> list[FileResult
         display = str(file)
         result = FileResult(display)
         try:
-            source = file.read_bytes().decode("utf-8")
+            source = file.read_bytes().decode("utf-8-sig")
             result.findings = verify_source(display, source, target)
         except SyntaxError as exc:
             result.error = FileError(display, f"cannot parse: {exc.msg}", exc.lineno, (exc.offset or 1) - 1)

@@ -72,6 +72,7 @@ class FileChecker:
         self.an = analysis.analyze(tree, source, Path(path), module_name)
         self.findings: list[Finding] = []
         self._seen: set[tuple[int, int, str]] = set()
+        self._optional = self._optional_import_lines()
         #: Fork classes parsed like index classes (members incl. self.x assignments).
         self._fork_classes: dict[str, ClassInfo] = {
             q: _parse_class(info.node, q.rpartition(".")[0]) for q, info in self.an.classes.items()
@@ -81,8 +82,25 @@ class FileChecker:
     def _span(self, node: ast.AST) -> Span:
         return Span.of(*self.an.span(node))
 
+    def _optional_import_lines(self) -> list[tuple[int, int]]:
+        """Line ranges of ``try:`` bodies whose handlers catch import errors: what is
+        imported there is optional by design and never reported."""
+        ranges = []
+        for node in ast.walk(self.an.tree):
+            if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
+                caught = set()
+                for handler in node.handlers:  # type: ignore[attr-defined]
+                    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+                    caught |= {dotted_name(k).rpartition(".")[2] if k is not None and dotted_name(k) else "*" for k in kinds}
+                if caught & {"*", *analysis.IMPORT_ERRORS}:
+                    body = node.body  # type: ignore[attr-defined]
+                    ranges.append((body[0].lineno, body[-1].end_lineno or body[-1].lineno))
+        return ranges
+
     def _report(self, node: ast.AST, code: str, message: str, hint: str | None = None, span: Span | None = None) -> None:
         span = span or self._span(node)
+        if code == UNRESOLVED_CODE and any(a <= span.start.line <= b for a, b in self._optional):
+            return
         key = (span.start.line, span.start.column, message)
         if key in self._seen:
             return
@@ -218,6 +236,12 @@ class FileChecker:
             via_super = isinstance(node.value, ast.Call) and dotted_name(node.value.func) == "super"
             refs = [self.index.member(cls, node.attr, static=via_super) for cls in classes]
             if any(ref is not None and ref.kind != "dynamic" for ref in refs):
+                continue
+            if self.target.baseline is not None and not any(
+                node.attr in self._baseline_members(cls.qualname) for cls in classes
+            ):
+                # Typed access is only as good as the annotation (duck typing, subclasses):
+                # with a baseline, report only members that existed there and are gone now.
                 continue
             if any(ref is not None for ref in refs):
                 # Dynamic: fine unless only `__getattr__` makes it so and the name was a
