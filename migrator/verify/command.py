@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from migrator import catalog
-from migrator.model import FileError, FileResult
+from migrator.model import FileError, FileResult, Finding
 
 from . import (
     Target, acknowledged_by_todo, exit_code, installed_target, summarize, target_for_tree,
@@ -35,14 +35,44 @@ def load_target(sglang: str | None, target_version: str | None, from_version: st
     return installed_target(from_version)
 
 
+def _statement_starts(text: str) -> dict[int, int]:
+    """line -> first line of the innermost simple statement covering it (the codemod puts
+    its TODO above the statement, while a finding may sit on a continuation line)."""
+    import ast
+
+    starts: dict[int, int] = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return starts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                starts[line] = max(starts.get(line, 0), node.lineno)
+    return starts
+
+
+def _at_line(finding: Finding, line: int) -> Finding:
+    from dataclasses import replace
+
+    from migrator.model import Span
+
+    return replace(finding, span=Span.of(line, 0, line, 0))
+
+
 def drop_acknowledged(results: list[FileResult]) -> int:
     """Remove findings under a ``TODO(dflash-migrate)`` the codemod left; returns how many."""
     dropped = 0
     for result in results:
         if not result.findings:
             continue
-        lines = Path(result.path).read_text(encoding="utf-8", errors="replace").splitlines()
-        kept = [f for f in result.findings if not acknowledged_by_todo(f, lines)]
+        text = Path(result.path).read_text(encoding="utf-8-sig", errors="replace")
+        lines = text.splitlines()
+        starts = _statement_starts(text)
+        kept = [
+            f for f in result.findings
+            if not acknowledged_by_todo(f, lines) and not acknowledged_by_todo(_at_line(f, starts.get(f.line, f.line)), lines)
+        ]
         dropped += len(result.findings) - len(kept)
         result.suppressed += len(result.findings) - len(kept)
         result.findings = kept
