@@ -238,7 +238,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     from .rewrite import RewriteError, apply_edits
 
     try:
-        new = apply_edits(data, edits)
+        new = apply_edits(data, edits, source)
         ast.parse(decode_python(new))
     except RewriteError as error:
         result.error = FileError(result.path, str(error))

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from typing import Sequence, Union
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .model import (
@@ -262,16 +260,19 @@ def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:
     return False
 
 
-def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
-    """Bytes of the module after the edits; raises RewriteError if any edit did not apply."""
+def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
+    """Bytes of the module after the edits; raises RewriteError if any edit did not apply.
+
+    ``source`` is the decoded text of ``data`` when the caller already has it.
+    """
+    lines = (source if source is not None else data.decode("utf-8", errors="replace")).splitlines()
+    edits = [e for e in edits if not (isinstance(e, InsertComment) and _comment_already_above(lines, e))]
+    if not edits:
+        return data
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
         raise RewriteError(f"libcst cannot parse this file: {error.message} (line {error.raw_line})") from error
-    lines = module.code.splitlines()
-    edits = [e for e in edits if not (isinstance(e, InsertComment) and _comment_already_above(lines, e))]
-    if not edits:
-        return data
     plan = _Plan.of(edits)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     updated = wrapper.visit(_Applier(plan, module))
@@ -279,6 +280,9 @@ def apply_edits(data: bytes, edits: Sequence[Edit]) -> bytes:
     if missing:
         raise RewriteError("could not apply edits (" + ", ".join(missing[:5]) + "); file left unchanged")
     if plan.imports:
+        from libcst.codemod import CodemodContext
+        from libcst.codemod.visitors import AddImportsVisitor
+
         context = CodemodContext()
         for item in plan.imports:
             AddImportsVisitor.add_needed_import(context, item.module, item.name)
