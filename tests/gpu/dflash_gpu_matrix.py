@@ -55,6 +55,10 @@ class Config:
     expect_overlap: bool | None = None
     expect_worker: str | None = None  # qualified class name, or None for plain
     expect_shim_loaded: bool | None = None
+    fork: str | None = None  # "migrated" or "unmigrated": a copy of examples/legacy_fork on PYTHONPATH
+    fork_entry: str = "register"  # legacy_fork.sglang_plugin function declared as the sglang plugin
+    heavy_reference: bool = False  # also run the 64 x 256 throughput set once (reference outputs)
+    known_gap: str | None = None  # expected-to-differ explanation, reported by the tests as xfail
 
 
 def engine_kwargs(cfg: Config, model_dir: str) -> dict:
@@ -103,19 +107,48 @@ def kwargs_to_argv(kw: dict) -> list[str]:
 V2 = "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2"
 
 
+FORK_WORKER = "legacy_fork.workers.counting_worker.CountingDFlashWorker"
+
+
 def default_configs() -> list[Config]:
     shim_env = {"SGLANG_ENABLE_SPEC_V2": "0", "DFLASH_MIGRATE_SHIM": "1"}
-    return [
-        Config("plain", "plain decoding, no speculation (reference)", spec=False, expect_worker=None),
+    launch_server_available = os.path.exists(os.path.join(ROOT, "shims", "launch_server.py"))
+    configs = [
+        Config("plain", "plain decoding, no speculation (reference)", spec=False, heavy_reference=True,
+               expect_shim_loaded=False),
         Config("dflash_overlap", "DFLASH V2, default overlap scheduling", expect_overlap=True, expect_worker=V2,
                expect_shim_loaded=False),
-        Config("env0_no_shim", "SGLANG_ENABLE_SPEC_V2=0 without the shim (0.5.17 ignores it)",
+        Config("env0_no_shim", "SGLANG_ENABLE_SPEC_V2=0 without the shim (0.5.17 only logs it)",
                env={"SGLANG_ENABLE_SPEC_V2": "0"}, expect_overlap=True, expect_worker=V2, expect_shim_loaded=False),
-        Config("env0_shim_pth", "SGLANG_ENABLE_SPEC_V2=0 with the shim through DFLASH_MIGRATE_SHIM=1 (.pth hook)",
+        Config("env0_shim_pth", "SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1 (.pth hook), sglang.Engine",
                env=dict(shim_env), monitor=True, expect_overlap=False, expect_worker=V2, expect_shim_loaded=True),
-        Config("env0_shim_launch_server",
-               "SGLANG_ENABLE_SPEC_V2=0 through `python -m shims.launch_server` (HTTP server)",
-               mode="server", env={"SGLANG_ENABLE_SPEC_V2": "0"}, expect_overlap=False, expect_worker=V2),
+        Config("env0_shim_pth_server",
+               "SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1 (.pth hook), `python -m sglang.launch_server` (HTTP)",
+               mode="server", server_module="sglang.launch_server", env=dict(shim_env), monitor=True,
+               expect_overlap=False, expect_worker=V2, expect_shim_loaded=True),
+        # the fork's CountingDFlashWorker, registered as COUNTING_DFLASH with SpeculativeAlgorithm.register
+        Config("fork_migrated", "examples/legacy_fork migrated by dflash-migrate; worker via "
+               "SpeculativeAlgorithm.register('COUNTING_DFLASH'); disable_overlap_schedule=True as the migrated "
+               "launch.py passes it", fork="migrated", extra_kwargs={"disable_overlap_schedule": True,
+               "speculative_algorithm": "COUNTING_DFLASH"}, monitor=True, expect_overlap=False,
+               expect_worker=FORK_WORKER, expect_shim_loaded=False),
+        Config("fork_unmigrated_shim", "examples/legacy_fork unmigrated + DFLASH_MIGRATE_SHIM=1 and "
+               "SGLANG_ENABLE_SPEC_V2=0 (as its launch.py sets); worker via SpeculativeAlgorithm.register("
+               "'COUNTING_DFLASH')", fork="unmigrated", env=dict(shim_env),
+               extra_kwargs={"speculative_algorithm": "COUNTING_DFLASH"}, monitor=True, expect_overlap=False,
+               expect_worker=FORK_WORKER, expect_shim_loaded=True,
+               known_gap="the shim maps SGLANG_ENABLE_SPEC_V2 only for built-in algorithm names "
+                         "(shims.server_args.SPECULATIVE_ALGORITHMS), not for a plugin algorithm"),
+        # the same worker under the built-in name DFLASH, swapped in with sglang's HookRegistry
+        Config("fork_migrated_hook", "examples/legacy_fork migrated; worker swapped in for DFLASH through "
+               "HookRegistry (SpeculativeAlgorithm.create_worker); disable_overlap_schedule=True",
+               fork="migrated", fork_entry="register_as_dflash",
+               extra_kwargs={"disable_overlap_schedule": True}, monitor=True, expect_overlap=False,
+               expect_worker=FORK_WORKER, expect_shim_loaded=False),
+        Config("fork_unmigrated_shim_hook", "examples/legacy_fork unmigrated + DFLASH_MIGRATE_SHIM=1 and "
+               "SGLANG_ENABLE_SPEC_V2=0; worker swapped in for DFLASH through HookRegistry",
+               fork="unmigrated", fork_entry="register_as_dflash", env=dict(shim_env), monitor=True,
+               expect_overlap=False, expect_worker=FORK_WORKER, expect_shim_loaded=True),
         # wave 2: interleaved throughput A/B, identical effective settings (sync DFLASH + decode CUDA graphs)
         Config("ab_shim", "A/B 'with shim': SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1, decode CUDA graphs",
                wave=2, env=dict(shim_env), cuda_graph=True, monitor=True, expect_overlap=False, expect_worker=V2,
@@ -124,6 +157,12 @@ def default_configs() -> list[Config]:
                wave=2, extra_kwargs={"disable_overlap_schedule": True}, cuda_graph=True, monitor=True,
                expect_overlap=False, expect_worker=V2, expect_shim_loaded=False),
     ]
+    if launch_server_available:
+        configs.insert(5, Config(
+            "env0_shim_launch_server", "SGLANG_ENABLE_SPEC_V2=0 through `python -m shims.launch_server` (HTTP)",
+            mode="server", env={"SGLANG_ENABLE_SPEC_V2": "0"}, monitor=True, expect_overlap=False,
+            expect_worker=V2))
+    return configs
 
 
 def smoke_configs() -> list[Config]:
@@ -228,7 +267,30 @@ def prepare(workdir: str) -> dict:
     os.makedirs(probe_site, exist_ok=True)
     shutil.copy(os.path.join(HERE, "dflash_gpu_probe.py"), probe_site)
     probe.write_entry_point(probe_site, probe.PROBE_NAME, "dflash_gpu_probe:register", "dflash_gpu_probe")
-    return {"model_dir": model_dir, "model_digests": digests, "probe_site": probe_site}
+    forks = prepare_forks(workdir)
+    return {"model_dir": model_dir, "model_digests": digests, "probe_site": probe_site, "forks": forks}
+
+
+def prepare_forks(workdir: str) -> dict:
+    """Two copies of examples/legacy_fork: as written, and migrated by ``dflash-migrate`` (run here,
+    against the installed sglang)."""
+    src = os.path.join(ROOT, "examples", "legacy_fork")
+    out: dict = {}
+    if not os.path.isdir(src):
+        return {"error": "examples/legacy_fork is missing"}
+    for kind in ("unmigrated", "migrated"):
+        dest = os.path.join(workdir, "forks", kind)
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        out[kind] = {"path": dest}
+    q = subprocess.run([sys.executable, "-m", "migrator", "fix", out["migrated"]["path"], "--allow-dirty"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    out["migrated"]["codemod"] = {"cmd": "python -m migrator fix <copy> --allow-dirty (target: installed sglang)",
+                                  "rc": q.returncode, "stderr_tail": q.stderr[-3000:], "stdout_tail": q.stdout[-3000:]}
+    worker = os.path.join(out["migrated"]["path"], "legacy_fork", "workers", "counting_worker.py")
+    with open(worker) as f:
+        out["migrated"]["counting_worker_imports_v2"] = "dflash_worker_v2 import DFlashWorkerV2" in f.read()
+    return out
 
 
 def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
@@ -236,6 +298,13 @@ def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
     env.update(cfg.env)
     env["PYTHONUNBUFFERED"] = "1"
     paths = [prep["probe_site"], *cfg.pythonpath]
+    if cfg.fork:
+        fork_dir = prep["forks"][cfg.fork]["path"]
+        site = os.path.join(workdir, "fork_sites", cfg.label)
+        shutil.rmtree(site, ignore_errors=True)
+        probe.write_entry_point(site, "legacy_fork", f"legacy_fork.sglang_plugin:{cfg.fork_entry}", "legacy_fork")
+        paths += [site, fork_dir]
+        env["DFLASH_GPU_PROBE_WATCH"] = fork_dir
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)
@@ -245,9 +314,6 @@ def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
     env["DFLASH_GPU_PROBE_DIR"] = pdir
     if cfg.monitor:
         env["DFLASH_GPU_PROBE_MONITOR"] = "1"
-    watch = [p for p in cfg.pythonpath if p]
-    if watch:
-        env["DFLASH_GPU_PROBE_WATCH"] = os.pathsep.join(watch)
     return env
 
 
@@ -281,6 +347,10 @@ def run_correctness(cfg: Config, prep: dict, workdir: str, out: dict, reps: int 
         rec["startup_s"] = start["startup_s"]
         rec["mixed_runs"] = [drv.request(op="generate", set="mixed", max_new=MIXED_NEW, tag=f"rep{i}")
                              for i in range(reps)]
+        if cfg.heavy_reference:
+            r = drv.request(op="generate", set="accepting", max_new=HEAVY_NEW, tag="heavy_reference", timeout=300)
+            rec["heavy_reference_ids"] = r.pop("output_ids")
+            rec["heavy_reference"] = _summarize_generate(r)
         rec["probe"] = drv.request(op="probe", timeout=120)["probe"]
     except Exception as exc:
         rec["error"] = f"{exc}"
@@ -339,10 +409,13 @@ def run_ab(cfg_a: Config, cfg_b: Config, prep, workdir, out, reps: int) -> None:
         ab["tok_per_s"] = series
         ab["order"] = order
         ab["heavy_outputs_equal"] = heavy_ids.get(cfg_a.label) == heavy_ids.get(cfg_b.label)
-        ab["heavy_outputs_match_pi_chain"] = {
-            label: ids == [models.pi_chain(prep["pi"], p[-1], HEAVY_NEW) for p in models.accepting_prompts()]
-            for label, ids in heavy_ids.items()
-        }
+        ref = out.get("plain", {}).get("heavy_reference_ids")
+        ab["heavy_outputs_equal_plain_reference"] = {label: (ids == ref if ref else None)
+                                                     for label, ids in heavy_ids.items()}
+        chains = [models.pi_chain(prep["pi"], p[-1], HEAVY_NEW) for p in models.accepting_prompts()]
+        ab["heavy_pi_chain"] = {label: _chain_report(ids, chains) for label, ids in heavy_ids.items()}
+        if ref:
+            ab["heavy_pi_chain"]["plain"] = _chain_report(ref, chains)
         for label, drv in drivers.items():
             out[label]["probe"] = drv.request(op="probe", timeout=120)["probe"]
     except Exception as exc:
@@ -354,6 +427,17 @@ def run_ab(cfg_a: Config, cfg_b: Config, prep, workdir, out, reps: int) -> None:
             drv.close()
         ab["wall_total_s"] = round(time.time() - t0, 1)
     _ab_stats(ab)
+
+
+def _chain_report(ids, chains) -> dict:
+    firsts = []
+    for got, want in zip(ids, chains):
+        k = next((j for j, (a, b) in enumerate(zip(got, want)) if a != b), None)
+        if k is None and len(got) != len(want):
+            k = min(len(got), len(want))
+        firsts.append(k)
+    return {"prompts_matching": sum(k is None for k in firsts), "prompts": len(firsts),
+            "first_mismatch_positions": [k for k in firsts if k is not None][:16]}
 
 
 def _ab_stats(ab: dict) -> None:
@@ -420,8 +504,8 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
                 "env": sp.get("env"),
                 "shims_loaded": sp.get("shims_loaded"),
                 "legacy_dflash_worker_module": sp.get("legacy_dflash_worker_module"),
-                "legacy_fork_marker": sp.get("legacy_fork_marker"),
-                "legacy_fork_calls": sp.get("legacy_fork_calls"),
+                "draft_worker_source": sp.get("draft_worker_source"),
+                "draft_worker_forward_calls": sp.get("draft_worker_forward_calls"),
                 "forward_ct": sp.get("forward_ct"),
             }
             if sp.get("monitor"):
@@ -445,6 +529,8 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
             checks["scheduler_probe_reported"] = False
         v["checks"] = checks
         v["ok"] = bool(checks) and all(checks.values()) and "error" not in v
+        if cfg.known_gap:
+            v["known_gap"] = cfg.known_gap
         verdicts[cfg.label] = v
     return verdicts
 
@@ -502,6 +588,26 @@ def environment_facts() -> dict:
     return facts
 
 
+def run_doctor(workdir: str) -> dict:
+    """``dflash-migrate doctor`` on this machine, plain and with the shim switched on."""
+    runs = []
+    base = {k: v for k, v in os.environ.items() if k not in SCRUB_ENV}
+    for label, extra in (("plain environment", {}),
+                         ("DFLASH_MIGRATE_SHIM=1 SGLANG_ENABLE_SPEC_V2=0", {"DFLASH_MIGRATE_SHIM": "1",
+                                                                          "SGLANG_ENABLE_SPEC_V2": "0"})):
+        for cmd in (["dflash-migrate", "doctor"], [sys.executable, "-m", "migrator", "doctor"]):
+            if cmd[0] == "dflash-migrate" and shutil.which("dflash-migrate") is None:
+                continue
+            try:
+                q = subprocess.run(cmd, capture_output=True, text=True, env={**base, **extra}, cwd=workdir, timeout=180)
+                runs.append({"env": label, "cmd": " ".join(cmd[-3:]), "rc": q.returncode,
+                             "stdout": q.stdout[-6000:], "stderr": q.stderr[-3000:]})
+            except Exception as exc:
+                runs.append({"env": label, "cmd": " ".join(cmd[-3:]), "rc": None, "error": repr(exc)})
+            break
+    return {"runs": runs}
+
+
 def run_matrix(workdir: str, configs: list[Config] | None = None, parallel: int = 8, ab_reps: int = 8,
                only: set[str] | None = None) -> dict:
     t0 = time.time()
@@ -524,10 +630,17 @@ def run_matrix(workdir: str, configs: list[Config] | None = None, parallel: int 
         t2 = time.time()
         run_ab(wave2[0], wave2[1], prep, workdir, out, ab_reps)
         result["wave2_wall_s"] = round(time.time() - t2, 1)
+    try:
+        result["doctor"] = run_doctor(workdir)
+    except Exception as exc:
+        result["doctor"] = {"error": repr(exc), "runs": []}
+    result["forks"] = prep.get("forks")
     result["configs"] = out
     result["verdicts"] = evaluate(out, configs, prep["pi"])
     result["ab"] = out.pop("ab", None)
     result["total_wall_s"] = round(time.time() - t0, 1)
+    for rec in out.values():
+        rec.pop("heavy_reference_ids", None)
     with open(os.path.join(workdir, "results.json"), "w") as f:
         json.dump(result, f, indent=1, default=str)
     return result

@@ -41,7 +41,7 @@ PROBE_NAME = "dflash_gpu_probe"
 
 _state: dict = {
     "scheduler": None,
-    "steps": 0,
+    "steps": 0,  # Scheduler.run_batch starts (one per forward step)
     "calls_before_first_step": {},
     "calls_during_serving": {},
     "monitor": None,
@@ -115,10 +115,22 @@ def _facts(scheduler) -> dict:
                 facts[attr.lstrip("_")] = int(getattr(dw, attr))
             except Exception:
                 pass
-        marker = getattr(type(dw), "LEGACY_FORK_MARKER", None)
-        if marker is not None:
-            facts["legacy_fork_marker"] = marker
-            facts["legacy_fork_calls"] = dict(getattr(type(dw), "legacy_fork_calls", {}) or {})
+        if not type(dw).__module__.startswith("sglang."):  # a fork's own worker class
+            import inspect
+
+            try:
+                path = inspect.getsourcefile(type(dw))
+                with open(path) as f:
+                    src = f.read()
+                facts["draft_worker_source"] = {
+                    "file": path,
+                    "imports_v1_dflash_worker": "speculative.dflash_worker import" in src,
+                    "imports_v2_dflash_worker": "speculative.dflash_worker_v2 import" in src,
+                }
+            except Exception as exc:  # pragma: no cover
+                facts["draft_worker_source"] = {"error": repr(exc)}
+            calls = getattr(type(dw), "forward_calls", None)
+            facts["draft_worker_forward_calls"] = calls if isinstance(calls, int) else None
     facts["forward_ct"] = int(getattr(scheduler, "forward_ct", 0) or 0)
     return facts
 
@@ -158,7 +170,7 @@ def _after_flush_cache(result, *args, **kwargs):
         facts["monitor"] = {
             "enabled": _state["monitor"] is not None,
             "watched_prefixes": (_state["monitor"] or {}).get("prefixes"),
-            "forward_steps_seen": _state["steps"],
+            "run_batch_calls_seen": _state["steps"],
             "control_DFlashWorkerV2_forward_batch_generation_calls": _state["control_calls"],
             "shim_calls_before_first_step": dict(_state["calls_before_first_step"]),
             "shim_calls_during_serving": dict(_state["calls_during_serving"]),
@@ -193,7 +205,10 @@ def _start_monitor() -> None:
     try:
         from sglang.srt.managers.scheduler import Scheduler
 
-        run_batch_code = Scheduler.run_batch.__code__
+        import inspect
+
+        # unwrap: a shared decorator wrapper's code object would match every decorated method
+        run_batch_code = inspect.unwrap(Scheduler.run_batch).__code__
     except Exception:
         run_batch_code = None
     try:  # positive control: the real worker's per-step entry point
