@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 from . import catalog
+from .lines import split_lines
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
 V2_MARKERS = ("_v2", "V2")
@@ -116,7 +117,7 @@ class Analysis(ast.NodeVisitor):
 
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool) -> None:
         self.tree = tree
-        self.lines = source.splitlines(keepends=True) or [""]
+        self.lines = split_lines(source) or [""]
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -181,8 +182,12 @@ class Analysis(ast.NodeVisitor):
         return "".join(parts)
 
     def anchor_line(self, node: ast.AST) -> int:
+        """First line of the enclosing statement (its first decorator for a definition)."""
         statement = node if isinstance(node, ast.stmt) else self.statement_of.get(node)
-        return statement.lineno if statement is not None else getattr(node, "lineno", 1)
+        if statement is None:
+            return getattr(node, "lineno", 1)
+        decorators = getattr(statement, "decorator_list", None)
+        return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
     def is_guarded(self, node: ast.AST) -> bool:
         statement = node if isinstance(node, ast.stmt) else self.statement_of.get(node)

@@ -23,12 +23,18 @@ from typing import Callable, Iterable, Literal, Sequence
 
 from . import catalog
 from .discovery import discover, is_python
+from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
 
 Mode = Literal["fix", "check", "diff", "lint"]
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 SERIAL_THRESHOLD = 48  # below this many candidates a pool costs more than it saves
+#: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory)
+#: or not rewritten (libcst needs minutes per MB): one generated giant must not stall or
+#: exhaust the machine; the other files are still processed.
+MAX_ANALYSE_BYTES = 8 * 1024 * 1024
+MAX_REWRITE_BYTES = 2 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -133,6 +139,11 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     candidate = might_match(data)
     if not candidate and not options.parse_all:
         return result
+    if len(data) > MAX_ANALYSE_BYTES:
+        line = _first_trigger_line(data) if candidate else None
+        result.error = FileError(path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {MAX_ANALYSE_BYTES // 2**20} MiB)"
+                                 + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line)
+        return result
     try:
         source = decode_python(data)
         tree = ast.parse(source, filename=path)
@@ -207,7 +218,7 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
         return []
     explained = {edit.text.strip() for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback) if isinstance(edit, InsertComment)}
     leftovers = []
-    for number, line in enumerate(source.splitlines(), start=1):
+    for number, line in enumerate((line.rstrip("\r\n") for line in split_lines(source)), start=1):
         match = TODO_PATTERN.search(line)
         if not match or line.strip() in explained or not enabled(match.group(1)):
             continue
@@ -231,9 +242,18 @@ def chosen_edits(findings: Sequence[Finding], options: Options) -> list[Edit]:
     return edits
 
 
+def _first_trigger_line(data: bytes) -> int | None:
+    found = [at for at in (data.find(token) for token in _tokens()) if at >= 0]
+    return data.count(b"\n", 0, min(found)) + 1 if found else None
+
+
 def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options) -> None:
     edits = chosen_edits(findings, options)
     if not edits:
+        return
+    if len(data) > MAX_REWRITE_BYTES:
+        result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB): "
+                                 "findings reported, file left unchanged; apply them by hand")
         return
     from .rewrite import RewriteError, apply_edits
 
@@ -249,7 +269,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     if new == data:
         return
     result.new_bytes = new
-    present = set(source.splitlines())
+    present = {line.rstrip("\r\n") for line in split_lines(source)}
     for edit in edits:
         if isinstance(edit, InsertComment):
             if not any(line.strip() == edit.text for line in present):
@@ -337,9 +357,23 @@ def run(
     options: Options,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
-    """Process every file under ``paths``; see the module docstring."""
-    found = discover(paths, options.exclude, options.respect_gitignore)
+    """Process every file under ``paths``; see the module docstring.
+
+    Ctrl-C (SIGINT) at any point stops the run cleanly: files already written are fully
+    migrated, the others untouched, and the result says ``interrupted`` (exit code 2).
+    """
     outcome = RunResult()
+    try:
+        _run_into(outcome, paths, options, on_progress)
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    outcome.results.sort(key=lambda r: r.path)
+    _summarise(outcome, outcome.summary.files_scanned, options)
+    return outcome
+
+
+def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
+    found = discover(paths, options.exclude, options.respect_gitignore)
     outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
     for missing in found.missing:
         outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
@@ -359,36 +393,34 @@ def run(
         else:
             quick.append(FileResult(str(path)))
     total = len(candidates)
-    try:
-        if total < SERIAL_THRESHOLD or (options.jobs or default_jobs()) == 1:
-            for index, path in enumerate(candidates, start=1):
-                outcome.results.append(process_path(path, options))
-                if on_progress:
-                    on_progress(index, total)
-        else:
-            outcome.results.extend(_run_pool(candidates, options, on_progress))
-    except KeyboardInterrupt:
-        outcome.interrupted = True
+    outcome.summary.files_scanned = len(found.files)
     outcome.results.extend(quick)
-    outcome.results.sort(key=lambda r: r.path)
-    _summarise(outcome, len(found.files), options)
-    return outcome
+    if total < SERIAL_THRESHOLD or (options.jobs or default_jobs()) == 1:
+        for index, path in enumerate(candidates, start=1):
+            outcome.results.append(process_path(path, options))
+            if on_progress:
+                on_progress(index, total)
+    else:
+        _run_pool(candidates, options, on_progress, outcome.results)
 
 
-def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> list[FileResult]:
+def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[int, int], None] | None,
+              results: list[FileResult]) -> list[FileResult]:
+    """Results are appended to ``results`` as chunks finish (kept when interrupted)."""
     import multiprocessing
 
     jobs = options.jobs or default_jobs()
     chunk = max(1, min(16, len(candidates) // (jobs * 4) or 1))
     chunks = [candidates[i:i + chunk] for i in range(0, len(candidates), chunk)]
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    results: list[FileResult] = []
     done = 0
+    collected: set = set()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
         futures = [pool.submit(_process_chunk, part, options) for part in chunks]
         try:
             for future in futures:
                 part = future.result()
+                collected.add(future)
                 results.extend(part)
                 done += len(part)
                 if on_progress:
@@ -396,6 +428,9 @@ def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[i
         except KeyboardInterrupt:
             for future in futures:
                 future.cancel()
+            for future in futures:  # chunks already running finish (workers ignore SIGINT): report them
+                if not future.cancelled() and future not in collected:
+                    results.extend(future.result())
             raise
     return results
 

@@ -1,0 +1,26 @@
+"""Line splitting that agrees with Python's tokenizer (and ``ast`` line numbers).
+
+``str.splitlines`` also breaks on form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and the
+Unicode line separators, which Python source treats as ordinary characters; using it
+would shift line numbers and columns on such files. Only ``\\r\\n``, ``\\r`` and ``\\n``
+end a line here.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their endings kept; ``"".join(split_lines(t)) == t``."""
+    return _LINE.findall(text)
+
+
+def line_ending(line: str, default: str = "\n") -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith(("\n", "\r")):
+        return line[-1]
+    return default
