@@ -12,7 +12,7 @@ bash scripts/gpu/device_setup.sh || echo "device_setup failed (rc=$?)"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 W=/tmp/dflash-gpu; rm -rf "$W"; mkdir -p "$W"
 export DFLASH_GPU_WORKDIR="$W" DFLASH_GPU_RESULTS="$OUT/results.json"
-LIMIT="${LIMIT:-500}"
+LIMIT="${LIMIT:-500}"; export DFLASH_GPU_AB_REPS="${AB_REPS:-15}"
 if [ "$MODE" = smoke ]; then
   timeout -k 10 "$LIMIT" python3 tests/gpu/dflash_gpu_matrix.py --workdir "$W" --smoke --ab-reps "${AB_REPS:-7}"
   rc=$?; cp "$W/results.json" "$OUT/results.json" 2>/dev/null
