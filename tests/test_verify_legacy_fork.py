@@ -30,10 +30,4 @@ def test_migrated_legacy_fork_verifies_clean_beyond_todos(tmp_path: Path, versio
     left = [f"{f.path}:{f.line}: {f.code} {f.message}" for r in results for f in r.findings]
     errors = [r.error for r in results if r.error]
     assert not errors
-    if not left:
-        return
-    # Known codemod gap (reported to the codemod owner): a `super()._append_target_hidden_to_draft_kv(...)`
-    # call inside the DFM107 override gets no TODO of its own. Anything else fails.
-    gap = [line for line in left if "_append_target_hidden_to_draft_kv`" in line and "paged_worker.py" in line]
-    assert left == gap and len(gap) == 1, "\n".join(left)
-    pytest.xfail("codemod leaves no TODO on the super() call to the removed DFM107 method:\n" + "\n".join(gap))
+    assert left == [], "\n".join(left)

@@ -43,6 +43,7 @@ class PagedDFlashWorker(v1.DFlashWorkerV2):
         )
         # TODO(dflash-migrate): DFM109 `target_hidden`: this `DFlashDraftInput` field does not exist on `DFlashDraftInputV2` (MIGRATION.md#dfm109)
         draft_input.target_hidden = draft_input.target_hidden[keep]
+        # TODO(dflash-migrate): DFM107 `_append_target_hidden_to_draft_kv` was removed; use `_append_target_hidden_to_draft_kv_by_loc` (MIGRATION.md#dfm107)
         super()._append_target_hidden_to_draft_kv(batch, draft_input)
 
     def accept(self, batch, logits_output):
