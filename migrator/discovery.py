@@ -11,6 +11,7 @@ reported, not dropped silently.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -109,6 +110,9 @@ def discover(
         if not given.exists():
             found.missing.append(given)
             continue
+        if not given.is_file() and not given.is_dir():
+            found.skipped.append((given, _special_reason(given)))
+            continue
         if given.is_file():
             if given not in seen:
                 seen.add(given)
@@ -135,13 +139,31 @@ def discover(
                 child = here / name
                 if rules.ignored(child, root, False) or not accept(child):
                     continue
-                if child.is_symlink():
+                try:
+                    mode = child.lstat().st_mode
+                except OSError as error:
+                    found.skipped.append((child, f"cannot stat: {error.strerror or error}"))
+                    continue
+                if stat.S_ISLNK(mode):
                     found.skipped.append((child, _symlink_reason(child, root)))
+                    continue
+                if not stat.S_ISREG(mode):
+                    found.skipped.append((child, _special_reason(child)))
                     continue
                 if child not in seen:
                     seen.add(child)
                     found.files.append(child)
     return found
+
+
+def _special_reason(path: Path) -> str:
+    """Why a FIFO, socket or device is skipped (reading a FIFO would block forever)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return "not a regular file: skipped"
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+    return f"{kind}, not a regular file: never read"
 
 
 def _symlink_reason(link: Path, root: Path) -> str:

@@ -30,10 +30,17 @@ class SourceError(Exception):
 
 def decode_python(data: bytes) -> str:
     """Decode like the interpreter: BOM, then a PEP 263 coding cookie, else UTF-8."""
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise SourceError(f"binary file (NUL byte at offset {nul}): not Python source", line)
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as error:
-        raise SourceError(f"invalid encoding declaration: {error.msg}", error.lineno) from error
+        if "invalid or missing encoding declaration" not in str(error):
+            line = error.lineno or next((n for n, text in enumerate(data.split(b"\n", 2)[:2], 1) if b"coding" in text), 1)
+            raise SourceError(f"invalid encoding declaration: {error.msg}", line) from error
+        encoding = "utf-8"  # no cookie and a first line that is not UTF-8: say which byte
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -45,14 +52,31 @@ def decode_python(data: bytes) -> str:
 
 
 def read_bytes(path: Path) -> bytes:
+    """The file's bytes; refuses FIFOs, sockets and devices (a FIFO would block forever)."""
     try:
-        return path.read_bytes()
+        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except PermissionError as error:
         raise SourceError("cannot read file: permission denied") from error
     except IsADirectoryError as error:
         raise SourceError("is a directory") from error
     except OSError as error:
         raise SourceError(f"cannot read file: {error.strerror or error}") from error
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise SourceError("is a directory")
+        if not stat.S_ISREG(mode):
+            raise SourceError("not a regular file (FIFO, socket or device): never read")
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    except PermissionError as error:
+        raise SourceError("cannot read file: permission denied") from error
+    except IsADirectoryError as error:
+        raise SourceError("is a directory") from error
+    except OSError as error:
+        raise SourceError(f"cannot read file: {error.strerror or error}") from error
+    finally:
+        os.close(descriptor)
 
 
 def write_atomic(path: Path, data: bytes, expected_old: bytes) -> None:
