@@ -24,6 +24,8 @@ What is resolved (all statically; the scanned code is never imported or executed
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -118,6 +120,7 @@ class Analysis(ast.NodeVisitor):
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool) -> None:
         self.tree = tree
         self.lines = split_lines(source) or [""]
+        self.hot_lines = _hot_lines(source)
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -447,6 +450,8 @@ class Analysis(ast.NodeVisitor):
         if node.returns is not None:
             self._visit_annotation(node.returns)
         self.bind(node.name, Binding(None, "def"))
+        if not self._is_hot(node):
+            return  # no word any rule looks for occurs in this function: nothing to find inside
         function_scope = Scope("function", parent=self.scope)
         if self.scope.kind == "class" and self.class_stack:
             function_scope.class_qualname = self.class_stack[-1].qualname
@@ -467,6 +472,10 @@ class Analysis(ast.NodeVisitor):
         for statement in node.body:
             self.parents[statement] = node
             self._visit_statement(statement)
+
+    def _is_hot(self, node: ast.AST) -> bool:
+        index = bisect.bisect_left(self.hot_lines, node.lineno)  # type: ignore[attr-defined]
+        return index < len(self.hot_lines) and self.hot_lines[index] <= node.end_lineno  # type: ignore[attr-defined]
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.generic_visit(node)
@@ -584,6 +593,21 @@ class Analysis(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self.strings.append(node)
+
+
+def _hot_lines(source: str) -> list[int]:
+    """Sorted line numbers holding a word some rule looks for (see catalog.relevant_words)."""
+    newlines = [match.start() for match in _NEWLINE.finditer(source)]
+    found: set[int] = set()
+    for word in catalog.relevant_words():
+        start = source.find(word)
+        while start != -1:
+            found.add(bisect.bisect_left(newlines, start) + 1)
+            start = source.find(word, start + len(word))
+    return sorted(found)
+
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def iter_call_args(call: ast.Call) -> Iterator[tuple[str | None, ast.expr]]:

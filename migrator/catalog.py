@@ -580,6 +580,20 @@ def trigger_tokens() -> tuple[bytes, ...]:
     return tuple(sorted(t.encode() for t in tokens))
 
 
+@cache
+def relevant_words() -> tuple[str, ...]:
+    """Words without which no rule can fire inside a function body: the trigger tokens,
+    the member names rules look up on typed values, and server-argument builders.
+    The analysis skips function bodies that contain none of them."""
+    words = {token.decode() for token in trigger_tokens()}
+    for entry in ENTRIES:
+        for name in entry.names:
+            words.add(name.rpartition(".")[2])
+    words.update(callable_name.rpartition(".")[2] for callable_name in ENGINE_CALLABLES)
+    words.add(LAUNCH_SERVER_MODULE.rpartition(".")[2])
+    return tuple(sorted(words))
+
+
 def default_target_version() -> str:
     """Installed sglang if it is V2 (read from metadata, never imported), else the newest."""
     from importlib import metadata

@@ -29,7 +29,7 @@ from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, Run
 
 Mode = Literal["fix", "check", "diff", "lint"]
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
-SERIAL_THRESHOLD = 48  # below this many candidates a pool costs more than it saves
+POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
 #: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory)
 #: or not rewritten (libcst needs minutes per MB): one generated giant must not stall or
 #: exhaust the machine; the other files are still processed.
@@ -90,8 +90,16 @@ class RunResult:
 # ---- one file ---------------------------------------------------------------------
 
 
+#: Every trigger token, lower-cased, contains one of these (checked by a test); one
+#: lower() and three scans reject almost every file before the exact token scans run.
+COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots")
+
+
 def might_match(data: bytes) -> bool:
     """Cheap byte-level prefilter: can any rule possibly fire on this file?"""
+    lowered = data.lower()
+    if not any(marker in lowered for marker in COARSE_MARKERS):
+        return False
     return any(token in data for token in _tokens())
 
 
@@ -379,39 +387,29 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
     if options.writes and not options.allow_dirty:
         options = replace(options, dirty=dirty_files(paths))
-    candidates: list[Path] = []
-    quick: list[FileResult] = []
-    for path in found.files:
-        try:
-            with open(path, "rb") as stream:
-                data = stream.read()
-        except OSError:
-            candidates.append(path)  # let process_path report the read error
-            continue
-        if might_match(data) or (options.parse_all and is_python(path)):
-            candidates.append(path)
-        else:
-            quick.append(FileResult(str(path)))
-    total = len(candidates)
-    outcome.summary.files_scanned = len(found.files)
-    outcome.results.extend(quick)
-    if total < SERIAL_THRESHOLD or (options.jobs or default_jobs()) == 1:
-        for index, path in enumerate(candidates, start=1):
+    files = found.files
+    outcome.summary.files_scanned = len(files)
+    jobs = options.jobs or default_jobs()
+    if len(files) < POOL_MIN_FILES or jobs == 1:
+        for index, path in enumerate(files, start=1):
             outcome.results.append(process_path(path, options))
             if on_progress:
-                on_progress(index, total)
+                on_progress(index, len(files))
     else:
-        _run_pool(candidates, options, on_progress, outcome.results)
+        _run_pool(files, options, jobs, on_progress, outcome.results)
 
 
-def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[int, int], None] | None,
-              results: list[FileResult]) -> list[FileResult]:
-    """Results are appended to ``results`` as chunks finish (kept when interrupted)."""
+def _run_pool(files: list[Path], options: Options, jobs: int, on_progress: Callable[[int, int], None] | None,
+              results: list[FileResult]) -> None:
+    """Reading, prefiltering and analysis all happen in the workers, in chunks of files.
+
+    Results are appended to ``results`` as chunks finish, so they are kept when the run is
+    interrupted; chunks already running finish (workers ignore SIGINT) and are reported.
+    """
     import multiprocessing
 
-    jobs = options.jobs or default_jobs()
-    chunk = max(1, min(16, len(candidates) // (jobs * 4) or 1))
-    chunks = [candidates[i:i + chunk] for i in range(0, len(candidates), chunk)]
+    chunk = max(8, min(256, len(files) // (jobs * 8) or 8))
+    chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     done = 0
     collected: set = set()
@@ -424,7 +422,7 @@ def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[i
                 results.extend(part)
                 done += len(part)
                 if on_progress:
-                    on_progress(done, len(candidates))
+                    on_progress(done, len(files))
         except KeyboardInterrupt:
             for future in futures:
                 future.cancel()
@@ -432,7 +430,6 @@ def _run_pool(candidates: list[Path], options: Options, on_progress: Callable[[i
                 if not future.cancelled() and future not in collected:
                     results.extend(future.result())
             raise
-    return results
 
 
 def left_for_humans(finding: Finding, options: Options) -> bool:
