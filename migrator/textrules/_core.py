@@ -92,6 +92,63 @@ def strip_comment(line: str, marker: str = "#") -> str:
     return line
 
 
+_DOTTED_KINDS = ("module", "class", "function")
+
+
+def _dotted_pattern() -> "re.Pattern[str]":
+    names = sorted((n for e in catalog.entries_of_kind(*_DOTTED_KINDS) for n in e.names), key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?<![\w.])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
+
+
+_DOTTED = _dotted_pattern()
+
+
+def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool) -> list[Finding]:
+    """Fully qualified removed names in config and scripts (``worker_cls:
+    sglang.srt.speculative.dflash_worker.DFlashWorker``): renamed where the catalog has a
+    replacement for the target, otherwise reported. Comment lines are skipped."""
+    from migrator.analysis import rename_qualname
+    from migrator.rules.imports import matching_entry
+
+    out: list[Finding] = []
+    enabled = _FiresOnly(ctx)
+    for number, line in enumerate((l.rstrip("\r\n") for l in _split(text)), start=1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        for m in _DOTTED.finditer(line):
+            entry = matching_entry(m.group(0), enabled)  # type: ignore[arg-type]
+            if entry is None:
+                continue
+            new = rename_qualname(m.group(0), ctx.target)
+            span = Span.of(number, m.start(), number, m.end())
+            if new != m.group(0) and rewrite:
+                fix = Fix("safe", (Replace(span, new),), new)
+            elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
+                fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
+            else:
+                fix = Fix("manual", (), new if new != m.group(0) else None)
+            out.append(Finding(path, span, entry.code, entry.message, fix))
+    return out
+
+
+class _FiresOnly:
+    """The slice of RuleContext that ``matching_entry`` needs, for text files."""
+
+    def __init__(self, ctx: Ctx) -> None:
+        self.target = ctx.target
+
+    def entry(self, code: str) -> catalog.Entry | None:
+        entry = catalog.get(code)
+        return entry if entry.fires_for(self.target) else None
+
+
+def _split(text: str) -> list[str]:
+    from migrator.lines import split_lines
+
+    return split_lines(text)
+
+
 # ---- applying text edits --------------------------------------------------------------
 
 
@@ -111,7 +168,7 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
     next run picks it up). ``InsertComment`` is idempotent: nothing is added when the line
     above already carries the same comment.
     """
-    lines = text.splitlines(keepends=True)
+    lines = _split(text)
     starts = _offsets(lines)
     newline = "\r\n" if "\r\n" in text else "\n"
 
@@ -185,6 +242,12 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
     return edits, fixes, todos
 
 
+def _module_for(path: str) -> str | None:
+    from migrator.textrules import module_for
+
+    return module_for(path)
+
+
 def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResult:
     from migrator.suppressions import filter_findings
 
@@ -197,7 +260,11 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
         text = text[1:]
     target = getattr(options, "target_version", None) or catalog.default_target_version()
     ctx = Ctx(target)
-    raw = [f for f in analyze(path, text, ctx) if _enabled(f.code, options, path) and ctx.fires(f.code)]
+    found = analyze(path, text, ctx)
+    kind = _module_for(path)
+    if kind not in ("markdown", None):  # Markdown prose may name old modules on purpose
+        found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
+    raw = [f for f in found if _enabled(f.code, options, path) and ctx.fires(f.code)]
     kept, suppressed, unused = filter_findings(text, raw)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
