@@ -60,7 +60,8 @@ def test_shim_restores_the_old_meaning(gpu_matrix, label):
     s = _verdict(gpu_matrix, label)["scheduler"]
     assert s["env"]["SGLANG_ENABLE_SPEC_V2"] == "0"
     assert s["enable_overlap"] is False and s["disable_overlap_schedule"] is True
-    assert s["draft_worker"] == "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2"
+    want = matrix.FORK_WORKER if label.startswith("fork_") else "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2"
+    assert s["draft_worker"] == want and s["is_DFlashWorkerV2"] is True
 
 
 def test_codemod_migrated_the_fork_on_this_machine(gpu_matrix):
