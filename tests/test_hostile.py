@@ -435,17 +435,33 @@ def test_fifty_megabyte_file(tmp_path: Path) -> None:
     original = hashlib.sha256(big.read_bytes()).hexdigest()
     good = tmp_path / "good.py"
     good.write_bytes(V1)
+    lint = cli("lint", tmp_path, cwd=tmp_path, timeout=600)
+    assert lint.returncode == 2
+    assert "generated_tables.py:1:1: error: file too large to analyse" in lint.stdout + lint.stderr
+    assert "good.py:1:" in lint.stdout
     start = time.monotonic()
     proc = cli("fix", tmp_path, "--allow-dirty", cwd=tmp_path, timeout=600)
     seconds = time.monotonic() - start
     assert proc.returncode == 2, proc.stderr
-    assert re.search(r"generated_tables\.py: error: file too large to rewrite", proc.stderr), proc.stderr
+    assert re.search(r"generated_tables\.py:1:1: error: file too large to analyse \(5\d\.\d MiB > 8 MiB\); it mentions a V1 name", proc.stderr), proc.stderr
     assert hashlib.sha256(big.read_bytes()).hexdigest() == original
     assert good.read_bytes() == migrated(V1)
     assert temp_files(tmp_path) == []
-    lint = cli("lint", tmp_path, cwd=tmp_path, timeout=600)
-    assert "generated_tables.py:1:" in lint.stdout, lint.stdout[-2000:] + lint.stderr[-2000:]
-    print(f"50 MB file: fix {seconds:.1f}s; lint exit {lint.returncode}")
+    assert seconds < 120, seconds
+
+
+def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrator import engine
+
+    monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
+    big = tmp_path / "big.py"
+    data = V1 + b"x = DFlashWorker\n" + b"y = 1\n" * 500
+    big.write_bytes(data)
+    outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))
+    (result,) = outcome.results
+    assert "file too large to rewrite" in result.error.message
+    assert {f.code for f in result.findings} >= {"DFM101", "DFM102"}
+    assert big.read_bytes() == data and outcome.exit_code == 2
 
 
 def _large_tree(root: Path, count: int) -> dict[str, bytes]:
