@@ -548,6 +548,8 @@ def main(argv: list[str] | None = None) -> int:
             "ruff": subprocess.run([ruff, "--version"], capture_output=True, text=True).stdout.strip() if ruff else None,
             "libcst": _version_of("libcst"),
         },
+        "git_commit": _git_state()[0],
+        "git_dirty_migrator": _git_state()[1],
         "jobs": jobs,
         "repeat": args.repeat,
         "libcst_repeat": args.libcst_repeat,
@@ -646,6 +648,17 @@ def main(argv: list[str] | None = None) -> int:
     out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"\nwrote {out}")
     return 0
+
+
+def _git_state() -> tuple[str | None, list[str]]:
+    """HEAD of this checkout and the files under migrator/ with uncommitted changes."""
+    try:
+        head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "migrator"],
+                               capture_output=True, text=True).stdout.splitlines()
+        return head or None, [line[3:] for line in dirty]
+    except OSError:
+        return None, []
 
 
 def _version_of(dist: str) -> str | None:
