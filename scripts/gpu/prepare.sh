@@ -9,9 +9,9 @@ set -euo pipefail
 SHARED="${SHARED:-$(cd "$(dirname "$0")/../../.." && pwd)/shared/gpu}"
 [ -f .gpu/site.tar.xz ] || bash "$SHARED/build_bundle.sh"
 mkdir -p .gpu/extra .gpu/project
-ls .gpu/extra/jsonschema-*.whl >/dev/null 2>&1 || python3 -m pip download -q --no-deps --only-binary=:all: \
+ls .gpu/extra/python_multipart-*.whl >/dev/null 2>&1 || python3 -m pip download -q --no-deps --only-binary=:all: \
   --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
-  --platform manylinux2014_x86_64 -d .gpu/extra jsonschema referencing jsonschema-specifications rpds-py
+  --platform manylinux2014_x86_64 -d .gpu/extra jsonschema referencing jsonschema-specifications rpds-py soundfile cffi pycparser python-multipart
 rm -f .gpu/project/*.whl
 python3 -m pip wheel -q --no-deps -w .gpu/project . 2>&1 | grep -v WARNING || true
 ls -l .gpu/extra .gpu/project; du -sh .gpu
