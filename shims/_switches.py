@@ -1,0 +1,79 @@
+"""Environment switches of the runtime shim and the one place that emits its messages.
+
+Why a module of its own: the ``.pth`` hook, ``install()``, the alias finder and the
+``ServerArgs`` hook all need the same three switches and the same warn-once policy,
+and none of them may import sglang or torch to get them.
+
+- ``DFLASH_MIGRATE_SHIM=1``: opt every Python process in (read by the ``.pth`` hook).
+- ``DFLASH_MIGRATE_SHIM_STRICT=1``: every shim warning is raised as an error instead
+  (CI proof that nothing legacy is left).
+- ``DFLASH_MIGRATE_SHIM_SILENT=1``: no shim warnings at all (strict wins if both are set).
+
+Values use SGLang's own boolean spelling (``migrator.catalog.sglang_bool``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+
+from migrator import catalog
+
+ENV_ACTIVATE = "DFLASH_MIGRATE_SHIM"
+ENV_STRICT = "DFLASH_MIGRATE_SHIM_STRICT"
+ENV_SILENT = "DFLASH_MIGRATE_SHIM_SILENT"
+
+
+class DFlashMigrationWarning(DeprecationWarning):
+    """A V1 name or setting was used and the shim kept it working; the message says what to change."""
+
+
+def env_flag(name: str) -> bool:
+    """True when ``name`` is set to a truthy SGLang boolean (``1/true/yes/y``, any case)."""
+    value = os.environ.get(name)
+    return bool(value) and catalog.sglang_bool(value) is True
+
+
+def strict() -> bool:
+    return env_flag(ENV_STRICT)
+
+
+def silent() -> bool:
+    return env_flag(ENV_SILENT) and not strict()
+
+
+_emitted: set[str] = set()
+_lock = threading.Lock()
+
+
+def docs_link(entry: catalog.Entry) -> str:
+    return f"{catalog.DOC}#{entry.anchor}"
+
+
+def migration_message(entry: catalog.Entry, detail: str) -> str:
+    """``DFM102: <catalog message>; <detail> (see MIGRATION.md#dfm102)``."""
+    return f"{entry.code}: {entry.message}; {detail} (see {docs_link(entry)})"
+
+
+def notify(key: str, message: str, *, stacklevel: int = 3) -> None:
+    """Warn once per ``key`` with :class:`DFlashMigrationWarning`, honouring the switches.
+
+    Strict raises the warning as an exception every time (not only the first), so a
+    CI run cannot pass because an earlier import already used up the warning.
+    """
+    if strict():
+        raise DFlashMigrationWarning(f"{message} [{ENV_STRICT}=1 turns shim warnings into errors]")
+    if silent():
+        return
+    with _lock:
+        if key in _emitted:
+            return
+        _emitted.add(key)
+    warnings.warn(message, DFlashMigrationWarning, stacklevel=stacklevel)
+
+
+def reset_emitted() -> None:
+    """Forget which warnings were shown (``uninstall()`` and tests use it)."""
+    with _lock:
+        _emitted.clear()

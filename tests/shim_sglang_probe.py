@@ -1,0 +1,233 @@
+"""Runs inside a per-release sglang environment (see ``tests/conftest.py``) and prints one JSON line.
+
+It exercises the shim against the *real* sglang modules of one release on a CPU-only
+machine. Two GPU-only pieces are bypassed, both outside SGLang's own code:
+
+- ``torchvision``, ``torchaudio`` and ``sgl_kernel`` are replaced by inert stand-in
+  modules (``--stub``): sglang 0.5.13-0.5.19 import ``torchvision.io.decode_jpeg`` at
+  module level in ``srt/utils/common.py`` and transformers imports more of it, but the
+  PyPI torchvision wheel cannot load beside the CPU torch build, and ``sgl_kernel``'s
+  ``.so`` needs libtorch_cuda. No shim check calls into them.
+- ``--fake-cuda`` makes ``torch.cuda.is_available()`` True (plus device properties),
+  because the DFLASH argument handler rejects non-CUDA devices (``_handle_dflash``:
+  "DFLASH speculative decoding only supports CUDA and NPU devices", 0.5.16+) and the
+  ``is_cuda()`` import branches must be taken to import the V2 worker. The same trick as
+  ``../shared/gpu/cpu/probe_imports.py``.
+
+Usage: python shim_sglang_probe.py [--fake-cuda] [--stub a,b] COMMAND [JSON]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.abc
+import importlib.machinery
+import json
+import sys
+import types
+import warnings
+from typing import Any
+
+
+class _Inert(type):
+    """A class whose attributes are more inert classes (decorators pass through)."""
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Inert(name, (), {"__module__": "stand-in"})
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]
+        return _Inert(cls.__name__ + "()", (), {"__module__": "stand-in"})
+
+    def __getitem__(cls, item: Any) -> Any:
+        return cls
+
+    def __or__(cls, other: Any) -> Any:
+        return cls
+
+    __ror__ = __or__
+
+    def __iter__(cls) -> Any:
+        return iter(())
+
+    def __bool__(cls) -> bool:
+        return False
+
+
+class _StandInModule(types.ModuleType):
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return _Inert(name, (), {"__module__": self.__name__})
+
+
+class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, tops: set[str]) -> None:
+        self.tops = tops
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name.split(".")[0] in self.tops:
+            return importlib.machinery.ModuleSpec(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec: Any) -> types.ModuleType:
+        module = _StandInModule(spec.name)
+        module.__path__ = []
+        module.__version__ = "0.26.0"  # transformers parses it; the device has torchvision 0.26.0
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass
+
+
+def _fake_cuda() -> None:
+    import torch
+
+    class _Props:
+        total_memory = 141 * 2**30
+        major, minor = 9, 0
+        name = "NVIDIA H200"
+        multi_processor_count = 132
+
+    torch.cuda.is_available = lambda: True
+    torch.version.cuda = "13.0"
+    torch.cuda.device_count = lambda: 1
+    torch.cuda.get_device_capability = lambda *a, **k: (9, 0)
+    torch.cuda.get_device_name = lambda *a, **k: "NVIDIA H200"
+    torch.cuda.current_device = lambda: 0
+    torch.cuda.get_device_properties = lambda *a, **k: _Props()
+    torch.cuda.mem_get_info = lambda *a, **k: (140 * 2**30, 141 * 2**30)
+
+
+def _warnings(caught: list[warnings.WarningMessage]) -> list[dict[str, str]]:
+    return [{"category": w.category.__name__, "message": str(w.message)} for w in caught]
+
+
+def cmd_aliases(payload: dict[str, Any]) -> dict[str, Any]:
+    """Import old names through the shim and compare with the real V2 objects."""
+    import importlib
+
+    from migrator import catalog
+
+    import shims
+
+    result: dict[str, Any] = {"status": shims.install().reason}
+    worker_mod, worker_cls = catalog.V1_WORKER_CLASS.rpartition(".")[::2]
+    v2_mod, v2_cls = catalog.V2_WORKER_CLASS.rpartition(".")[::2]
+    info_mod, draft_cls = catalog.V1_DRAFT_INPUT.rpartition(".")[::2]
+    v2_info_mod, v2_draft_cls = catalog.V2_DRAFT_INPUT.rpartition(".")[::2]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        old_worker_module = importlib.import_module(worker_mod)
+        old = getattr(old_worker_module, worker_cls)
+        again = getattr(old_worker_module, worker_cls)
+        info = importlib.import_module(info_mod)
+        old_draft = getattr(info, draft_cls)
+    real_v2 = getattr(importlib.import_module(v2_mod), v2_cls) if payload.get("v2", True) else None
+    real_draft = getattr(importlib.import_module(v2_info_mod), v2_draft_cls) if payload.get("v2", True) else None
+    result.update(
+        worker_module_file=getattr(old_worker_module, "__file__", None),
+        worker_is_v2=old is real_v2,
+        worker_again_same=again is old,
+        worker_qualname=f"{old.__module__}.{old.__qualname__}",
+        draft_is_v2=old_draft is real_draft,
+        draft_qualname=f"{old_draft.__module__}.{old_draft.__qualname__}",
+        warnings=_warnings(caught),
+    )
+    errors: dict[str, Any] = {}
+    removed_fn = catalog.get("DFM104").old.rpartition(".")[2]
+    try:
+        exec(f"from {info_mod} import {removed_fn}", {})
+        errors["DFM104"] = None
+    except Exception as exc:  # noqa: BLE001
+        errors["DFM104"] = {"type": type(exc).__name__, "message": str(exc), "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    verify_cls = getattr(info, catalog.VERIFY_INPUT.rpartition(".")[2])
+    member = catalog.get("DFM105").member
+    errors["DFM105_hasattr"] = hasattr(verify_cls, member)
+    try:
+        getattr(verify_cls, member)
+        errors["DFM105"] = None
+    except Exception as exc:  # noqa: BLE001
+        errors["DFM105"] = {"type": type(exc).__name__, "message": str(exc), "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    prepare = getattr(verify_cls, catalog.get("DFM110").member)
+    try:
+        prepare(object.__new__(verify_cls), object(), 16)
+        errors["DFM110"] = None
+    except Exception as exc:  # noqa: BLE001
+        errors["DFM110"] = {"type": type(exc).__name__, "message": str(exc), "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    try:  # the V2 form must reach SGLang's own code (which then fails on the fake batch)
+        prepare(object.__new__(verify_cls), object(), object())
+        errors["DFM110_v2_form"] = None
+    except Exception as exc:  # noqa: BLE001
+        errors["DFM110_v2_form"] = {"type": type(exc).__name__, "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    result["errors"] = errors
+    shims.uninstall()
+    result["after_uninstall_has_module"] = worker_mod in sys.modules
+    result["after_uninstall_verify_member"] = member in verify_cls.__dict__
+    return result
+
+
+def _resolved(server_args: Any, field: str) -> Any:
+    """The value SGLang's own resolution settled on (0.5.20+ keeps it in a view)."""
+    try:
+        from sglang.srt.arg_groups.overrides import resolving_view
+    except ImportError:
+        return getattr(server_args, field)
+    try:
+        return getattr(resolving_view(server_args), field)
+    except Exception:  # noqa: BLE001 - older view API
+        return getattr(server_args, field)
+
+
+def cmd_server_args(payload: dict[str, Any]) -> dict[str, Any]:
+    """Build ServerArgs the way an entry point does and report disable_overlap_schedule."""
+    import shims
+
+    if payload.get("install", True):
+        shims.install()
+    from sglang.srt import server_args as sa_module
+
+    result: dict[str, Any] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if "argv" in payload:
+                record = sa_module.prepare_server_args(payload["argv"])
+            else:
+                record = sa_module.ServerArgs(**payload["kwargs"])
+            result["raw_after_init"] = record.disable_overlap_schedule
+            if hasattr(record, "resolve_once"):
+                record.resolve_once()
+            result["value"] = record.disable_overlap_schedule
+            result["resolved"] = _resolved(record, "disable_overlap_schedule")
+            result["algorithm"] = str(_resolved(record, "speculative_algorithm"))
+        except Exception as exc:  # noqa: BLE001
+            result["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000]}
+    result["warnings"] = [w for w in _warnings(caught) if w["category"] == "DFlashMigrationWarning"]
+    return result
+
+
+COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fake-cuda", action="store_true")
+    parser.add_argument("--stub", default="torchvision,torchaudio,sgl_kernel")
+    parser.add_argument("command", choices=sorted(COMMANDS))
+    parser.add_argument("payload", nargs="?", default="{}")
+    args = parser.parse_args()
+    tops = {name for name in args.stub.split(",") if name}
+    if tops:
+        sys.meta_path.insert(0, _StandInFinder(tops))
+    if args.fake_cuda:
+        _fake_cuda()
+    result = COMMANDS[args.command](json.loads(args.payload))
+    print("SHIM-PROBE " + json.dumps(result, default=repr))
+
+
+if __name__ == "__main__":
+    main()
