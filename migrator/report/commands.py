@@ -51,6 +51,8 @@ def lint(
     )
     with _progress(stderr) as on_progress:
         outcome = engine.run(paths, options, on_progress)
+    for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
+        stderr.write(f"{skipped_path}: skipped: {reason}\n")
     text = report.render(fmt, outcome.results, outcome.summary)
     if output is not None:
         output.write_text(text, encoding="utf-8")

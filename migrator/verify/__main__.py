@@ -1,5 +1,11 @@
+"""``python -m migrator.verify``: the ``verify`` command on its own."""
+
 import sys
 
-from .command import main
+from .._isolate import drop_current_folder_from_path
+
+drop_current_folder_from_path()
+
+from .command import main  # noqa: E402
 
 sys.exit(main())
