@@ -117,10 +117,12 @@ def module_name_for(path: Path) -> str | None:
 class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
-    def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool) -> None:
+    def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool,
+                 skip_cold_functions: bool = True) -> None:
         self.tree = tree
         self.lines = split_lines(source) or [""]
-        self.hot_lines = _hot_lines(source)
+        #: None: analyse every function body (``verify`` needs them all).
+        self.hot_lines = _hot_lines(source) if skip_cold_functions else None
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -474,6 +476,8 @@ class Analysis(ast.NodeVisitor):
             self._visit_statement(statement)
 
     def _is_hot(self, node: ast.AST) -> bool:
+        if self.hot_lines is None:
+            return True
         index = bisect.bisect_left(self.hot_lines, node.lineno)  # type: ignore[attr-defined]
         return index < len(self.hot_lines) and self.hot_lines[index] <= node.end_lineno  # type: ignore[attr-defined]
 
@@ -617,11 +621,14 @@ def iter_call_args(call: ast.Call) -> Iterator[tuple[str | None, ast.expr]]:
         yield keyword.arg, keyword.value
 
 
-def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None) -> Analysis:
+def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
+            skip_cold_functions: bool = True) -> Analysis:
+    """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
+    callers that look at every reference, like ``verify``, pass False."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
-    return Analysis(tree, source, module_name, is_package).run()
+    return Analysis(tree, source, module_name, is_package, skip_cold_functions).run()
 
 
 def is_old_or_child(qualname: str, old: str) -> bool:

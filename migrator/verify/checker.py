@@ -69,7 +69,7 @@ class FileChecker:
         self.path = path
         self.target = target
         self.index = target.index
-        self.an = analysis.analyze(tree, source, Path(path), module_name)
+        self.an = analysis.analyze(tree, source, Path(path), module_name, skip_cold_functions=False)
         self.findings: list[Finding] = []
         self._seen: set[tuple[int, int, str]] = set()
         self._optional = self._optional_import_lines()
