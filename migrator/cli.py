@@ -193,6 +193,80 @@ def run_fix(mode: str, paths: List[Path], options: "Options", stdin_filename: Op
     return exit_code(outcome, options)
 
 
+def fix(
+    paths: Optional[List[Path]],
+    diff: bool = False,
+    check: bool = False,
+    select: Optional[List[str]] = None,
+    ignore: Optional[List[str]] = None,
+    unsafe_fixes: bool = False,
+    jobs: Optional[int] = None,
+    exclude: Optional[List[str]] = None,
+    allow_dirty: bool = False,
+    target_version: Optional[str] = None,
+    stdin_filename: Optional[str] = None,
+    parse_all: bool = False,
+) -> int:
+    """The `fix` command (also `--check`/`--diff`) once its arguments are parsed."""
+    mode = "diff" if diff else "check" if check else "fix"
+    paths = paths or [Path(".")]
+    options = build_options(mode, target_version, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty, paths)
+    options = replace(options, parse_all=parse_all)
+    return run_fix(mode, paths, options, stdin_filename)
+
+
+#: `fix` options the typer-free fast path understands (tests/test_cli_startup.py keeps this
+#: in step with the typer declaration): flags, repeatable options, single-value options.
+FAST_FLAGS = {"--diff": "diff", "--check": "check", "--unsafe-fixes": "unsafe_fixes",
+              "--allow-dirty": "allow_dirty", "--parse-all": "parse_all"}
+FAST_MULTI = {"--select": "select", "--ignore": "ignore", "--exclude": "exclude"}
+FAST_SINGLE = {"--jobs": "jobs", "-j": "jobs", "--target-version": "target_version",
+               "--stdin-filename": "stdin_filename"}
+
+
+def parse_fix_fast(args: List[str]) -> Optional[dict]:
+    """Keyword arguments of :func:`fix` for a plain `fix` command line, parsed without typer.
+
+    Importing typer (and the pydantic it builds parameter adapters with) is most of a
+    no-match run's time. Anything this does not fully understand (``--help``, ``--``,
+    unknown or malformed options, a value that looks like an option, ``--jobs 0``)
+    returns None and goes to typer, which stays the reference behaviour and reports errors.
+    """
+    parsed: dict = {name: False for name in FAST_FLAGS.values()}
+    parsed.update({name: None for name in (*FAST_MULTI.values(), *FAST_SINGLE.values())})
+    paths: List[Path] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "-" or not arg.startswith("-"):
+            paths.append(Path(arg))
+            continue
+        name, equals, value = arg.partition("=")
+        if name in FAST_FLAGS and not equals:
+            parsed[FAST_FLAGS[name]] = True
+            continue
+        if name not in FAST_MULTI and name not in FAST_SINGLE:
+            return None
+        if not equals:
+            if index >= len(args):
+                return None
+            value = args[index]
+            index += 1
+        if not value or value.startswith("-"):
+            return None
+        if name in FAST_MULTI:
+            parsed[FAST_MULTI[name]] = [*(parsed[FAST_MULTI[name]] or []), value]
+        elif FAST_SINGLE[name] == "jobs":
+            if not value.isdigit() or int(value) < 1:
+                return None
+            parsed["jobs"] = int(value)
+        else:
+            parsed[FAST_SINGLE[name]] = value
+    parsed["paths"] = paths or None
+    return parsed
+
+
 def build_app(command: Optional[str] = None) -> "typer.Typer":
     """The typer app; with ``command``, only the subcommand module that provides it is
     imported (``verify`` alone costs ~70 ms of imports that ``fix`` and ``lint`` never use)."""
@@ -229,11 +303,8 @@ def build_app(command: Optional[str] = None) -> "typer.Typer":
         parse_all: bool = typer.Option(False, "--parse-all", help="Also parse files that cannot match, to report every syntax error (slower)."),
     ) -> None:
         """Rewrite every reference to the removed V1 API (default command)."""
-        mode = "diff" if diff else "check" if check else "fix"
-        paths = paths or [Path(".")]
-        options = build_options(mode, target_version, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty, paths)
-        options = replace(options, parse_all=parse_all)
-        raise typer.Exit(run_fix(mode, paths, options, stdin_filename))
+        raise typer.Exit(fix(paths, diff, check, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty,
+                             target_version, stdin_filename, parse_all))
 
     _register_optional_commands(app, command)
     return app
@@ -272,8 +343,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     if not args or (args[0] not in SUBCOMMANDS and args[0] not in ("--help", "-h")):
         args = ["fix", *args]
-    app = build_app(args[0] if args[0] in SUBCOMMANDS else None)
+    fast = parse_fix_fast(args[1:]) if args[0] == "fix" else None
     try:
+        if fast is not None:
+            return fix(**fast)
+        app = build_app(args[0] if args[0] in SUBCOMMANDS else None)
         app(args=args, prog_name="dflash-migrate", standalone_mode=True)
     except SystemExit as exit_:
         code = exit_.code

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 PROBE = (
     "import sys; from migrator.cli import main\n"
@@ -40,3 +42,66 @@ def test_help_still_lists_every_subcommand(tmp_path: Path) -> None:
     assert proc.returncode == 0
     for name in ("fix", "lint", "rules", "explain", "verify"):
         assert f"  {name} " in proc.stdout, name
+
+
+# ---- the typer-free fast path for `fix` -----------------------------------------------
+
+
+def test_fast_path_knows_exactly_the_typer_options() -> None:
+    import typer.main
+
+    from migrator import cli
+
+    command = typer.main.get_command(cli.build_app("fix")).commands["fix"]  # type: ignore[attr-defined]
+    declared = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
+    assert declared == set(cli.FAST_FLAGS) | set(cli.FAST_MULTI) | set(cli.FAST_SINGLE)
+    flags = {opt for param in command.params if getattr(param, "is_flag", False) for opt in param.opts}
+    assert flags == set(cli.FAST_FLAGS)
+    multiple = {opt for param in command.params if getattr(param, "multiple", False) for opt in param.opts}
+    assert multiple == set(cli.FAST_MULTI)
+
+
+@pytest.mark.parametrize("args", [
+    ["--help"], ["--", "x"], ["--bogus"], ["--jobs", "0"], ["-j", "x"], ["-j2"], ["--select"],
+    ["--select", "--check"], ["--check=1"], ["--target-version="],
+])
+def test_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
+    from migrator.cli import parse_fix_fast
+
+    assert parse_fix_fast(args) is None
+
+
+LEGACY = (
+    "import os\n"
+    "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+    "os.environ['SGLANG_ENABLE_SPEC_V2'] = '0'\n"
+    "def f(algo):\n"
+    "    return algo.supports_spec_v2()\n"
+)
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--check"], ["--diff"], ["--check", "--select", "DFM1"], ["--select=DFM1", "--select", "DFM2", "--check"],
+    ["--ignore", "DFM101", "--unsafe-fixes", "-j", "1"], ["--jobs=2", "--target-version", "0.5.16", "--check"],
+    ["--exclude", "b.py", "--allow-dirty"], ["--parse-all", "--check"], ["--target-version", "nonsense"],
+])
+def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
+    from migrator import cli
+
+    outputs = []
+    for fast in (True, False):
+        tree = tmp_path / ("fast" if fast else "typer")
+        tree.mkdir()
+        (tree / "a.py").write_text(LEGACY)
+        (tree / "b.py").write_text(LEGACY)
+        (tree / "c.py").write_text("print(1)\n")
+        monkeypatch.chdir(tree)
+        if not fast:
+            monkeypatch.setattr(cli, "parse_fix_fast", lambda _args: None)
+        else:
+            assert cli.parse_fix_fast(args) is not None
+        code = cli.main([*args, "."] if args[:1] != ["--target-version"] else [*args])
+        captured = capsys.readouterr()
+        files = {p.name: p.read_text() for p in sorted(tree.glob("*.py"))}
+        outputs.append((code, captured.out, captured.err, files))
+    assert outputs[0] == outputs[1]
