@@ -215,25 +215,40 @@ def fix(
     return run_fix(mode, paths, options, stdin_filename)
 
 
-#: `fix` options the typer-free fast path understands (tests/test_cli_startup.py keeps this
-#: in step with the typer declaration): flags, repeatable options, single-value options.
-FAST_FLAGS = {"--diff": "diff", "--check": "check", "--unsafe-fixes": "unsafe_fixes",
-              "--allow-dirty": "allow_dirty", "--parse-all": "parse_all"}
-FAST_MULTI = {"--select": "select", "--ignore": "ignore", "--exclude": "exclude"}
-FAST_SINGLE = {"--jobs": "jobs", "-j": "jobs", "--target-version": "target_version",
-               "--stdin-filename": "stdin_filename"}
+#: Options the typer-free fast path understands, per command (tests/test_cli_startup.py
+#: keeps these in step with the typer declarations): flags, repeatable options, single-value
+#: options (-> keyword of the function that runs the command).
+FAST_OPTIONS: dict[str, tuple[dict[str, str], dict[str, str], dict[str, str]]] = {
+    "fix": (
+        {"--diff": "diff", "--check": "check", "--unsafe-fixes": "unsafe_fixes",
+         "--allow-dirty": "allow_dirty", "--parse-all": "parse_all"},
+        {"--select": "select", "--ignore": "ignore", "--exclude": "exclude"},
+        {"--jobs": "jobs", "-j": "jobs", "--target-version": "target_version", "--stdin-filename": "stdin_filename"},
+    ),
+    "lint": (
+        {"--exit-zero": "exit_zero", "--parse-all": "parse_all"},
+        {"--select": "select", "--ignore": "ignore", "--exclude": "exclude"},
+        {"--jobs": "jobs", "-j": "jobs", "--target-version": "target_version", "--format": "fmt",
+         "--output": "output", "-o": "output"},
+    ),
+}
+FAST_FLAGS, FAST_MULTI, FAST_SINGLE = FAST_OPTIONS["fix"]
 
 
-def parse_fix_fast(args: List[str]) -> Optional[dict]:
-    """Keyword arguments of :func:`fix` for a plain `fix` command line, parsed without typer.
+def parse_fast(command: str, args: List[str]) -> Optional[dict]:
+    """Keyword arguments for a plain `fix` or `lint` command line, parsed without typer.
 
     Importing typer (and the pydantic it builds parameter adapters with) is most of a
     no-match run's time. Anything this does not fully understand (``--help``, ``--``,
-    unknown or malformed options, a value that looks like an option, ``--jobs 0``)
-    returns None and goes to typer, which stays the reference behaviour and reports errors.
+    unknown or malformed options, a value that looks like an option, ``--jobs 0``, an
+    unknown ``--format``) returns None and goes to typer, which stays the reference
+    behaviour and reports the errors.
     """
-    parsed: dict = {name: False for name in FAST_FLAGS.values()}
-    parsed.update({name: None for name in (*FAST_MULTI.values(), *FAST_SINGLE.values())})
+    if command not in FAST_OPTIONS:
+        return None
+    flags, multi, single = FAST_OPTIONS[command]
+    parsed: dict = {name: False for name in flags.values()}
+    parsed.update({name: None for name in (*multi.values(), *single.values())})
     paths: List[Path] = []
     index = 0
     while index < len(args):
@@ -243,10 +258,10 @@ def parse_fix_fast(args: List[str]) -> Optional[dict]:
             paths.append(Path(arg))
             continue
         name, equals, value = arg.partition("=")
-        if name in FAST_FLAGS and not equals:
-            parsed[FAST_FLAGS[name]] = True
+        if name in flags and not equals:
+            parsed[flags[name]] = True
             continue
-        if name not in FAST_MULTI and name not in FAST_SINGLE:
+        if name not in multi and name not in single:
             return None
         if not equals:
             if index >= len(args):
@@ -255,16 +270,41 @@ def parse_fix_fast(args: List[str]) -> Optional[dict]:
             index += 1
         if not value or value.startswith("-"):
             return None
-        if name in FAST_MULTI:
-            parsed[FAST_MULTI[name]] = [*(parsed[FAST_MULTI[name]] or []), value]
-        elif FAST_SINGLE[name] == "jobs":
+        if name in multi:
+            parsed[multi[name]] = [*(parsed[multi[name]] or []), value]
+        elif single[name] == "jobs":
             if not value.isdigit() or int(value) < 1:
                 return None
             parsed["jobs"] = int(value)
+        elif single[name] == "output":
+            parsed["output"] = Path(value)
         else:
-            parsed[FAST_SINGLE[name]] = value
+            parsed[single[name]] = value
     parsed["paths"] = paths or None
+    if command == "lint":
+        from .report import FORMATS
+
+        if parsed["fmt"] is None:
+            parsed["fmt"] = "text"
+        elif parsed["fmt"] not in FORMATS:
+            return None
     return parsed
+
+
+def parse_fix_fast(args: List[str]) -> Optional[dict]:
+    return parse_fast("fix", args)
+
+
+def lint(paths: Optional[List[Path]], **options) -> int:  # noqa: ANN003 - lint_cli's options
+    """The `lint` command once its arguments are parsed (as ``migrator.lint_cli`` runs it)."""
+    from .config import ConfigError
+    from .report.commands import lint as run_lint
+
+    try:
+        return run_lint(list(paths or []), **options)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 def build_app(command: Optional[str] = None) -> "typer.Typer":
@@ -343,10 +383,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 0
     if not args or (args[0] not in SUBCOMMANDS and args[0] not in ("--help", "-h")):
         args = ["fix", *args]
-    fast = parse_fix_fast(args[1:]) if args[0] == "fix" else None
+    fast = parse_fast(args[0], args[1:])
     try:
         if fast is not None:
-            return fix(**fast)
+            return fix(**fast) if args[0] == "fix" else lint(**fast)
         app = build_app(args[0] if args[0] in SUBCOMMANDS else None)
         app(args=args, prog_name="dflash-migrate", standalone_mode=True)
     except SystemExit as exit_:

@@ -47,18 +47,22 @@ def test_help_still_lists_every_subcommand(tmp_path: Path) -> None:
 # ---- the typer-free fast path for `fix` -----------------------------------------------
 
 
-def test_fast_path_knows_exactly_the_typer_options() -> None:
+@pytest.mark.parametrize("command", ["fix", "lint"])
+def test_fast_path_knows_exactly_the_typer_options(command: str) -> None:
     import typer.main
 
     from migrator import cli
 
-    command = typer.main.get_command(cli.build_app("fix")).commands["fix"]  # type: ignore[attr-defined]
-    declared = {opt for param in command.params for opt in param.opts if opt.startswith("-")}
-    assert declared == set(cli.FAST_FLAGS) | set(cli.FAST_MULTI) | set(cli.FAST_SINGLE)
-    flags = {opt for param in command.params if getattr(param, "is_flag", False) for opt in param.opts}
-    assert flags == set(cli.FAST_FLAGS)
-    multiple = {opt for param in command.params if getattr(param, "multiple", False) for opt in param.opts}
-    assert multiple == set(cli.FAST_MULTI)
+    params = typer.main.get_command(cli.build_app(command)).commands[command].params  # type: ignore[attr-defined]
+    flags, multi, single = cli.FAST_OPTIONS[command]
+    declared = {opt for param in params for opt in param.opts if opt.startswith("-")}
+    assert declared == set(flags) | set(multi) | set(single)
+    assert {opt for param in params if getattr(param, "is_flag", False) for opt in param.opts} == set(flags)
+    assert {opt for param in params if getattr(param, "multiple", False) for opt in param.opts} == set(multi)
+    for param in params:  # same keyword names as the typer callbacks (lint's --format is `fmt`)
+        for opt in param.opts:
+            if opt.startswith("-"):
+                assert {**flags, **multi, **single}[opt] == param.name, opt
 
 
 @pytest.mark.parametrize("args", [
@@ -66,9 +70,16 @@ def test_fast_path_knows_exactly_the_typer_options() -> None:
     ["--select", "--check"], ["--check=1"], ["--target-version="],
 ])
 def test_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
-    from migrator.cli import parse_fix_fast
+    from migrator.cli import parse_fast
 
-    assert parse_fix_fast(args) is None
+    assert parse_fast("fix", args) is None
+
+
+@pytest.mark.parametrize("args", [["--format", "yaml"], ["--format"], ["-o"], ["--exit-zero=1"], ["--check"]])
+def test_lint_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
+    from migrator.cli import parse_fast
+
+    assert parse_fast("lint", args) is None
 
 
 LEGACY = (
@@ -97,11 +108,51 @@ def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list
         (tree / "c.py").write_text("print(1)\n")
         monkeypatch.chdir(tree)
         if not fast:
-            monkeypatch.setattr(cli, "parse_fix_fast", lambda _args: None)
+            monkeypatch.setattr(cli, "parse_fast", lambda _command, _args: None)
         else:
-            assert cli.parse_fix_fast(args) is not None
+            assert cli.parse_fast("fix", args) is not None
         code = cli.main([*args, "."] if args[:1] != ["--target-version"] else [*args])
         captured = capsys.readouterr()
         files = {p.name: p.read_text() for p in sorted(tree.glob("*.py"))}
         outputs.append((code, captured.out, captured.err, files))
     assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--format", "json"], ["--format=sarif", "--select", "DFM1"], ["--exit-zero", "-j", "1"],
+    ["--ignore", "DFM101", "--ignore=DFM2", "--format", "github"], ["--target-version", "0.5.16"],
+    ["--exclude", "b.py", "--parse-all"], ["--target-version", "nonsense"], ["--format", "junit"],
+])
+def test_lint_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
+    from migrator import cli
+
+    outputs = []
+    for fast in (True, False):
+        tree = tmp_path / "tree"
+        tree.mkdir(exist_ok=True)
+        (tree / "a.py").write_text(LEGACY)
+        (tree / "b.py").write_text(LEGACY)
+        monkeypatch.chdir(tree)
+        if not fast:
+            monkeypatch.setattr(cli, "parse_fast", lambda _command, _args: None)
+        else:
+            assert cli.parse_fast("lint", args) is not None
+        code = cli.main(["lint", *args, "."])
+        captured = capsys.readouterr()
+        outputs.append((code, captured.out, captured.err))
+    assert outputs[0] == outputs[1]
+
+
+def test_lint_fast_path_output_file(tmp_path: Path, monkeypatch) -> None:
+    from migrator import cli
+
+    (tmp_path / "a.py").write_text(LEGACY)
+    monkeypatch.chdir(tmp_path)
+    reports = []
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(cli, "parse_fast", lambda _command, _args: None)
+        out = tmp_path / f"report-{fast}.json"
+        assert cli.main(["lint", "--format", "json", "-o", str(out), "a.py"]) == 1
+        reports.append(out.read_text())
+    assert reports[0] == reports[1]
