@@ -135,7 +135,7 @@ def cmd_aliases(payload: dict[str, Any]) -> dict[str, Any]:
         worker_qualname=f"{old.__module__}.{old.__qualname__}",
         draft_is_v2=old_draft is real_draft,
         draft_qualname=f"{old_draft.__module__}.{old_draft.__qualname__}",
-        warnings=_warnings(caught),
+        warnings=[w for w in _warnings(caught) if w["category"] == "DFlashMigrationWarning"],
     )
     errors: dict[str, Any] = {}
     removed_fn = catalog.get("DFM104").old.rpartition(".")[2]

@@ -1,0 +1,30 @@
+"""``python -m shims.launch_server <sglang args>``: SGLang's own launcher with the shim active.
+
+The shim is installed first, so ``prepare_server_args`` builds the server arguments
+through the hooked ``ServerArgs`` (``SGLANG_ENABLE_SPEC_V2`` falsy ->
+``disable_overlap_schedule=True``), then ``sglang.launch_server`` runs as ``__main__``
+exactly as ``python -m sglang.launch_server`` would. ``DFLASH_MIGRATE_SHIM=1`` is
+exported so SGLang's spawned scheduler processes install the shim too (through the
+package's ``.pth`` hook).
+"""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+
+from migrator import catalog
+from shims import ENV_ACTIVATE, install
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    os.environ.setdefault(ENV_ACTIVATE, "1")
+    install()
+    sys.argv = [catalog.LAUNCH_SERVER_MODULE, *args]
+    runpy.run_module(catalog.LAUNCH_SERVER_MODULE, run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__main__":
+    main()
