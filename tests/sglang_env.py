@@ -27,10 +27,12 @@ VENV_PACKAGES = (
     "safetensors", "regex", "sentencepiece", "einops", "dill", "scipy", "tiktoken", "prometheus-client",
     "xxhash", "msgpack", "jinja2", "cloudpickle", "setproctitle", "fastapi", "uvicorn", "openai",
     "partial-json-parser", "loguru", "gguf", "uvloop", "pandas", "apache-tvm-ffi==0.1.11", "typer", "httpx",
+    # flashinfer (imported by the V2 worker's closure) needs the CUDA Python bindings importable
+    "cuda-bindings", "cuda-core", "cuda-pathfinder", "nvidia-ml-py",
 )
 _VENV_STAMP = "|".join(VENV_PACKAGES)
 #: per-release pins read from the wheel's METADATA, with a fallback when it does not pin one
-_PER_RELEASE = {"transformers": None, "tokenizers": "0.22.2", "xgrammar": None}
+_PER_RELEASE = {"transformers": None, "tokenizers": "0.22.2", "xgrammar": None, "flashinfer-python": None}
 
 
 class EnvError(RuntimeError):
@@ -67,7 +69,8 @@ def _pins(release_site: Path, version: str) -> list[str]:
     for line in metadata.read_text().splitlines():
         if line.startswith("Requires-Dist:") and "==" in line and ";" not in line:
             name, _, pinned = line.split(":", 1)[1].strip().partition("==")
-            pins[name.strip().lower()] = pinned.strip()
+            name = name.split("[")[0].strip().lower().replace("_", "-")
+            pins[name] = pinned.strip()
     chosen = []
     for name, fallback in _PER_RELEASE.items():
         value = pins.get(name, fallback)
