@@ -488,7 +488,8 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", default="0.5.13", help="sglang release whose wheel is the tree (default 0.5.13)")
+    parser.add_argument("--sglang-version", dest="version", default="0.5.13",
+                        help="sglang release whose wheel is the tree (default 0.5.13)")
     parser.add_argument("--replicas", default="1",
                         help="comma-separated replica counts, e.g. 1,10 (default 1); the tree is copied N times")
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement, best wall time kept (default 3)")

@@ -1,0 +1,56 @@
+"""benchmarks/run.py helpers (no timing here: speed is measured by running the script)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from migrator.catalog import ENTRIES
+
+RUN = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("bench_run", RUN)
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ruff_config_bans_every_python_name_of_the_catalog(tmp_path: Path) -> None:
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    bench = load()
+    config = tmp_path / "ruff.toml"
+    count = bench.ruff_config(config)
+    banned = tomllib.loads(config.read_text())["lint"]["flake8-tidy-imports"]["banned-api"]
+    expected = {name for e in ENTRIES if e.kind not in ("env", "cli-flag") for name in e.names}
+    assert set(banned) == expected and count == len(expected)
+    assert all(value["msg"].startswith("DFM") for value in banned.values())
+
+
+def test_counts_findings_in_text_and_json_reports() -> None:
+    bench = load()
+    text = ("a/b.py:3:1: DFM101 module removed [fixable]\n"
+            "a/b.py:9:5: DFM109 field gone\n"
+            "c.py:1:1: DFM101 module removed\n"
+            "Found 3 V1 references in 2 files.\n")
+    got = bench.count_dfm_findings(text)
+    assert got == {"findings": 3, "files": 2, "by_code": {"DFM101": 2, "DFM109": 1}}
+    json_report = '{"version": 1, "findings": [{"path": "x.py", "code": "DFM202"}, {"path": "x.py", "code": "DFM202"}]}'
+    assert bench.count_dfm_findings(json_report) == {"findings": 2, "files": 1, "by_code": {"DFM202": 2}}
+
+
+def test_measures_a_child_with_its_peak_memory() -> None:
+    import sys
+
+    bench = load()
+    spec = bench.Spec("alloc", [sys.executable, "-c", "x = bytearray(64 * 2**20); print(len(x))"], 2)
+    (result,) = bench.run_interleaved([spec], quiet=True)
+    assert result["repeat"] == 2 and result["rc"] == 0
+    assert result["max_proc_rss_mb"] >= 64 and result["peak_rss_mb"] >= result["max_proc_rss_mb"] - 1
+    assert result["wall_s"] == min(result["wall_s_all"]) or abs(result["wall_s"] - min(result["wall_s_all"])) < 1e-3
