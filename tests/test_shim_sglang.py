@@ -1,0 +1,123 @@
+"""The shim against real sglang releases from PyPI (installed ``--no-deps`` per release, CPU only).
+
+The environments are built by ``tests/sglang_env.py`` under ``migrator.wheels.cache_dir()``
+(first run: several minutes; later runs reuse them). Bypasses, both outside SGLang's code
+and explained in ``tests/shim_sglang_probe.py``: CUDA is reported available
+(``_handle_dflash`` rejects non-CUDA devices from 0.5.16 and the V2 worker's imports
+take ``is_cuda()`` branches), and torchvision/torchaudio/sgl_kernel are inert stand-ins
+(their wheels cannot load beside the CPU torch build; nothing checked here calls them).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from migrator import catalog
+
+import sglang_env
+
+pytestmark = pytest.mark.slow
+
+V2_RELEASES = ("0.5.17", "0.5.23")
+
+
+@pytest.fixture(scope="module")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Config-only target and DFLASH draft (ServerArgs reads configs, never weights)."""
+    root = tmp_path_factory.mktemp("models")
+    target = root / "target"
+    draft = root / "draft"
+    target.mkdir()
+    draft.mkdir()
+    (target / "config.json").write_text(json.dumps({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 128,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 4, "vocab_size": 256,
+        "max_position_embeddings": 512, "rms_norm_eps": 1e-6, "torch_dtype": "bfloat16"}))
+    (draft / "config.json").write_text(json.dumps({
+        "architectures": ["DFlashDraftModel"], "model_type": "qwen3", "hidden_size": 64, "num_hidden_layers": 1,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 128,
+        "hidden_act": "silu", "rms_norm_eps": 1e-6, "max_position_embeddings": 512, "vocab_size": 256,
+        "torch_dtype": "bfloat16", "block_size": 4, "num_target_layers": 4,
+        "dflash_config": {"block_size": 4, "target_layer_ids": [1], "num_target_layers": 4, "mask_token_id": 255}}))
+    return {"target": str(target), "draft": str(draft)}
+
+
+def _kwargs(models: dict[str, str], **extra: object) -> dict[str, object]:
+    return {"model_path": models["target"], "speculative_algorithm": "DFLASH",
+            "speculative_draft_model_path": models["draft"], **extra}
+
+
+@pytest.mark.parametrize("version", V2_RELEASES)
+def test_old_names_are_the_real_v2_classes(version: str) -> None:
+    result = sglang_env.probe(version, "aliases")
+    assert result["status"] == "active"
+    assert result["worker_is_v2"] and result["worker_again_same"]
+    assert result["worker_qualname"] == catalog.V2_WORKER_CLASS
+    assert result["draft_is_v2"] and result["draft_qualname"] == catalog.V2_DRAFT_INPUT
+    codes = [w["message"].split(":")[0] for w in result["warnings"]]
+    assert codes == ["DFM101", "DFM102", "DFM103"], codes  # each once, although DFlashWorker was read twice
+    for warning in result["warnings"]:
+        assert catalog.DOC in warning["message"]
+    assert catalog.V2_WORKER_CLASS.rpartition(".")[2] in result["warnings"][1]["message"]
+    errors = result["errors"]
+    assert errors["DFM104"]["shim"] and errors["DFM104"]["type"] == "RemovedNameError"
+    assert errors["DFM104"]["message"].startswith("DFM104: ")
+    assert errors["DFM105_hasattr"] is False and errors["DFM105"]["shim"]
+    assert errors["DFM110"]["shim"] and errors["DFM110"]["type"] == "RemovedCallFormError"
+    assert errors["DFM110_v2_form"] is None or not errors["DFM110_v2_form"]["shim"]  # SGLang's own code ran
+    assert result["after_uninstall_verify_member"] is False and result["after_uninstall_has_module"] is False
+
+
+def test_v1_release_is_left_alone() -> None:
+    result = sglang_env.probe("0.5.13", "aliases", {"v2": False})
+    assert result["status"].startswith("inactive")
+    assert result["worker_module_file"].endswith("dflash_worker.py")  # the real V1 module
+    assert result["worker_qualname"] == catalog.V1_WORKER_CLASS
+    assert result["warnings"] == []
+
+
+@pytest.mark.parametrize("version", V2_RELEASES)
+@pytest.mark.parametrize("env_value, expected", [("0", True), ("False", True), ("no", True), ("1", False), (None, False)])
+def test_env_maps_to_disable_overlap_on_server_args(version: str, env_value: str | None, expected: bool,
+                                                    tiny_models: dict[str, str]) -> None:
+    env = {} if env_value is None else {catalog.ENV_SPEC_V2: env_value}
+    result = sglang_env.probe(version, "server-args", {"kwargs": _kwargs(tiny_models)}, env=env)
+    assert "error" not in result, result
+    assert result["resolved"] is expected and result["value"] is expected
+    assert result["algorithm"].endswith("DFLASH")
+    assert len(result["warnings"]) == (0 if env_value is None else 1)
+
+
+@pytest.mark.parametrize("version", V2_RELEASES)
+def test_launch_server_cli_path_sees_the_mapping(version: str, tiny_models: dict[str, str]) -> None:
+    argv = ["--model-path", tiny_models["target"], "--speculative-algorithm", "DFLASH",
+            "--speculative-draft-model-path", tiny_models["draft"]]
+    result = sglang_env.probe(version, "server-args", {"argv": argv}, env={catalog.ENV_SPEC_V2: "0"})
+    assert "error" not in result, result
+    assert result["resolved"] is True
+
+
+def test_explicit_false_kwarg_is_respected_on_dataclass_server_args(tiny_models: dict[str, str]) -> None:
+    kwargs = _kwargs(tiny_models, disable_overlap_schedule=False)
+    result = sglang_env.probe("0.5.17", "server-args", {"kwargs": kwargs}, env={catalog.ENV_SPEC_V2: "0"})
+    assert "error" not in result, result
+    assert result["resolved"] is False
+    assert "explicitly" in result["warnings"][0]["message"]
+
+
+def test_strict_mode_fails_the_launch(tiny_models: dict[str, str]) -> None:
+    result = sglang_env.probe("0.5.23", "server-args", {"kwargs": _kwargs(tiny_models)},
+                              env={catalog.ENV_SPEC_V2: "0", "DFLASH_MIGRATE_SHIM_STRICT": "1"})
+    assert result["error"]["type"] == "DFlashMigrationWarning"
+    assert "DFM201" in result["error"]["message"]
+
+
+def test_without_shim_sglang_ignores_the_variable(tiny_models: dict[str, str]) -> None:
+    """The behaviour change the shim exists for, shown on the real 0.5.23 code."""
+    result = sglang_env.probe("0.5.23", "server-args", {"kwargs": _kwargs(tiny_models), "install": False},
+                              env={catalog.ENV_SPEC_V2: "0"})
+    assert "error" not in result, result
+    assert result["resolved"] is False
