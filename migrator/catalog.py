@@ -108,6 +108,9 @@ class Entry:
     also: tuple[str, ...] = ()
     #: First target release for which the rule fires (default: the release after ``exists``).
     fires_from: str | None = None
+    #: For members of a class that still exists in V2: spellings one of which must also
+    #: occur in a file for the rule to fire there (sharpens the byte prefilter).
+    cues: tuple[str, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -247,6 +250,7 @@ ENTRIES: tuple[Entry, ...] = (
         "result processor appends tokens and frees KV.",
         before="bonus, commit_lens, hidden, per_req = verify_input.verify(batch=batch, logits_output=out, page_size=ps)",
         after="result = worker.forward_batch_generation(batch)  # accept_lens, next_token_ids",
+        cues=(".verify(", "def verify"),
     ),
     Entry(
         code="DFM106",
@@ -321,6 +325,7 @@ ENTRIES: tuple[Entry, ...] = (
         "cuda-graph metadata pre-initialised). 0.5.23 adds keyword-only `defer_metadata_init`.",
         before="verify_input.prepare_for_verify(batch, self.page_size)",
         after="forward_batch, can_run_graph = verify_input.prepare_for_verify(batch, self.target_worker)",
+        cues=("prepare_for_verify",),
     ),
     Entry(
         code="DFM111",
@@ -452,6 +457,7 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="Renamed in 0.5.16; only accesses on values known to be `DFlashVerifyInput` are rewritten.",
         before="verify_input.num_tokens_per_batch",
         after="verify_input.num_tokens_per_req",
+        cues=("num_tokens_per_batch",),
     ),
     Entry(
         code="DFM303",
@@ -578,6 +584,22 @@ def trigger_tokens() -> tuple[bytes, ...]:
     # A kwarg spelled with underscores is the same flag as its dashed CLI form.
     tokens.update(t.replace("-", "_") for t in list(tokens) if "-" in t)
     return tuple(sorted(t.encode() for t in tokens))
+
+
+@cache
+def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
+    """(token, cues): a file can match a rule only if it holds a token and, where cues are
+    given, one of the cues too (``DFlashVerifyInput`` still exists; only its removed
+    members matter)."""
+    cued: dict[str, set[str]] = {}
+    for entry in ENTRIES:
+        if entry.cues:
+            owner = (entry.owner_class or entry.old).rpartition(".")[2]
+            cued.setdefault(owner, set()).update(entry.cues)
+    return tuple(
+        (token, tuple(sorted(c.encode() for c in cued[token.decode()])) if token.decode() in cued else ())
+        for token in trigger_tokens()
+    )
 
 
 @cache

@@ -100,7 +100,11 @@ def might_match(data: bytes) -> bool:
     lowered = data.lower()
     if not any(marker in lowered for marker in COARSE_MARKERS):
         return False
-    return any(token in data for token in _tokens())
+    return any(token in data and (not cues or any(cue in data for cue in cues)) for token, cues in _groups())
+
+
+def _groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
+    return (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), ()))
 
 
 def _tokens() -> tuple[bytes, ...]:

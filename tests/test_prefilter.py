@@ -20,8 +20,13 @@ def test_every_trigger_token_contains_a_coarse_marker() -> None:
 
 def test_prefilter_rejects_clean_and_accepts_each_token() -> None:
     assert not engine.might_match(b"import os\nprint('flash attention')\n")
-    for token in engine._tokens():
-        assert engine.might_match(b"x = '" + token + b"'\n")
+    for token, cues in engine._groups():
+        if not cues:
+            assert engine.might_match(b"x = '" + token + b"'\n")
+            continue
+        assert not engine.might_match(b"from m import " + token + b"\n")  # the class alone still exists
+        for cue in cues:
+            assert engine.might_match(b"from m import " + token + b"\nv" + cue + b"\n")
 
 
 def test_every_catalog_member_name_is_a_relevant_word() -> None:
