@@ -1,260 +1,26 @@
-"""Apply the edits chosen by the rules to a Python module with libcst.
+"""Apply the edits chosen by the rules to a Python module.
 
-Each edit names the exact span of the node it changes (from the ``ast`` analysis); the
-transformer matches nodes by libcst's ``PositionProvider`` range, so formatting, comments,
-encoding, BOM and line endings outside the edited nodes are kept as they were. An edit
-that matches no node aborts the rewrite of that file (:class:`RewriteError`): the file is
-left untouched and reported, never half-edited.
+Span replacements of atom-like expressions and TODO comment lines -- nearly every edit a
+migration makes -- are spliced at the exact spans found by the ``ast`` analysis, which
+gives the same bytes libcst would (``tests/test_rewrite_paths.py``) without importing or
+running libcst. Structural edits (keywords added to calls, list items, removed statements
+and dict entries, new imports) go through libcst (``migrator.cst_apply``), matched to
+nodes by position. Either way, an edit that cannot be applied aborts the rewrite of that
+file (:class:`RewriteError`): it is left untouched and reported, never half-edited.
 """
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Sequence, Union
-
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from typing import Sequence
 
 from .lines import line_ending, split_lines
-from .model import (
-    AddImport,
-    AddKeyword,
-    AppendListItem,
-    Edit,
-    InsertComment,
-    RemoveDictEntry,
-    RemoveStatement,
-    Replace,
-)
-
-SpanKey = tuple[int, int, int, int]
-_STATEMENTS_WITH_LEADING_LINES = (
-    cst.SimpleStatementLine,
-    cst.FunctionDef,
-    cst.ClassDef,
-    cst.If,
-    cst.For,
-    cst.While,
-    cst.Try,
-    cst.With,
-    cst.Match,
-)
-if hasattr(cst, "TryStar"):
-    _STATEMENTS_WITH_LEADING_LINES = (*_STATEMENTS_WITH_LEADING_LINES, cst.TryStar)
+from .model import Edit, InsertComment, Replace
 
 
 class RewriteError(Exception):
     pass
-
-
-def _key(span) -> SpanKey:  # noqa: ANN001 - model.Span
-    return (span.start.line, span.start.column, span.end.line, span.end.column)
-
-
-@dataclass
-class _Plan:
-    replace: dict[SpanKey, str] = field(default_factory=dict)
-    remove_statement: set[SpanKey] = field(default_factory=set)
-    remove_dict_entry: set[SpanKey] = field(default_factory=set)
-    add_keyword: dict[SpanKey, list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
-    append_item: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
-    comments: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
-    imports: list[AddImport] = field(default_factory=list)
-    matched: set[tuple[str, object]] = field(default_factory=set)
-
-    @classmethod
-    def of(cls, edits: Sequence[Edit]) -> "_Plan":
-        plan = cls()
-        for edit in edits:
-            if isinstance(edit, Replace):
-                key = _key(edit.span)
-                if plan.replace.get(key, edit.text) != edit.text:
-                    raise RewriteError(f"conflicting replacements at line {key[0]}")
-                plan.replace[key] = edit.text
-            elif isinstance(edit, RemoveStatement):
-                plan.remove_statement.add(_key(edit.span))
-            elif isinstance(edit, RemoveDictEntry):
-                plan.remove_dict_entry.add(_key(edit.span))
-            elif isinstance(edit, AddKeyword):
-                pair = (edit.keyword, edit.value)
-                if pair not in plan.add_keyword[_key(edit.span)]:
-                    plan.add_keyword[_key(edit.span)].append(pair)
-            elif isinstance(edit, AppendListItem):
-                if edit.text not in plan.append_item[_key(edit.span)]:
-                    plan.append_item[_key(edit.span)].append(edit.text)
-            elif isinstance(edit, InsertComment):
-                if edit.text not in plan.comments[edit.line]:
-                    plan.comments[edit.line].append(edit.text)
-            elif isinstance(edit, AddImport):
-                if edit not in plan.imports:
-                    plan.imports.append(edit)
-        return plan
-
-    def unmatched(self) -> list[str]:
-        wanted = [("replace", k) for k in self.replace] + [("remove", k) for k in self.remove_statement]
-        wanted += [("dict", k) for k in self.remove_dict_entry] + [("keyword", k) for k in self.add_keyword]
-        wanted += [("append", k) for k in self.append_item] + [("comment", k) for k in self.comments]
-        return [f"{kind} at line {key if isinstance(key, int) else key[0]}" for kind, key in wanted if (kind, key) not in self.matched]
-
-
-Node = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
-
-
-class _Applier(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
-    def __init__(self, plan: _Plan, module: cst.Module) -> None:
-        super().__init__()
-        self.plan = plan
-        self.module = module
-        #: Statement lines whose every statement was removed (ids of the placeholders).
-        self.dropped: set[int] = set()
-
-    def _span(self, node: cst.CSTNode) -> SpanKey | None:
-        try:
-            position = self.get_metadata(PositionProvider, node)
-        except KeyError:
-            return None
-        return (position.start.line, position.start.column, position.end.line, position.end.column)
-
-    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Node:  # type: ignore[override]
-        result: Node = super().on_leave(original, updated)
-        key = self._span(original)
-        if key is None:
-            return result
-        plan = self.plan
-        if isinstance(original, cst.BaseExpression) and key in plan.replace and isinstance(result, cst.BaseExpression):
-            plan.matched.add(("replace", key))
-            replacement = cst.parse_expression(plan.replace[key])
-            return replacement.with_changes(lpar=result.lpar, rpar=result.rpar) if hasattr(replacement, "lpar") else replacement
-        if isinstance(original, (cst.Assign, cst.Expr)) and key in plan.remove_statement:
-            plan.matched.add(("remove", key))
-            return cst.RemoveFromParent()
-        if isinstance(original, cst.Call) and key in plan.add_keyword and isinstance(result, cst.Call):
-            plan.matched.add(("keyword", key))
-            return _with_keywords(result, plan.add_keyword[key])
-        if isinstance(original, (cst.List, cst.Tuple)) and key in plan.append_item and isinstance(result, (cst.List, cst.Tuple)):
-            plan.matched.add(("append", key))
-            return _with_items(result, plan.append_item[key])
-        if isinstance(original, _STATEMENTS_WITH_LEADING_LINES) and not isinstance(result, cst.RemovalSentinel):
-            first_line = key[0]
-            decorators = getattr(original, "decorators", ())
-            if decorators:  # a TODO goes above the decorators, where the analysis anchors it
-                first_line = (self._span(decorators[0]) or key)[0]
-            if first_line in plan.comments:
-                plan.matched.add(("comment", first_line))
-                return _with_comments(result, plan.comments[first_line])  # type: ignore[arg-type]
-        return result
-
-    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
-        kept = []
-        for before, element in zip(original.elements, updated.elements):
-            key = self._span(before.key) if isinstance(before, cst.DictElement) else None
-            if key is not None and key in self.plan.remove_dict_entry:
-                self.plan.matched.add(("dict", key))
-                continue
-            kept.append(element)
-        if len(kept) == len(updated.elements):
-            return updated
-        if kept and not isinstance(updated.elements[-1].comma, cst.Comma):
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(elements=kept)
-
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:  # noqa: N802
-        if original.body and not updated.body:
-            # Keep the line's own comments in place and say what was removed and why.
-            removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
-            note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""),
-                                 comment=cst.Comment(f"# dflash-migrate: removed `{removed}` (MIGRATION.md)"))
-            placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
-            self.dropped.add(id(placeholder))
-            return placeholder
-        return updated
-
-    def _without_dropped(self, body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-        kept: list[cst.BaseStatement] = []
-        carry: list[cst.EmptyLine] = []
-        for statement in body:
-            if id(statement) in self.dropped:
-                carry.extend(statement.leading_lines)  # type: ignore[attr-defined]
-                continue
-            if carry:
-                statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])  # type: ignore[attr-defined]
-                carry = []
-            kept.append(statement)
-        return kept, carry
-
-    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> Node:  # noqa: N802
-        body, carry = self._without_dropped(updated.body)
-        if len(body) == len(updated.body):
-            return updated
-        if not body:
-            body = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carry)]
-            carry = []
-        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
-
-    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:  # noqa: N802
-        body, carry = self._without_dropped(updated.body)
-        if len(body) == len(updated.body):
-            return updated
-        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
-
-
-def _with_comments(statement: cst.CSTNode, comments: list[str]) -> cst.CSTNode:
-    leading = list(statement.leading_lines)  # type: ignore[attr-defined]
-    present = {line.comment.value.strip() for line in leading if line.comment is not None}
-    for text in comments:
-        if text.strip() not in present:
-            leading.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(text)))
-    return statement.with_changes(leading_lines=leading)
-
-
-def _append_with_commas(items: Sequence, new_items: list, opening_whitespace) -> list:  # noqa: ANN001
-    """Append keeping the layout: a trailing-comma multi-line list stays one item per line."""
-    items = list(items)
-    if not items:
-        return new_items
-    last = items[-1]
-    if isinstance(last.comma, cst.Comma):  # trailing comma: copy the line layout
-        separator = items[-2].comma if len(items) >= 2 and isinstance(items[-2].comma, cst.Comma) else cst.Comma(
-            whitespace_after=opening_whitespace if opening_whitespace is not None else cst.SimpleWhitespace(" "))
-        items[-1] = last.with_changes(comma=separator)
-        for new in new_items[:-1]:
-            items.append(new.with_changes(comma=separator))
-        items.append(new_items[-1].with_changes(comma=last.comma))
-        return items
-    items[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    for new in new_items[:-1]:
-        items.append(new.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-    items.append(new_items[-1])
-    return items
-
-
-def _with_keywords(call: cst.Call, keywords: list[tuple[str, str]]) -> cst.Call:
-    present = {arg.keyword.value for arg in call.args if arg.keyword is not None}
-    new_args = [
-        cst.Arg(
-            keyword=cst.Name(name),
-            value=cst.parse_expression(value),
-            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-        )
-        for name, value in keywords
-        if name not in present
-    ]
-    if not new_args:
-        return call
-    return call.with_changes(args=_append_with_commas(call.args, new_args, call.whitespace_before_args))
-
-
-def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.Tuple:
-    present = {getattr(e.value, "value", None) for e in node.elements}
-    new_elements = [cst.Element(cst.parse_expression(t)) for t in texts if t not in present]
-    if not new_elements:
-        return node
-    opening = node.lbracket.whitespace_after if isinstance(node, cst.List) else (node.lpar[0].whitespace_after if node.lpar else None)
-    return node.with_changes(elements=_append_with_commas(node.elements, new_elements, opening))
 
 
 def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:
@@ -337,22 +103,6 @@ def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -
         return data
     if all(isinstance(e, (Replace, InsertComment)) for e in edits) and not os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST"):
         return splice(data, source, edits)
-    try:
-        module = cst.parse_module(data)
-    except cst.ParserSyntaxError as error:
-        raise RewriteError(f"libcst cannot parse this file: {error.message} (line {error.raw_line})") from error
-    plan = _Plan.of(edits)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    updated = wrapper.visit(_Applier(plan, module))
-    missing = plan.unmatched()
-    if missing:
-        raise RewriteError("could not apply edits (" + ", ".join(missing[:5]) + "); file left unchanged")
-    if plan.imports:
-        from libcst.codemod import CodemodContext
-        from libcst.codemod.visitors import AddImportsVisitor
+    from .cst_apply import apply_with_libcst
 
-        context = CodemodContext()
-        for item in plan.imports:
-            AddImportsVisitor.add_needed_import(context, item.module, item.name)
-        updated = AddImportsVisitor(context).transform_module(updated)
-    return updated.bytes
+    return apply_with_libcst(data, edits)
