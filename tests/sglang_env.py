@@ -26,7 +26,7 @@ VENV_PACKAGES = (
     "pybase64", "triton", "pillow", "starlette", "pyzmq", "tqdm", "ipython", "aiohttp", "huggingface_hub<2",
     "safetensors", "regex", "sentencepiece", "einops", "dill", "scipy", "tiktoken", "prometheus-client",
     "xxhash", "msgpack", "jinja2", "cloudpickle", "setproctitle", "fastapi", "uvicorn", "openai",
-    "partial-json-parser", "loguru", "gguf", "uvloop", "pandas", "apache-tvm-ffi==0.1.11", "typer", "httpx",
+    "partial-json-parser", "loguru", "gguf", "compressed-tensors", "uvloop", "pandas", "apache-tvm-ffi==0.1.11", "typer", "httpx",
     # flashinfer (imported by the V2 worker's closure) needs the CUDA Python bindings importable
     "cuda-bindings", "cuda-core", "cuda-pathfinder", "nvidia-ml-py",
 )
@@ -57,8 +57,9 @@ def venv_python() -> Path:
     stamp = venv / ".dflash-migrate-stamp"
     if python.exists() and stamp.exists() and stamp.read_text() == _VENV_STAMP:
         return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-    _pip(python, *VENV_PACKAGES)
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    _pip(python, *VENV_PACKAGES)  # on a changed list, pip only adds what is missing
     stamp.write_text(_VENV_STAMP)
     return python
 

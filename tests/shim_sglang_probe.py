@@ -210,7 +210,34 @@ def cmd_server_args(payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args}
+def cmd_v1(payload: dict[str, Any]) -> dict[str, Any]:
+    """On a V1 release: the shim stays out of the way (no finder, real modules, no warnings)."""
+    import importlib
+    import importlib.util
+
+    from migrator import catalog
+
+    import shims
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        state = shims.install()
+        spec = importlib.util.find_spec(catalog.DFLASH_WORKER)
+        info_mod, draft_cls = catalog.V1_DRAFT_INPUT.rpartition(".")[::2]
+        info = importlib.import_module(info_mod)
+        draft = getattr(info, draft_cls)
+    return {
+        "status": state.reason,
+        "active": state.active,
+        "finders": [type(f).__name__ for f in sys.meta_path],
+        "worker_origin": spec.origin if spec else None,
+        "draft_module": draft.__module__,
+        "info_getattr_patched": "__getattr__" in info.__dict__,
+        "warnings": [w for w in _warnings(caught) if w["category"] == "DFlashMigrationWarning"],
+    }
+
+
+COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args, "v1": cmd_v1}
 
 
 def main() -> None:

@@ -72,11 +72,19 @@ def test_old_names_are_the_real_v2_classes(version: str) -> None:
 
 
 def test_v1_release_is_left_alone() -> None:
-    result = sglang_env.probe("0.5.13", "aliases", {"v2": False})
-    assert result["status"].startswith("inactive")
-    assert result["worker_module_file"].endswith("dflash_worker.py")  # the real V1 module
-    assert result["worker_qualname"] == catalog.V1_WORKER_CLASS
+    result = sglang_env.probe("0.5.13", "v1", fake_cuda=False)  # flashinfer.comm needs libcudart under fake CUDA
+    assert result["status"].startswith("inactive") and result["active"] is False
+    assert "ShimFinder" not in result["finders"]
+    assert result["worker_origin"].endswith("dflash_worker.py")  # the real V1 module
+    assert result["draft_module"] == catalog.DFLASH_INFO and result["info_getattr_patched"] is False
     assert result["warnings"] == []
+
+
+def test_v1_release_keeps_its_own_env_meaning(tiny_models: dict[str, str]) -> None:
+    result = sglang_env.probe("0.5.13", "server-args", {"kwargs": _kwargs(tiny_models)}, env={catalog.ENV_SPEC_V2: "1"})
+    assert "error" not in result, result
+    assert result["resolved"] is True  # 0.5.13 forces V1 DFLASH to non-overlap by itself
+    assert result["warnings"] == []  # and the shim says nothing about the variable
 
 
 @pytest.mark.parametrize("version", V2_RELEASES)
