@@ -129,3 +129,9 @@ def test_without_shim_sglang_ignores_the_variable(tiny_models: dict[str, str]) -
                               env={catalog.ENV_SPEC_V2: "0"})
     assert "error" not in result, result
     assert result["resolved"] is False
+
+
+def test_shim_launch_server_hands_over_to_sglangs_launcher() -> None:
+    proc = sglang_env.run_in_release("0.5.23", ["-m", "shims.launch_server", "--help"])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "--speculative-algorithm" in proc.stdout and "--disable-overlap-schedule" in proc.stdout
