@@ -32,7 +32,7 @@ import threading
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from migrator import catalog
 from shims import _switches
@@ -78,10 +78,17 @@ def _new_meaning(release: str | None) -> str:
 
 
 def decide(env_value: str | None, algorithm: str | None, current: bool, explicit: bool,
-           release: str | None = None) -> EnvDecision:
-    """Pure decision (no sglang needed): the 0.5.13 meaning of ``env_value`` for this run."""
+           release: str | None = None, is_covered: Callable[[str], bool] | None = None) -> EnvDecision:
+    """Pure decision (no sglang needed): the 0.5.13 meaning of ``env_value`` for this run.
+
+    ``is_covered`` answers for algorithm names that are not built in (plugins registered
+    through ``SpeculativeAlgorithm.register``): does SGLang treat them as DFLASH or EAGLE?
+    """
     entry = catalog.get("DFM201")
-    if env_value is None or not algorithm or algorithm.strip().upper() not in SPECULATIVE_ALGORITHMS:
+    if env_value is None or not algorithm:
+        return EnvDecision(False, None, "")
+    name = algorithm.strip().upper()
+    if name not in SPECULATIVE_ALGORITHMS and not (is_covered is not None and is_covered(algorithm.strip())):
         return EnvDecision(False, None, "")
     parsed = catalog.sglang_bool(env_value)
     meaning = _new_meaning(release)
@@ -107,12 +114,32 @@ def apply(server_args: Any, explicit: bool, environ: dict[str, str] | None = Non
 
     env = (environ if environ is not None else os.environ).get(ENV)
     decision = decide(env, getattr(server_args, "speculative_algorithm", None),
-                      bool(getattr(server_args, FIELD, False)), explicit, _sglang_release())
+                      bool(getattr(server_args, FIELD, False)), explicit, _sglang_release(),
+                      is_covered=_registered_as_dflash_or_eagle)
     if decision.message:
         _switches.notify(decision.key, decision.message, stacklevel=4)
     if decision.set_disable_overlap:
         setattr(server_args, FIELD, True)
     return decision
+
+
+def _registered_as_dflash_or_eagle(name: str) -> bool:
+    """A plugin algorithm SGLang resolves to the DFLASH or EAGLE family (asked only when the
+    variable is set and the name is not built in, so normal runs never import this)."""
+    try:
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        algorithm = SpeculativeAlgorithm.from_string(name)
+    except Exception:  # noqa: BLE001 - unknown name or a release without the registry
+        return False
+    for question in ("is_dflash", "is_eagle", "is_standalone"):
+        method = getattr(algorithm, question, None)
+        try:
+            if callable(method) and method():
+                return True
+        except Exception:  # noqa: BLE001 - a plugin's own answer may fail; not covered then
+            continue
+    return False
 
 
 def v1_present_beside(server_args_file: str | None) -> bool:

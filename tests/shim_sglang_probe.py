@@ -237,7 +237,31 @@ def cmd_v1(payload: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args, "v1": cmd_v1}
+def cmd_strict_prepare(payload: dict[str, Any]) -> dict[str, Any]:
+    """With DFLASH_MIGRATE_SHIM_STRICT=1 (set by the caller) the V1 call form of
+    ``prepare_for_verify`` is rejected; SGLang's own V2 form still reaches SGLang's code."""
+    import importlib
+
+    from migrator import catalog
+
+    import shims
+
+    shims.install()
+    verify_module, verify_name = catalog.VERIFY_INPUT.rpartition(".")[::2]
+    verify_cls = getattr(importlib.import_module(verify_module), verify_name)
+    prepare = getattr(verify_cls, catalog.get("DFM110").member)
+    result: dict[str, Any] = {"wrapped": bool(getattr(prepare, "__dflash_migrate_shim__", False))}
+    for key, args in (("v1_form", (object(), 16)), ("v2_form", (object(), object()))):
+        try:
+            prepare(object.__new__(verify_cls), *args)
+            result[key] = None
+        except Exception as exc:  # noqa: BLE001
+            result[key] = {"type": type(exc).__name__, "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    shims.uninstall()
+    return result
+
+
+COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args, "v1": cmd_v1, "strict-prepare": cmd_strict_prepare}
 
 
 def main() -> None:

@@ -142,3 +142,44 @@ def test_doctor_report_without_sglang_is_complete() -> None:
     assert report["env_spec_v2"]["parsed"] is False
     assert catalog.DISABLE_OVERLAP_ARG in report["dflash_launch"]
     assert catalog.ENV_SPEC_V2 in render_doctor(report)
+
+
+def test_plugin_algorithms_are_covered_when_sglang_says_so() -> None:
+    """A fork's algorithm registered through SpeculativeAlgorithm.register (found on the H200:
+    `COUNTING_DFLASH` kept overlap on) counts when SGLang resolves it to DFLASH/EAGLE."""
+    assert decide("0", "COUNTING_DFLASH", current=False, explicit=False).set_disable_overlap is False
+    covered = decide("0", "COUNTING_DFLASH", current=False, explicit=False, is_covered=lambda name: name == "COUNTING_DFLASH")
+    assert covered.set_disable_overlap is True and "COUNTING_DFLASH" in (covered.message or "")
+    assert decide("0", "NGRAM", current=False, explicit=False, is_covered=lambda name: False).set_disable_overlap is False
+
+
+def test_prepare_for_verify_is_only_wrapped_in_strict_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang's V2 worker calls prepare_for_verify every decode step: no shim code there
+    unless DFLASH_MIGRATE_SHIM_STRICT=1 asks for the V1-call-form check."""
+    import types
+
+    from shims import aliases
+    from shims._patching import PatchLog
+
+    def make_module() -> types.ModuleType:
+        module = types.ModuleType(catalog.DFLASH_INFO)
+
+        class DFlashVerifyInput:
+            def prepare_for_verify(self, batch, target_worker):
+                return "sglang's own code"
+
+        setattr(module, catalog.VERIFY_INPUT.rpartition(".")[2], DFlashVerifyInput)
+        return module
+
+    monkeypatch.delenv(_switches.ENV_STRICT, raising=False)
+    relaxed = make_module()
+    aliases.patch_info_module(relaxed, PatchLog())
+    verify_cls = getattr(relaxed, catalog.VERIFY_INPUT.rpartition(".")[2])
+    assert not getattr(verify_cls.prepare_for_verify, "__dflash_migrate_shim__", False)
+    monkeypatch.setenv(_switches.ENV_STRICT, "1")
+    strict = make_module()
+    aliases.patch_info_module(strict, PatchLog())
+    verify_cls = getattr(strict, catalog.VERIFY_INPUT.rpartition(".")[2])
+    with pytest.raises(RemovedCallFormError, match="DFM110"):
+        verify_cls().prepare_for_verify(object(), 16)
+    assert verify_cls().prepare_for_verify(object(), object()) == "sglang's own code"

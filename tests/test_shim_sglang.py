@@ -66,9 +66,19 @@ def test_old_names_are_the_real_v2_classes(version: str) -> None:
     assert errors["DFM104"]["shim"] and errors["DFM104"]["type"] == "RemovedNameError"
     assert errors["DFM104"]["message"].startswith("DFM104: ")
     assert errors["DFM105_hasattr"] is False and errors["DFM105"]["shim"]
-    assert errors["DFM110"]["shim"] and errors["DFM110"]["type"] == "RemovedCallFormError"
-    assert errors["DFM110_v2_form"] is None or not errors["DFM110_v2_form"]["shim"]  # SGLang's own code ran
+    # Outside strict mode prepare_for_verify is untouched (SGLang calls it every decode step):
+    # both call forms reach SGLang's own code; the V1 form is the codemod's/lint's DFM110.
+    assert errors["DFM110"] is None or not errors["DFM110"]["shim"]
+    assert errors["DFM110_v2_form"] is None or not errors["DFM110_v2_form"]["shim"]
     assert result["after_uninstall_verify_member"] is False and result["after_uninstall_has_module"] is False
+
+
+@pytest.mark.parametrize("version", V2_RELEASES)
+def test_strict_mode_rejects_the_v1_prepare_for_verify_form(version: str) -> None:
+    result = sglang_env.probe(version, "strict-prepare", env={"DFLASH_MIGRATE_SHIM_STRICT": "1"})
+    assert result["wrapped"] is True
+    assert result["v1_form"]["shim"] and result["v1_form"]["type"] == "RemovedCallFormError"
+    assert result["v2_form"] is None or not result["v2_form"]["shim"]  # SGLang's own code ran
 
 
 def test_v1_release_is_left_alone() -> None:
