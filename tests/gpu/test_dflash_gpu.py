@@ -104,7 +104,14 @@ def test_no_shim_code_runs_per_forward_step(gpu_matrix, label):
     assert mon["run_batch_calls_seen"] > 0
     assert mon["control_DFlashWorkerV2_forward_batch_generation_calls"] > 0, "positive control saw nothing"
     shim_calls = {k: n for k, n in mon["shim_calls_during_serving"].items() if k.startswith("shims")}
-    assert shim_calls == {}, f"shim code ran while serving: {shim_calls}"
+    # Nothing may run per forward step. The unmigrated fork imports its V1 base class lazily,
+    # when SGLang first builds the worker, so one alias lookup (and its single warning) may
+    # land after the first step: a constant handful of calls, never one per step.
+    steps = mon["run_batch_calls_seen"]
+    assert steps >= 30, f"{label}: too few steps ({steps}) to tell per-step code from one-time code"
+    assert all(n <= 3 for n in shim_calls.values()), f"shim code ran per step while serving: {shim_calls} over {steps} steps"
+    if not label.startswith("fork_unmigrated"):
+        assert shim_calls == {}, f"shim code ran while serving: {shim_calls}"
 
 
 def test_throughput_ab_with_and_without_shim(gpu_matrix):
