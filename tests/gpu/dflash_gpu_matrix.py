@@ -136,9 +136,7 @@ def default_configs() -> list[Config]:
                "SGLANG_ENABLE_SPEC_V2=0 (as its launch.py sets); worker via SpeculativeAlgorithm.register("
                "'COUNTING_DFLASH')", fork="unmigrated", env=dict(shim_env),
                extra_kwargs={"speculative_algorithm": "COUNTING_DFLASH"}, monitor=True, expect_overlap=False,
-               expect_worker=FORK_WORKER, expect_shim_loaded=True,
-               known_gap="the shim maps SGLANG_ENABLE_SPEC_V2 only for built-in algorithm names "
-                         "(shims.server_args.SPECULATIVE_ALGORITHMS), not for a plugin algorithm"),
+               expect_worker=FORK_WORKER, expect_shim_loaded=True),
         # the same worker under the built-in name DFLASH, swapped in with sglang's HookRegistry
         Config("fork_migrated_hook", "examples/legacy_fork migrated; worker swapped in for DFLASH through "
                "HookRegistry (SpeculativeAlgorithm.create_worker); disable_overlap_schedule=True",
