@@ -9,11 +9,13 @@ someone else changed it since it was read, nothing is written.
 from __future__ import annotations
 
 import io
+from contextlib import contextmanager
 import os
 import stat
 import tempfile
 import tokenize
 from pathlib import Path
+from typing import Iterator
 
 TEMP_SUFFIX = ".dflash-migrate.tmp"
 
@@ -51,30 +53,32 @@ def decode_python(data: bytes) -> str:
         raise SourceError(f"unknown encoding {encoding!r}", 1) from error
 
 
+@contextmanager
+def _reading_errors() -> Iterator[None]:
+    """OS errors while opening or reading a file, as the messages users see."""
+    try:
+        yield
+    except PermissionError as error:
+        raise SourceError("cannot read file: permission denied") from error
+    except IsADirectoryError as error:
+        raise SourceError("is a directory") from error
+    except OSError as error:
+        raise SourceError(f"cannot read file: {error.strerror or error}") from error
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes; refuses FIFOs, sockets and devices (a FIFO would block forever)."""
-    try:
+    with _reading_errors():
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except PermissionError as error:
-        raise SourceError("cannot read file: permission denied") from error
-    except IsADirectoryError as error:
-        raise SourceError("is a directory") from error
-    except OSError as error:
-        raise SourceError(f"cannot read file: {error.strerror or error}") from error
     try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise SourceError("is a directory")
-        if not stat.S_ISREG(mode):
-            raise SourceError("not a regular file (FIFO, socket or device): never read")
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            return stream.read()
-    except PermissionError as error:
-        raise SourceError("cannot read file: permission denied") from error
-    except IsADirectoryError as error:
-        raise SourceError("is a directory") from error
-    except OSError as error:
-        raise SourceError(f"cannot read file: {error.strerror or error}") from error
+        with _reading_errors():
+            mode = os.fstat(descriptor).st_mode
+            if stat.S_ISDIR(mode):
+                raise SourceError("is a directory")
+            if not stat.S_ISREG(mode):
+                raise SourceError("not a regular file (FIFO, socket or device): never read")
+            with os.fdopen(descriptor, "rb", closefd=False) as stream:
+                return stream.read()
     finally:
         os.close(descriptor)
 
