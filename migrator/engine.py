@@ -34,7 +34,7 @@ POOL_MIN_FILES = 256  # below this many files a process pool costs more than it 
 #: or not rewritten (libcst needs minutes per MB): one generated giant must not stall or
 #: exhaust the machine; the other files are still processed.
 MAX_ANALYSE_BYTES = 8 * 1024 * 1024
-MAX_REWRITE_BYTES = 2 * 1024 * 1024
+MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 
 
 @dataclass(frozen=True)
@@ -263,11 +263,12 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     edits = chosen_edits(findings, options)
     if not edits:
         return
-    if len(data) > MAX_REWRITE_BYTES:
-        result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB): "
-                                 "findings reported, file left unchanged; apply them by hand")
+    from .rewrite import RewriteError, apply_edits, needs_libcst
+
+    if len(data) > MAX_REWRITE_BYTES and needs_libcst(edits):  # libcst needs minutes and GBs there
+        result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB) "
+                                 "with structural edits: findings reported, file left unchanged; apply them by hand")
         return
-    from .rewrite import RewriteError, apply_edits
 
     try:
         new = apply_edits(data, edits, source)

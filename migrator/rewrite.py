@@ -90,6 +90,12 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
     return text.encode(_encoding_of(data))
 
 
+def needs_libcst(edits: Sequence[Edit]) -> bool:
+    """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path."""
+    return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST")) or not all(
+        isinstance(e, (Replace, InsertComment)) for e in edits)
+
+
 def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
     """Bytes of the module after the edits; raises RewriteError if any edit did not apply.
 
@@ -101,7 +107,7 @@ def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -
     edits = [e for e in edits if not (isinstance(e, InsertComment) and _comment_already_above(lines, e))]
     if not edits:
         return data
-    if all(isinstance(e, (Replace, InsertComment)) for e in edits) and not os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST"):
+    if not needs_libcst(edits):
         return splice(data, source, edits)
     from .cst_apply import apply_with_libcst
 

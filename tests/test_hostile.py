@@ -455,13 +455,24 @@ def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: P
 
     monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
-    data = V1 + b"x = DFlashWorker\n" + b"y = 1\n" * 500
+    # removing the env setting is a structural (libcst) edit: over the limit it is refused
+    data = V1 + b"import os\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '1'\nx = DFlashWorker\n" + b"y = 1\n" * 500
     big.write_bytes(data)
     outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))
     (result,) = outcome.results
     assert "file too large to rewrite" in result.error.message
-    assert {f.code for f in result.findings} >= {"DFM101", "DFM102"}
+    assert {f.code for f in result.findings} >= {"DFM101", "DFM102", "DFM201"}
     assert big.read_bytes() == data and outcome.exit_code == 2
+
+
+def test_large_file_with_only_span_edits_is_still_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrator import engine
+
+    monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
+    big = tmp_path / "big.py"
+    big.write_bytes(V1 + b"x = DFlashWorker\n" + b"y = 1\n" * 500)
+    outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))
+    assert outcome.summary.files_with_errors == 0 and b"x = DFlashWorkerV2\n" in big.read_bytes()
 
 
 def _large_tree(root: Path, count: int) -> dict[str, bytes]:
