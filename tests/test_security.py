@@ -194,7 +194,10 @@ def _shim_probe(env_value: str | None) -> dict:
     env["PYTHONPATH"] = str(REPO)
     if env_value is not None:
         env["DFLASH_MIGRATE_SHIM"] = env_value
-    proc = subprocess.run([sys.executable, "-c", _PROBE, str(REPO / "shims" / "dflash_migrate_shim.pth")],
+    # -S: no site-packages .pth processing at start-up, so an installed hook (pip install -e
+    # puts dflash_migrate_shim.pth there) cannot act before the probe takes its baseline;
+    # the probe then runs the hook's line itself, exactly as site.py would.
+    proc = subprocess.run([sys.executable, "-S", "-c", _PROBE, str(REPO / "shims" / "dflash_migrate_shim.pth")],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
