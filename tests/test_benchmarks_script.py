@@ -38,7 +38,7 @@ def test_counts_findings_in_text_and_json_reports() -> None:
     text = ("a/b.py:3:1: DFM101 module removed [fixable]\n"
             "a/b.py:9:5: DFM109 field gone\n"
             "c.py:1:1: DFM101 module removed\n"
-            "Found 3 V1 references in 2 files.\n")
+            "Found 3 V1 references in 2 of 40 files.\n")
     got = bench.count_dfm_findings(text)
     assert got == {"findings": 3, "files": 2, "by_code": {"DFM101": 2, "DFM109": 1}}
     json_report = '{"version": 1, "findings": [{"path": "x.py", "code": "DFM202"}, {"path": "x.py", "code": "DFM202"}]}'

@@ -72,11 +72,11 @@ class TestText:
         assert out[2] == "pkg/a.py:7:5: DFM105 `verify()` was removed"
         assert "bad.py:3:5: error: cannot parse: invalid syntax" in out
         assert "pkg/b.py:9:1: warning: unused suppression `ignore[DFM101]`" in out
-        assert out[-1].startswith("Found 5 V1 references in 5 files (3 fixable")
+        assert out[-1].startswith("Found 5 V1 references in 3 of 5 files (3 fixable")
         assert "1 file could not be processed" in out[-1]
 
     def test_clean_run_says_so(self) -> None:
-        assert report.render("text", *clean()) == "Found 0 V1 references in 1 files.\n"
+        assert report.render("text", *clean()) == "Found 0 V1 references in 0 of 1 files.\n"
 
 
 class TestJson:

@@ -23,11 +23,14 @@ TOOL_NAME = "dflash-migrate"
 JSON_SCHEMA_VERSION = 1
 
 
-def render(fmt: str, results: list[FileResult], summary: RunSummary) -> str:
-    """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`)."""
+def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None) -> str:
+    """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
+    the text summary counts (default "V1 reference"; verify counts unresolved references)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     module = import_module(f"migrator.report.{fmt}")
+    if fmt == "text" and subject:
+        return module.render(results, summary, subject=subject)
     return module.render(results, summary)
 
 

@@ -22,7 +22,7 @@ def format_finding(finding: Finding) -> str:
     return f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}{_fix_marker(finding)}"
 
 
-def render(results: list[FileResult], summary: RunSummary) -> str:
+def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
     lines = [format_finding(f) for f in findings_of(results)]
     lines += [str(error) for error in errors_of(results)]
     lines += [
@@ -31,7 +31,8 @@ def render(results: list[FileResult], summary: RunSummary) -> str:
     ]
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
-    tail = f"Found {n} V1 reference{'s' if n != 1 else ''} in {counts['files_scanned']} files"
+    with_findings = sum(1 for result in results if result.findings)
+    tail = f"Found {n} {subject}{'s' if n != 1 else ''} in {with_findings} of {counts['files_scanned']} files"
     if fixable:
         tail += f" ({fixable} fixable with `dflash-migrate`)"
     if errors:

@@ -100,7 +100,7 @@ def run_verify(
         results.append(FileResult(path, error=FileError(path, "no such file or directory")))
     if skip_todos:
         drop_acknowledged(results)
-    return render(fmt, results, summarize(results)), exit_code(results)
+    return render(fmt, results, summarize(results), subject="unresolved sglang reference"), exit_code(results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
