@@ -113,6 +113,11 @@ def discover(
         if not given.is_file() and not given.is_dir():
             found.skipped.append((given, _special_reason(given)))
             continue
+        if given.is_file() or given.is_dir():
+            escape = _escapes_through_link(given)
+            if escape:
+                found.skipped.append((given, escape))
+                continue
         if given.is_file():
             if given not in seen:
                 seen.add(given)
@@ -154,6 +159,25 @@ def discover(
                     seen.add(child)
                     found.files.append(child)
     return found
+
+
+def _escapes_through_link(path: Path) -> str | None:
+    """A path written under the current folder whose folders include a symbolic link to
+    somewhere outside it (``src/linked_folder/deep.py``): never followed, like links met
+    while walking. Paths written outside the current folder are the user's explicit choice."""
+    here = Path.cwd()
+    absolute = Path(os.path.abspath(path))
+    try:
+        absolute.relative_to(here)
+    except ValueError:
+        return None
+    try:
+        path.resolve().relative_to(here.resolve())
+    except ValueError:
+        return "reached through a symbolic link to outside the current folder: never read or written"
+    except (OSError, RuntimeError):
+        return "symbolic link that cannot be resolved (dangling or a loop): skipped"
+    return None
 
 
 def _special_reason(path: Path) -> str:
