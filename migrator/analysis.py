@@ -28,7 +28,6 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from . import catalog
 from .lines import split_lines
@@ -554,9 +553,6 @@ class Analysis(ast.NodeVisitor):
 
     visit_AsyncWith = visit_With  # type: ignore[assignment]
 
-    def visit_Global(self, node: ast.Global) -> None:
-        return None
-
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
             self._record_reference(node)
@@ -614,13 +610,6 @@ def _hot_lines(source: str) -> list[int]:
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
-def iter_call_args(call: ast.Call) -> Iterator[tuple[str | None, ast.expr]]:
-    for argument in call.args:
-        yield None, argument
-    for keyword in call.keywords:
-        yield keyword.arg, keyword.value
-
-
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
             skip_cold_functions: bool = True) -> Analysis:
     """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
@@ -629,10 +618,6 @@ def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str |
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
     return Analysis(tree, source, module_name, is_package, skip_cold_functions).run()
-
-
-def is_old_or_child(qualname: str, old: str) -> bool:
-    return qualname == old or qualname.startswith(old + ".")
 
 
 def rename_qualname(qualname: str, target: str) -> str:

@@ -116,15 +116,6 @@ def report_run(outcome: "RunResult", options: "Options", stream=None) -> None:  
     print(line, file=sys.stderr)
 
 
-def exit_code(outcome: "RunResult", options: "Options") -> int:
-    summary = outcome.summary
-    if summary.files_with_errors or outcome.interrupted:
-        return 2
-    if options.mode == "fix":
-        return 1 if summary.todos_left else 0
-    return 1 if (summary.files_changed or summary.todos_left or summary.findings) else 0
-
-
 def print_diff(outcome: "RunResult") -> None:
     import difflib
 
@@ -190,7 +181,7 @@ def run_fix(mode: str, paths: List[Path], options: "Options", stdin_filename: Op
     if mode == "diff":
         print_diff(outcome)
     report_run(outcome, options)
-    return exit_code(outcome, options)
+    return outcome.exit_code
 
 
 def fix(

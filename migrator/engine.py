@@ -77,14 +77,17 @@ class RunResult:
     summary: RunSummary = field(default_factory=RunSummary)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     interrupted: bool = False
+    mode: Mode = "lint"
 
     @property
     def exit_code(self) -> int:
+        """2: a file could not be processed (or the run was interrupted); 1: work is left
+        (fix mode: manual findings; other modes: anything found or to change); else 0."""
         if self.summary.files_with_errors or self.interrupted:
             return 2
-        if self.summary.findings or self.summary.files_changed:
-            return 1
-        return 0
+        if self.mode == "fix":
+            return 1 if self.summary.todos_left else 0
+        return 1 if (self.summary.findings or self.summary.files_changed or self.summary.todos_left) else 0
 
 
 # ---- one file ---------------------------------------------------------------------
@@ -375,7 +378,7 @@ def run(
     Ctrl-C (SIGINT) at any point stops the run cleanly: files already written are fully
     migrated, the others untouched, and the result says ``interrupted`` (exit code 2).
     """
-    outcome = RunResult()
+    outcome = RunResult(mode=options.mode)
     try:
         _run_into(outcome, paths, options, on_progress)
     except KeyboardInterrupt:

@@ -58,7 +58,7 @@ def lint(
         output.write_text(text, encoding="utf-8")
     else:
         stdout.write(text)
-    code = 2 if outcome.summary.files_with_errors or outcome.interrupted else 1 if outcome.summary.findings else 0
+    code = outcome.exit_code
     return 0 if exit_zero and code == 1 else code
 
 
