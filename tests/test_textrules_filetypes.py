@@ -241,3 +241,11 @@ class TestNotebook:
 
     def test_unreadable_notebook_is_an_error(self) -> None:
         assert lint("n.ipynb", "{not json").error is not None
+
+
+def test_removed_line_between_blank_lines_takes_one_blank_line_along() -> None:
+    from migrator.engine import Options, process_bytes
+
+    text = "#!/bin/sh\nset -e\n\nexport SGLANG_ENABLE_SPEC_V2=1\n\npython -m sglang.launch_server --speculative-algorithm DFLASH\n"
+    result = process_bytes("serve.sh", text.encode(), Options(mode="fix", target_version="0.5.17"))
+    assert result.new_bytes.decode() == "#!/bin/sh\nset -e\n\npython -m sglang.launch_server --speculative-algorithm DFLASH\n"

@@ -183,7 +183,12 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
             ops.add((offset(edit.span.start.line, edit.span.start.column),
                      offset(edit.span.end.line, edit.span.end.column), edit.text))
         elif isinstance(edit, RemoveStatement):
-            ops.add((offset(edit.span.start.line, 0), offset(edit.span.end.line + 1, 0), ""))
+            first, last = edit.span.start.line, edit.span.end.line
+            # A line removed from between two blank lines takes one of them along, so the
+            # file does not gain a double blank line where the setting was.
+            if 1 < first and last < len(lines) and not lines[first - 2].strip() and not lines[last].strip():
+                last += 1
+            ops.add((offset(first, 0), offset(last + 1, 0), ""))
         elif isinstance(edit, InsertComment):
             index = edit.line - 1
             if index > 0 and lines[index - 1].strip() == edit.text.strip():

@@ -2,7 +2,6 @@
 # Production launcher for the DFLASH deployment.
 set -euo pipefail
 
-
 python -m sglang.launch_server --disable-overlap-schedule \
   --model-path meta-llama/Llama-3.1-8B-Instruct \
   --speculative-algorithm DFLASH \
