@@ -193,7 +193,7 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
     from .rules import RuleContext, all_rules
 
     analysis = analyze(tree, source, Path(path), module_name)
-    enabled = _enabled_for(path, options)
+    enabled = enabled_for(path, options)
     context = RuleContext(analysis, path, options.target_version, enabled)
     for rule in all_rules():
         rule(context)
@@ -202,7 +202,8 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
     return sorted(findings, key=Finding.sort_key)
 
 
-def _enabled_for(path: str, options: Options) -> Callable[[str], bool]:
+def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
+    """Is a rule code on for ``path``: --select/--ignore and per-file-ignores (all file types)."""
     ignored: set[str] = set()
     if options.per_file_ignores:
         import fnmatch

@@ -209,25 +209,6 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
 # ---- the driver -----------------------------------------------------------------------
 
 
-def _enabled(code: str, options: object, path: str) -> bool:
-    """``--select``/``--ignore`` and per-file-ignores, with the engine's semantics."""
-    select = getattr(options, "select", None)
-    ignore = tuple(getattr(options, "ignore", None) or ())
-    if select is not None and not any(code.startswith(s) for s in select):
-        return False
-    if any(code.startswith(i) for i in ignore):
-        return False
-    import fnmatch
-    from pathlib import Path
-
-    posix = Path(path).as_posix()
-    for pattern, codes in getattr(options, "per_file_ignores", ()) or ():
-        if (fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}")) and \
-                any(code.startswith(c) for c in codes):
-            return False
-    return True
-
-
 def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit], int, int]:
     edits: list[Edit] = []
     fixes = todos = 0
@@ -269,7 +250,10 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
     kind = _module_for(path)
     if kind not in ("markdown", None):  # Markdown prose may name old modules on purpose
         found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
-    raw = [f for f in found if _enabled(f.code, options, path) and ctx.fires(f.code)]
+    from migrator.engine import enabled_for
+
+    enabled = enabled_for(path, options)  # type: ignore[arg-type]
+    raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
     kept, suppressed, unused = filter_findings(text, raw)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)

@@ -111,10 +111,13 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     result = FileResult(path)
     replacements: list[tuple[int, int, str]] = []
+    from migrator.engine import enabled_for
+
+    enabled = enabled_for(path, options)  # type: ignore[arg-type]
     for cell in cells:
         source = "".join(json.loads(text[a:b]) for a, b in cell.tokens)
         found, rewritten = _cell_findings(path, cell.cell_type, source, ctx, options)
-        found = [f for f in found if _core._enabled(f.code, options, path) and ctx.fires(f.code)]
+        found = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
         found, suppressed, unused = filter_findings(source, found)
         result.suppressed += suppressed
         result.findings += [_to_file(f, cell, text, starts) for f in found]
