@@ -120,8 +120,11 @@ class Analysis(ast.NodeVisitor):
                  skip_cold_functions: bool = True) -> None:
         self.tree = tree
         self.lines = split_lines(source) or [""]
-        #: None: analyse every function body (``verify`` needs them all).
-        self.hot_lines = _hot_lines(source) if skip_cold_functions else None
+        self.source = source
+        #: Lines holding a relevant word; None: analyse everything (``verify`` needs it).
+        self.hot_words: set[str] = set(catalog.relevant_words_for(source)) if skip_cold_functions else set()
+        self.hot_lines = _hot_lines(source, self.hot_words) if skip_cold_functions else None
+        self._newlines: list[int] | None = None
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -155,6 +158,8 @@ class Analysis(ast.NodeVisitor):
         self._visit_body(self.tree.body)
         while self.deferred:
             node, scope, classes = self.deferred.pop(0)
+            if not self._is_hot(node):
+                continue  # no word any rule looks for occurs in this function: nothing to find inside
             saved = self.scope, self.class_stack
             self.scope, self.class_stack = scope, classes
             self._visit_function_body(node)  # type: ignore[arg-type]
@@ -213,6 +218,19 @@ class Analysis(ast.NodeVisitor):
         if self.guard_depth:
             binding.guarded = True
         self.scope.names[name] = binding
+        if (self.hot_lines is not None and name not in self.hot_words and binding.qualname is not None
+                and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname)):
+            self._add_hot_word(name)  # an alias of a V1 name: its uses are hot too
+
+    def _add_hot_word(self, word: str) -> None:
+        """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
+        assert self.hot_lines is not None
+        self.hot_words.add(word)
+        if self._newlines is None:
+            self._newlines = [match.start() for match in _NEWLINE.finditer(self.source)]
+        found = set(self.hot_lines)
+        found.update(_lines_holding(self.source, word, self._newlines))
+        self.hot_lines = sorted(found)
 
     # ---- resolution -------------------------------------------------------------
     def qualname(self, node: ast.AST) -> tuple[str, Binding] | None:
@@ -299,6 +317,9 @@ class Analysis(ast.NodeVisitor):
             self._visit_statement(statement)
 
     def _visit_statement(self, statement: ast.stmt) -> None:
+        if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
+            self._bind_cold(statement)
+            return
         saved = self.current_statement
         self.current_statement = statement
         for child in ast.iter_child_nodes(statement):
@@ -411,6 +432,9 @@ class Analysis(ast.NodeVisitor):
             self._visit_expr(base)
         for keyword in node.keywords:
             self._visit_expr(keyword.value)
+        self._define_class(node, cold=False)
+
+    def _define_class(self, node: ast.ClassDef, cold: bool) -> None:
         qualname = f"{self.module_name}.{node.name}"
         bases = []
         for base in node.bases:
@@ -424,11 +448,17 @@ class Analysis(ast.NodeVisitor):
         info = ClassInfo(qualname, node, tuple(bases))
         self.classes[qualname] = info
         self.bind(node.name, Binding(qualname, "def"))
+        if (self.hot_lines is not None and node.name not in self.hot_words
+                and any(catalog.is_relevant_qualname(a) for a in self.ancestors(qualname) - {qualname})):
+            self._add_hot_word(node.name)  # a subclass of a V1 class: its uses are hot too
         class_scope = Scope("class", parent=self.scope, class_qualname=qualname)
         saved = self.scope
         self.scope = class_scope
         self.class_stack = [*self.class_stack, info]
         for statement in node.body:
+            if cold:
+                self._bind_cold(statement) if not isinstance(statement, (ast.Import, ast.ImportFrom)) else self._visit_statement(statement)
+                continue
             self.parents[statement] = node
             self._visit_statement(statement)
         self.class_stack = self.class_stack[:-1]
@@ -451,12 +481,13 @@ class Analysis(ast.NodeVisitor):
         if node.returns is not None:
             self._visit_annotation(node.returns)
         self.bind(node.name, Binding(None, "def"))
-        if not self._is_hot(node):
-            return  # no word any rule looks for occurs in this function: nothing to find inside
+        self._defer_body(node)
+
+    def _defer_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         function_scope = Scope("function", parent=self.scope)
         if self.scope.kind == "class" and self.class_stack:
             function_scope.class_qualname = self.class_stack[-1].qualname
-        self.deferred.append((node, function_scope, list(self.class_stack)))
+        self.deferred.append((node, function_scope, self.class_stack))
 
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
@@ -475,10 +506,54 @@ class Analysis(ast.NodeVisitor):
             self._visit_statement(statement)
 
     def _is_hot(self, node: ast.AST) -> bool:
+        """Does a line of ``node`` (decorators included) hold a relevant word?"""
         if self.hot_lines is None:
             return True
-        index = bisect.bisect_left(self.hot_lines, node.lineno)  # type: ignore[attr-defined]
+        first = node.lineno  # type: ignore[attr-defined]
+        for decorator in getattr(node, "decorator_list", ()):
+            first = min(first, decorator.lineno)
+        index = bisect.bisect_left(self.hot_lines, first)
         return index < len(self.hot_lines) and self.hot_lines[index] <= node.end_lineno  # type: ignore[attr-defined]
+
+    # ---- cold statements: bindings only -------------------------------------------
+    def _bind_cold(self, statement: ast.stmt) -> None:
+        """A statement without any relevant word: nothing in it can be reported, so only
+        the names it binds are recorded, with the types and aliases the full visit would
+        give them (a later hot line may use them: ``w = self.worker`` then ``w.verify()``)."""
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.bind(statement.name, Binding(None, "def"))
+            self._defer_body(statement)  # an alias bound later may still make it hot
+        elif isinstance(statement, ast.ClassDef):
+            self._define_class(statement, cold=True)
+        elif isinstance(statement, ast.Assign):
+            self._bind_assignment(statement)
+        elif isinstance(statement, ast.AnnAssign):
+            self._assign_target(statement.target, self.annotation_types(statement.annotation))
+        elif isinstance(statement, (ast.For, ast.AsyncFor)):
+            self._bind_loop_target(statement.target)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if item.optional_vars is not None:
+                    self._bind_loop_target(item.optional_vars)
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            for handler in statement.handlers:
+                if handler.name:
+                    self.bind(handler.name, Binding(None, "other"))
+                self._bind_cold_body(handler.body)
+        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+                                  getattr(ast, "TryStar", ast.Try))):
+            for body in ("body", "orelse", "finalbody"):
+                self._bind_cold_body(getattr(statement, body, ()))
+        elif isinstance(statement, getattr(ast, "Match", ())):
+            for case in statement.cases:  # type: ignore[attr-defined]
+                self._bind_cold_body(case.body)
+
+    def _bind_cold_body(self, body: list[ast.stmt]) -> None:
+        for statement in body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self._visit_statement(statement)
+            else:
+                self._bind_cold(statement)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self.generic_visit(node)
@@ -501,6 +576,9 @@ class Analysis(ast.NodeVisitor):
         self._visit_expr(node.value)
         for target in node.targets:
             self._visit_expr(target)
+        self._bind_assignment(node)
+
+    def _bind_assignment(self, node: ast.Assign) -> None:
         types = self.types_of(node.value)
         value_binding = None
         if isinstance(node.value, (ast.Name, ast.Attribute)):
@@ -595,16 +673,26 @@ class Analysis(ast.NodeVisitor):
             self.strings.append(node)
 
 
-def _hot_lines(source: str) -> list[int]:
-    """Sorted line numbers holding a word some rule looks for (see catalog.relevant_words)."""
-    newlines = [match.start() for match in _NEWLINE.finditer(source)]
+def _hot_lines(source: str, words: set[str]) -> list[int]:
+    """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups)."""
+    newlines: list[int] | None = None
     found: set[int] = set()
-    for word in catalog.relevant_words():
-        start = source.find(word)
-        while start != -1:
-            found.add(bisect.bisect_left(newlines, start) + 1)
-            start = source.find(word, start + len(word))
+    for word in words:
+        if word not in source:
+            continue
+        if newlines is None:
+            newlines = [match.start() for match in _NEWLINE.finditer(source)]
+        found.update(_lines_holding(source, word, newlines))
     return sorted(found)
+
+
+def _lines_holding(source: str, word: str, newlines: list[int]) -> set[int]:
+    found: set[int] = set()
+    start = source.find(word)
+    while start != -1:
+        found.add(bisect.bisect_left(newlines, start) + 1)
+        start = source.find(word, start + len(word))
+    return found
 
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")

@@ -603,17 +603,73 @@ def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
 
 
 @cache
-def relevant_words() -> tuple[str, ...]:
-    """Words without which no rule can fire inside a function body: the trigger tokens,
-    the member names rules look up on typed values, and server-argument builders.
-    The analysis skips function bodies that contain none of them."""
-    words = {token.decode() for token in trigger_tokens()}
+def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """(preconditions, words): words without which no rule can fire in a statement or
+    function body, each group relevant only in a source holding one of its preconditions
+    (empty: always). The analysis skips the code where no relevant word occurs.
+
+    * trigger tokens and distinctive names: always;
+    * members of a class (``verify``, ``ctx_lens``): only where the class is named, since a
+      value is known to be an instance only through its class's name (constructor,
+      annotation, base class or import alias, all of which spell it);
+    * ``__init__`` (DFM111's ``super().__init__``): only where the V1 worker is named;
+    * server-argument builders (``Engine``, ``ServerArgs``, ``launch_server``): only where
+      the environment variable is written as a string literal, the only form whose rule
+      (DFM201) edits builders.
+    """
+    always = {token.decode() for token in trigger_tokens()}
+    by_owner: dict[str, set[str]] = {}
     for entry in ENTRIES:
         for name in entry.names:
-            words.add(name.rpartition(".")[2])
-    words.update(callable_name.rpartition(".")[2] for callable_name in ENGINE_CALLABLES)
-    words.add(LAUNCH_SERVER_MODULE.rpartition(".")[2])
-    return tuple(sorted(words))
+            owner, _, member = name.rpartition(".")
+            if entry.owner_class is None or member in always:
+                always.add(member)
+            else:
+                by_owner.setdefault(owner.rpartition(".")[2], set()).add(member)
+    worker = V1_WORKER_CLASS.rpartition(".")[2]
+    by_owner.setdefault(worker, set()).add("__init__")
+    groups: list[tuple[tuple[str, ...], tuple[str, ...]]] = [((), tuple(sorted(always)))]
+    groups.extend(((owner,), tuple(sorted(words))) for owner, words in sorted(by_owner.items()))
+    builders = {name.rpartition(".")[2] for name in ENGINE_CALLABLES} | {LAUNCH_SERVER_MODULE.rpartition(".")[2]}
+    groups.append(((f'"{ENV_SPEC_V2}"', f"'{ENV_SPEC_V2}'"), tuple(sorted(builders))))
+    return tuple(groups)
+
+
+@cache
+def relevant_words() -> tuple[str, ...]:
+    """Every word any rule may look for, whatever the source (the union of the groups)."""
+    return tuple(sorted({word for _, words in relevant_word_groups() for word in words}))
+
+
+@cache
+def _relevant_qualnames() -> frozenset[str]:
+    names = {name for entry in ENTRIES for name in entry.names}
+    names.update(entry.owner_class for entry in ENTRIES if entry.owner_class)
+    names.update((V1_WORKER_CLASS, V2_DRAFT_INPUT, *ENGINE_CALLABLES))
+    return frozenset(names)
+
+
+def is_relevant_qualname(qualname: str) -> bool:
+    """Is ``qualname`` a name rules look for, or something inside one (a module's member)?
+    A local alias of such a name is as relevant as the words themselves."""
+    names = _relevant_qualnames()
+    if qualname in names:
+        return True
+    cut = qualname.rfind(".")
+    while cut > 0:
+        if qualname[:cut] in names:
+            return True
+        cut = qualname.rfind(".", 0, cut)
+    return False
+
+
+def relevant_words_for(source: str) -> list[str]:
+    """The relevant words whose preconditions ``source`` meets."""
+    words: list[str] = []
+    for preconditions, group in relevant_word_groups():
+        if not preconditions or any(p in source for p in preconditions):
+            words.extend(group)
+    return words
 
 
 def default_target_version() -> str:

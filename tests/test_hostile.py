@@ -129,7 +129,10 @@ CASES = [
     Case("empty.py", b"", "untouched"),
     Case("deep_parens.py", V1 + b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n", "error", "too many nested parentheses", 2),
     Case("deep_chain.py", V1 + b"x = " + b" + ".join([b"1"] * 30000) + b"\n", "error", "cannot parse: RecursionError", None),
-    Case("deep_lambdas.py", V1 + b"x = " + b"lambda: " * 400 + b"1\n", "error", "nesting too deep", None),
+    Case("deep_lambdas.py", V1 + b"x = " + b"lambda: " * 400 + b"DFlashWorker\n", "error", "nesting too deep", None),
+    # The same nesting without any V1 name is never walked (only the names it binds are),
+    # so the file is migrated.
+    Case("deep_cold_lambdas.py", V1 + b"x = " + b"lambda: " * 400 + b"1\n", "migrated"),
     Case("deep_ok.py", V1 + b"x = " + b"[" * 90 + b"DFlashWorker" + b"]" * 90 + b"\n"
          + b"".join(b" " * i + b"if x:\n" for i in range(90)) + b" " * 90 + b"y = DFlashWorker\n", "migrated"),
     Case("many_strings.py", V1 + b"x = (" + b" ".join([b"'text'"] * 20000) + b")\ny = DFlashWorker\n", "migrated"),
