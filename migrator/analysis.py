@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 
 from . import catalog
@@ -123,8 +123,9 @@ class Analysis(ast.NodeVisitor):
         self.source = source
         #: Lines holding a relevant word; None: analyse everything (``verify`` needs it).
         self.hot_words: set[str] = set(catalog.relevant_words_for(source)) if skip_cold_functions else set()
-        self.hot_lines = _hot_lines(source, self.hot_words) if skip_cold_functions else None
-        self._newlines: list[int] | None = None
+        #: Offset just past each line's end, for the line of a text position.
+        self.line_ends = list(accumulate(map(len, self.lines))) if skip_cold_functions else []
+        self.hot_lines = _hot_lines(source, self.hot_words, self.line_ends) if skip_cold_functions else None
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -226,10 +227,8 @@ class Analysis(ast.NodeVisitor):
         """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
         assert self.hot_lines is not None
         self.hot_words.add(word)
-        if self._newlines is None:
-            self._newlines = [match.start() for match in _NEWLINE.finditer(self.source)]
         found = set(self.hot_lines)
-        found.update(_lines_holding(self.source, word, self._newlines))
+        found.update(_lines_holding(self.source, word, self.line_ends))
         self.hot_lines = sorted(found)
 
     # ---- resolution -------------------------------------------------------------
@@ -673,29 +672,23 @@ class Analysis(ast.NodeVisitor):
             self.strings.append(node)
 
 
-def _hot_lines(source: str, words: set[str]) -> list[int]:
+def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
     """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups)."""
-    newlines: list[int] | None = None
     found: set[int] = set()
     for word in words:
-        if word not in source:
-            continue
-        if newlines is None:
-            newlines = [match.start() for match in _NEWLINE.finditer(source)]
-        found.update(_lines_holding(source, word, newlines))
+        found.update(_lines_holding(source, word, line_ends))
     return sorted(found)
 
 
-def _lines_holding(source: str, word: str, newlines: list[int]) -> set[int]:
+def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
     found: set[int] = set()
     start = source.find(word)
     while start != -1:
-        found.add(bisect.bisect_left(newlines, start) + 1)
+        found.add(bisect.bisect_right(line_ends, start) + 1)
         start = source.find(word, start + len(word))
     return found
 
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,

