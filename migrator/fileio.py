@@ -8,12 +8,9 @@ someone else changed it since it was read, nothing is written.
 
 from __future__ import annotations
 
-import io
 from contextlib import contextmanager
 import os
 import stat
-import tempfile
-import tokenize
 from pathlib import Path
 from typing import Iterator
 
@@ -36,13 +33,13 @@ def decode_python(data: bytes) -> str:
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         raise SourceError(f"binary file (NUL byte at offset {nul}): not Python source", line)
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as error:
-        if "invalid or missing encoding declaration" not in str(error):
-            line = error.lineno or next((n for n, text in enumerate(data.split(b"\n", 2)[:2], 1) if b"coding" in text), 1)
-            raise SourceError(f"invalid encoding declaration: {error.msg}", line) from error
-        encoding = "utf-8"  # no cookie and a first line that is not UTF-8: say which byte
+    first_end = data.find(b"\n")
+    second_end = data.find(b"\n", first_end + 1) if first_end >= 0 else -1
+    head = data if second_end < 0 else data[:second_end]  # the two lines a cookie may be on
+    if data.startswith(b"\xef\xbb\xbf") or b"coding" in head:
+        encoding = _declared_encoding(data)
+    else:
+        encoding = "utf-8"  # no BOM, no cookie: what tokenize.detect_encoding says, without its import
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -51,6 +48,20 @@ def decode_python(data: bytes) -> str:
         raise SourceError(f"cannot decode as {encoding}: byte 0x{data[error.start]:02x} is invalid", line, column) from error
     except LookupError as error:
         raise SourceError(f"unknown encoding {encoding!r}", 1) from error
+
+
+def _declared_encoding(data: bytes) -> str:
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        if "invalid or missing encoding declaration" not in str(error):
+            line = error.lineno or next((n for n, text in enumerate(data.split(b"\n", 2)[:2], 1) if b"coding" in text), 1)
+            raise SourceError(f"invalid encoding declaration: {error.msg}", line) from error
+        encoding = "utf-8"  # no cookie and a first line that is not UTF-8: say which byte
+    return encoding
 
 
 @contextmanager
@@ -97,6 +108,8 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes) -> None:
         raise SourceError(f"cannot re-read before writing: {error.strerror or error}") from error
     if current != expected_old:
         raise SourceError("file changed on disk while it was being migrated; not written (run again)")
+    import tempfile
+
     try:
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
     except OSError as error:

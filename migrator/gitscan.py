@@ -22,7 +22,6 @@ match differently (``-F`` overrides ``grep.patternType``).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,7 +51,7 @@ class GitScan:
 def start(root: Path) -> GitScan | None:
     """Launch ``git grep`` and ``git ls-files`` on folder ``root`` (they run while the
     caller walks the folder); None where git cannot be used."""
-    if any(os.environ.get(name) for name in _GIT_ENV) or shutil.which("git") is None:
+    if any(os.environ.get(name) for name in _GIT_ENV):
         return None
     folder = str(root)
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
@@ -63,7 +62,7 @@ def start(root: Path) -> GitScan | None:
                                  "-l", "-z", "-F", "-a", *patterns, "--", "."], **common)
         listing = subprocess.Popen(["git", "ls-files", "-z", "-t", "-v", "--cached", "--others",
                                     "--exclude-standard", "--", "."], **common)
-    except OSError:
+    except OSError:  # no git on PATH
         return None
     return GitScan(folder, grep, listing)
 
