@@ -410,6 +410,30 @@ def dfm_command(override: str | None) -> list[str]:
     return [sys.executable, "-c", "import sys; from migrator.cli import main; sys.exit(main())"]
 
 
+def installed_command(workdir: Path) -> list[str]:
+    """``dflash-migrate`` installed from this checkout into its own virtual environment, as
+    ``pipx install`` or a CI job's ``pip install`` leaves it: a non-editable install whose
+    modules are byte-compiled, in an interpreter without the host's ``site-packages``
+    (some hosts put ``.pth`` files there that import packages into every Python process)."""
+    venv = workdir / "venv"
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps", str(REPO)], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(REPO)], check=True)  # dependencies
+    script = python.parent / ("dflash-migrate.exe" if os.name == "nt" else "dflash-migrate")
+    return [str(script)]
+
+
+def compile_checkout() -> None:
+    """Byte-compile this checkout, as an install would: with ``PYTHONDONTWRITEBYTECODE``
+    set (some CI images set it) every run would otherwise recompile every module."""
+    import compileall
+
+    for package in ("migrator", "shims"):
+        compileall.compile_dir(str(REPO / package), quiet=1)
+
+
 def dfm_env() -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -506,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dflash-migrate", dest="dfm", default=None,
                         help="command to run dflash-migrate (default: this checkout's migrator.cli:main)")
     parser.add_argument("--clean-files", type=int, default=300, help="files in the no-match startup tree")
+    parser.add_argument("--venv", action="store_true",
+                        help="measure dflash-migrate installed into its own venv (benchmarks/work/venv), as users run it")
     args = parser.parse_args(argv)
 
     only = [x.strip() for x in args.only.split(",") if x.strip()]
@@ -520,8 +546,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fetching sglang {args.version} (cached in ~/.cache/dflash-migrate) ...", file=sys.stderr, flush=True)
     source = prepare_source(args.version)
 
-    dfm = dfm_command(args.dfm)
-    env = dfm_env()
+    if args.venv and not args.dfm:
+        dfm = installed_command(workdir)
+        env = dict(os.environ, NO_COLOR="1")
+    else:
+        dfm = dfm_command(args.dfm)
+        env = dfm_env()
+        if not args.dfm:
+            compile_checkout()
     have_check = any(m in only for m in ("check", "fix", "startup")) and dfm_supports(dfm, env)
     have_lint = "lint" in only and dfm_supports(dfm, env, "lint")
     main_help = dfm_help(dfm, env, "fix") if have_check else ""
@@ -555,6 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         "repeat": args.repeat,
         "libcst_repeat": args.libcst_repeat,
         "dflash_migrate_command": shlex.join(dfm),
+        "dflash_migrate_install": "venv" if args.venv and not args.dfm else ("command" if args.dfm else "checkout"),
         "ruff_banned_api_entries": banned,
         "scales": [],
     }

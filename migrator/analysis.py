@@ -117,15 +117,23 @@ class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool,
-                 skip_cold_functions: bool = True) -> None:
+                 skip_cold_functions: bool = True, hot: "HotText | None" = None) -> None:
         self.tree = tree
-        self.lines = split_lines(source) or [""]
         self.source = source
-        #: Lines holding a relevant word; None: analyse everything (``verify`` needs it).
-        self.hot_words: set[str] = set(catalog.relevant_words_for(source)) if skip_cold_functions else set()
-        #: Offset just past each line's end, for the line of a text position.
-        self.line_ends = list(accumulate(map(len, self.lines))) if skip_cold_functions else []
-        self.hot_lines = _hot_lines(source, self.hot_words, self.line_ends) if skip_cold_functions else None
+        if skip_cold_functions:
+            hot = hot or HotText(source)
+            self.lines = hot.lines
+            #: Words and lines some rule may look at; None: analyse everything (``verify``).
+            self.hot_words: set[str] = set(hot.words)
+            self.line_ends = hot.line_ends
+            self.hot_lines: list[int] | None = hot.lines_hot
+        else:
+            self.lines = split_lines(source) or [""]
+            self.hot_words = set()
+            self.line_ends = []
+            self.hot_lines = None
+        #: Hot words found while walking (local aliases and subclasses of V1 names).
+        self.added_words: list[str] = []
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -220,13 +228,14 @@ class Analysis(ast.NodeVisitor):
             binding.guarded = True
         self.scope.names[name] = binding
         if (self.hot_lines is not None and name not in self.hot_words and binding.qualname is not None
-                and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname)):
+                and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname, self.hot_words)):
             self._add_hot_word(name)  # an alias of a V1 name: its uses are hot too
 
     def _add_hot_word(self, word: str) -> None:
         """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
         assert self.hot_lines is not None
         self.hot_words.add(word)
+        self.added_words.append(word)
         found = set(self.hot_lines)
         found.update(_lines_holding(self.source, word, self.line_ends))
         self.hot_lines = sorted(found)
@@ -448,7 +457,7 @@ class Analysis(ast.NodeVisitor):
         self.classes[qualname] = info
         self.bind(node.name, Binding(qualname, "def"))
         if (self.hot_lines is not None and node.name not in self.hot_words
-                and any(catalog.is_relevant_qualname(a) for a in self.ancestors(qualname) - {qualname})):
+                and any(catalog.is_relevant_qualname(a, self.hot_words) for a in self.ancestors(qualname) - {qualname})):
             self._add_hot_word(node.name)  # a subclass of a V1 class: its uses are hot too
         class_scope = Scope("class", parent=self.scope, class_qualname=qualname)
         saved = self.scope
@@ -672,6 +681,21 @@ class Analysis(ast.NodeVisitor):
             self.strings.append(node)
 
 
+class HotText:
+    """A source's lines and the lines holding a word some rule may look for
+    (``catalog.relevant_words_for``); shared by ``migrator.partial`` and ``Analysis``."""
+
+    def __init__(self, source: str) -> None:
+        self.lines = split_lines(source) or [""]
+        self.words = catalog.relevant_words_for(source)
+        #: Offset just past each line's end, for the line of a text position.
+        self.line_ends = list(accumulate(map(len, self.lines)))
+        self.lines_hot = _hot_lines(source, set(self.words), self.line_ends)
+
+    def lines_holding(self, source: str, word: str) -> set[int]:
+        return _lines_holding(source, word, self.line_ends)
+
+
 def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
     """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups)."""
     found: set[int] = set()
@@ -692,13 +716,14 @@ def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
 
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
-            skip_cold_functions: bool = True) -> Analysis:
+            skip_cold_functions: bool = True, hot: HotText | None = None) -> Analysis:
     """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
-    callers that look at every reference, like ``verify``, pass False."""
+    callers that look at every reference, like ``verify``, pass False. ``hot``: the
+    source's ``HotText`` if the caller already made it."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
-    return Analysis(tree, source, module_name, is_package, skip_cold_functions).run()
+    return Analysis(tree, source, module_name, is_package, skip_cold_functions, hot).run()
 
 
 def rename_qualname(qualname: str, target: str) -> str:

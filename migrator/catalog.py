@@ -650,15 +650,16 @@ def _relevant_qualnames() -> frozenset[str]:
     return frozenset(names)
 
 
-def is_relevant_qualname(qualname: str) -> bool:
+def is_relevant_qualname(qualname: str, words: set[str] | frozenset[str] | None = None) -> bool:
     """Is ``qualname`` a name rules look for, or something inside one (a module's member)?
-    A local alias of such a name is as relevant as the words themselves."""
+    A local alias of such a name is as relevant as the words themselves. ``words``: the
+    file's relevant words; a name whose last part is not among them (``ServerArgs`` where
+    no builder can be edited) is not looked for there."""
     names = _relevant_qualnames()
-    if qualname in names:
-        return True
-    cut = qualname.rfind(".")
+    cut = len(qualname)
     while cut > 0:
-        if qualname[:cut] in names:
+        prefix = qualname[:cut]
+        if prefix in names and (words is None or prefix.rpartition(".")[2] in words):
             return True
         cut = qualname.rfind(".", 0, cut)
     return False

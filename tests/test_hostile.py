@@ -128,7 +128,7 @@ CASES = [
     Case("binary.py", b"\x7fELF\x02\x01\x01\x00\x00DFlashWorker\x00\xff\xfe\x00", "error", "binary file (NUL byte", 1),
     Case("empty.py", b"", "untouched"),
     Case("deep_parens.py", V1 + b"x = " + b"(" * 300 + b"1" + b")" * 300 + b"\n", "error", "too many nested parentheses", 2),
-    Case("deep_chain.py", V1 + b"x = " + b" + ".join([b"1"] * 30000) + b"\n", "error", "cannot parse: RecursionError", None),
+    Case("deep_chain.py", V1 + b"x = DFlashWorker + " + b" + ".join([b"1"] * 30000) + b"\n", "error", "cannot parse: RecursionError", None),
     Case("deep_lambdas.py", V1 + b"x = " + b"lambda: " * 400 + b"DFlashWorker\n", "error", "nesting too deep", None),
     # The same nesting without any V1 name is never walked (only the names it binds are),
     # so the file is migrated.

@@ -44,3 +44,61 @@ def test_skipping_cold_code_loses_nothing(path: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
     thorough = engine.process_bytes(str(path), data, options)
     assert fast.findings == thorough.findings
+
+
+SKIP_CASES = {
+    # A cold statement still gives its target the value's type: the hot line after it
+    # needs it (`w` is a DFlash worker).
+    "type through a cold assignment": (
+        "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+        "class Holder:\n    def __init__(self):\n        self.worker = DFlashWorker()\n"
+        "    def step(self):\n        w = self.worker\n        w._prepare_for_speculative_decoding()\n", True),
+    # A cold statement that rebinds an alias hides the V1 name from later lines.
+    "cold rebinding shadows an alias": (
+        "from sglang.srt.speculative import dflash_worker as dw\n"
+        "def f():\n    dw = make()\n    return dw.DFlashWorker\n", True),
+    # An alias bound in a cold-looking statement is a hot word for the lines using it.
+    "alias of an alias": (
+        "from sglang.srt.speculative.dflash_worker import DFlashWorker as W\nK = W\n"
+        "def build():\n    return K(1, 2, 3)\n", True),
+    # Member names are looked for only where their class is named.
+    "member name without its class": ("def f(x):\n    return x.verify() + x.target_hidden\n# dflash\n", False),
+    # Builders matter only where the variable is set as a string literal.
+    "builder without the env literal": (
+        "import sglang\nfrom sglang.srt.environ import envs\nflag = envs.SGLANG_ENABLE_SPEC_V2.get()\n"
+        "engine = sglang.Engine(speculative_algorithm='DFLASH')\n", True),
+    "builder with the env literal": (
+        "import os, sglang\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '0'\n"
+        "def start():\n    return sglang.Engine(model_path='m', speculative_algorithm='DFLASH')\n", True),
+}
+
+
+@pytest.mark.parametrize("name", SKIP_CASES)
+def test_skipping_cold_code_on_targeted_cases(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    source, has_findings = SKIP_CASES[name]
+    options = engine.Options(mode="check", target_version="0.5.17")
+    fast = engine.process_bytes("pkg/mod.py", source.encode(), options)
+    monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
+    thorough = engine.process_bytes("pkg/mod.py", source.encode(), options)
+    assert fast.error is None
+    assert fast.findings == thorough.findings and fast.new_bytes == thorough.new_bytes
+    assert bool(fast.findings) == has_findings
+
+
+@pytest.mark.slow
+def test_skipping_cold_code_loses_nothing_on_sglang_0_5_13(monkeypatch: pytest.MonkeyPatch) -> None:
+    from migrator import partial
+    from migrator.wheels import WheelError, unpacked_wheel
+
+    try:
+        tree = unpacked_wheel("0.5.13") / "sglang"
+    except WheelError as error:  # pragma: no cover - offline
+        pytest.skip(f"sglang 0.5.13 wheel not available: {error}")
+    options = engine.Options(mode="check", target_version="0.5.23")
+    candidates = [p for p in sorted(tree.rglob("*.py")) if engine.might_match(p.read_bytes())]
+    fast = {p: engine.process_bytes(str(p), p.read_bytes(), options) for p in candidates}
+    monkeypatch.setattr(partial, "mask", lambda source, hot: None)
+    monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
+    for path in candidates:
+        thorough = engine.process_bytes(str(path), path.read_bytes(), options)
+        assert (fast[path].findings, fast[path].new_bytes) == (thorough.findings, thorough.new_bytes), path
