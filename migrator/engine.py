@@ -345,15 +345,16 @@ def _module_name(path: Path) -> str | None:
     return module_name_for(path)
 
 
-def process_path(path: Path, options: Options) -> FileResult:
+def process_path(path: Path | str, options: Options) -> FileResult:
     """Read, process and (in fix mode) atomically write one file."""
     shown = str(path)
     try:
-        data = read_bytes(path)
+        data = read_bytes(shown)
     except SourceError as error:
         return FileResult(shown, error=FileError(shown, error.message))
-    if not might_match(data) and not (options.parse_all and is_python(path)):
+    if not might_match(data) and not (options.parse_all and is_python(shown)):
         return FileResult(shown)
+    path = Path(path)
     result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
     if options.writes and result.new_bytes is not None and result.error is None:
         if not options.allow_dirty and str(path.resolve()) in options.dirty:
@@ -471,7 +472,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             workers.close()
 
 
-def _narrow_with_git(scans: list, files: list[Path], sizes: list[int], results: list[FileResult]) -> list[tuple[Path, int]]:
+def _narrow_with_git(scans: list, files: list[str], sizes: list[int], results: list[FileResult]) -> list[tuple[str, int]]:
     """(path, size) of the files the Python prefilter must look at; files git searched and
     found no marker in get their (empty) result here. See ``migrator.gitscan``."""
     from . import gitscan
@@ -485,26 +486,25 @@ def _narrow_with_git(scans: list, files: list[Path], sizes: list[int], results: 
     roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
     todo = []
     for path, size in pairs:
-        text = str(path)
         for prefix, (searched, hits) in roots:
-            if text.startswith(prefix):
-                relative = text[len(prefix):]
+            if path.startswith(prefix):
+                relative = path[len(prefix):]
                 if relative in searched and relative not in hits:
-                    results.append(FileResult(text))
+                    results.append(FileResult(path))
                     break
         else:
             todo.append((path, size))
     return todo
 
 
-def _largest_first_chunks(todo: list[tuple[Path, int]], jobs: int) -> list[list[Path]]:
+def _largest_first_chunks(todo: list[tuple[str, int]], jobs: int) -> list[list[str]]:
     """Files by decreasing size, grouped into chunks of similar total size: the largest
     files start first, so no worker is left with one big file at the end."""
     ordered = sorted(todo, key=lambda pair: -pair[1])
     total = sum(size for _, size in ordered)
     target = max(total // (jobs * 16), 32 * 1024)
-    chunks: list[list[Path]] = []
-    current: list[Path] = []
+    chunks: list[list[str]] = []
+    current: list[str] = []
     current_bytes = 0
     for path, size in ordered:
         current.append(path)
@@ -530,12 +530,12 @@ def _warm_up() -> None:
 
 def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
     paths, options = task
-    return [process_path(Path(path), options) for path in paths]
+    return [process_path(path, options) for path in paths]
 
 
-def _run_fork_pool(workers, todo: list[tuple[Path, int]], options: Options, done: int, total: int,
+def _run_fork_pool(workers, todo: list[tuple[str, int]], options: Options, done: int, total: int,
                    on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
-    payloads = [([str(p) for p in chunk], options) for chunk in _largest_first_chunks(todo, len(workers.workers))]
+    payloads = [(chunk, options) for chunk in _largest_first_chunks(todo, len(workers.workers))]
 
     def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
         nonlocal done
@@ -551,11 +551,11 @@ def _run_fork_pool(workers, todo: list[tuple[Path, int]], options: Options, done
     workers.run(payloads, collect)
 
 
-def _process_chunk(paths: list[Path], options: Options) -> list[FileResult]:
+def _process_chunk(paths: list[str], options: Options) -> list[FileResult]:
     return [process_path(path, options) for path in paths]
 
 
-def _run_pool(todo: list[tuple[Path, int]], options: Options, jobs: int, done: int, total: int,
+def _run_pool(todo: list[tuple[str, int]], options: Options, jobs: int, done: int, total: int,
               on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
     """Where ``os.fork`` is not used (``migrator.pool.available``): the standard executor.
 

@@ -77,7 +77,7 @@ def _reading_errors() -> Iterator[None]:
         raise SourceError(f"cannot read file: {error.strerror or error}") from error
 
 
-def read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path | str) -> bytes:
     """The file's bytes; refuses FIFOs, sockets and devices (a FIFO would block forever)."""
     with _reading_errors():
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
