@@ -15,22 +15,29 @@ This module must stay import-light: the CLI's ``--version`` path and the shim im
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import cache
-from typing import Literal
 
-Kind = Literal[
-    "module",  # a whole module
-    "class",
-    "function",  # module-level function
-    "method",  # method on a class (old = module.Class.method)
-    "attribute",  # field/attribute on a class or module-level object
-    "call-form",  # a call whose *form* changed (same name, other signature)
-    "env",  # environment variable
-    "cli-flag",  # command-line flag of sglang.launch_server
-    "server-arg",  # ServerArgs/Engine keyword
-]
-Applicability = Literal["safe", "unsafe", "manual"]
+from .records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Kind = Literal[
+        "module",  # a whole module
+        "class",
+        "function",  # module-level function
+        "method",  # method on a class (old = module.Class.method)
+        "attribute",  # field/attribute on a class or module-level object
+        "call-form",  # a call whose *form* changed (same name, other signature)
+        "env",  # environment variable
+        "cli-flag",  # command-line flag of sglang.launch_server
+        "server-arg",  # ServerArgs/Engine keyword
+    ]
+    Applicability = Literal["safe", "unsafe", "manual"]
+else:  # at run time: plain text
+    Kind = Applicability = str
 
 #: Releases the catalog knows, oldest first (post releases behave as their base).
 RELEASES: tuple[str, ...] = tuple(f"0.5.{n}" for n in range(8, 24))
@@ -63,12 +70,10 @@ def next_release(version: str) -> str | None:
     return RELEASES[index + 1] if index + 1 < len(RELEASES) else None
 
 
-@dataclass(frozen=True)
-class VersionRange:
+class VersionRange(Record, namedtuple("VersionRange", "first last", defaults=(None,))):
     """Inclusive range of sglang releases; ``last=None`` means still present."""
 
-    first: str
-    last: str | None = None
+    __slots__ = ()
 
     def __contains__(self, version: str) -> bool:
         v = parse_version(version)
@@ -85,33 +90,31 @@ class VersionRange:
         return self.first if self.last == self.first else f"{self.first}–{self.last}"
 
 
-@dataclass(frozen=True)
-class Replacement:
-    """What replaces the old thing for targets in ``targets``; ``new=None``: nothing does."""
+class Replacement(Record, namedtuple("Replacement", "targets new")):
+    """What replaces the old thing (``new``, None: nothing does) for targets in ``targets``."""
 
-    targets: VersionRange
-    new: str | None
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Entry:
-    code: str
-    old: str
-    kind: Kind
-    exists: VersionRange
-    replacements: tuple[Replacement, ...]
-    fix: Applicability
-    message: str
-    guidance: str
-    before: str
-    after: str
-    #: Sibling names handled by the same rule (e.g. several removed fields of one class).
-    also: tuple[str, ...] = ()
-    #: First target release for which the rule fires (default: the release after ``exists``).
-    fires_from: str | None = None
-    #: For members of a class that still exists in V2: spellings one of which must also
-    #: occur in a file for the rule to fire there (sharpens the byte prefilter).
-    cues: tuple[str, ...] = ()
+class Entry(Record, namedtuple("Entry", (
+    "code", "old", "kind", "exists", "replacements", "fix", "message", "guidance", "before", "after",
+    "also", "fires_from", "cues",
+), defaults=((), None, ()))):
+    """One removed or changed V1 name: the single source of truth for rules, lint, shim and
+    MIGRATION.md.
+
+    * ``code`` (DFMnnn), ``old`` (qualified name, env var or flag), ``kind`` (see ``Kind``),
+      ``exists`` (``VersionRange`` of releases that have it), ``replacements`` (tuple of
+      ``Replacement``), ``fix`` ("safe", "unsafe" or "manual"), ``message``, ``guidance``,
+      ``before``/``after`` (example code);
+    * ``also``: sibling names handled by the same rule (several removed fields of one class);
+    * ``fires_from``: first target release for which the rule fires (default: the release
+      after ``exists``);
+    * ``cues``: for members of a class that still exists in V2, spellings one of which must
+      also occur in a file for the rule to fire there (sharpens the byte prefilter).
+    """
+
+    __slots__ = ()
 
     @property
     def anchor(self) -> str:
@@ -737,10 +740,10 @@ def sglang_bool(value: str) -> bool | None:
     return None
 
 
-@dataclass(frozen=True)
-class EnvMeaning:
-    versions: VersionRange
-    meaning: str
+class EnvMeaning(Record, namedtuple("EnvMeaning", "versions meaning")):
+    """What the variable does (``meaning``) in the releases ``versions``."""
+
+    __slots__ = ()
 
 
 #: What ``SGLANG_ENABLE_SPEC_V2`` does in each release range (for MIGRATION.md and doctor).

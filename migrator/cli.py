@@ -13,11 +13,11 @@ processed and reported).
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
 
 from . import __version__
+
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:  # pragma: no cover
     import typer
@@ -29,7 +29,7 @@ SUBCOMMANDS = ("fix", "lint", "rules", "explain", "verify", "doctor")
 EPILOG = "Docs and rule reference: MIGRATION.md. Exit codes: 0 clean, 1 work left, 2 a file could not be processed."
 
 
-def _codes(values: Optional[List[str]]) -> Optional[frozenset[str]]:
+def _codes(values: list[str] | None) -> frozenset[str] | None:
     if not values:
         return None
     return frozenset(code.strip().upper() for value in values for code in value.split(",") if code.strip())
@@ -37,14 +37,14 @@ def _codes(values: Optional[List[str]]) -> Optional[frozenset[str]]:
 
 def build_options(
     mode: str,
-    target_version: Optional[str],
-    select: Optional[List[str]],
-    ignore: Optional[List[str]],
+    target_version: str | None,
+    select: list[str] | None,
+    ignore: list[str] | None,
     unsafe_fixes: bool,
-    jobs: Optional[int],
-    exclude: Optional[List[str]],
+    jobs: int | None,
+    exclude: list[str] | None,
     allow_dirty: bool,
-    paths: List[Path],
+    paths: list[Path],
 ) -> "Options":
     """Options from the command line, layered over ``[tool.dflash-migrate]`` config."""
     from . import catalog
@@ -69,7 +69,7 @@ def build_options(
     )
 
 
-def _load_config(paths: List[Path]) -> object | None:
+def _load_config(paths: list[Path]) -> object | None:
     try:
         from .config import load
     except ImportError:
@@ -149,7 +149,7 @@ def _progress_callback():  # noqa: ANN202
     return progress, update
 
 
-def run_fix(mode: str, paths: List[Path], options: "Options", stdin_filename: Optional[str]) -> int:
+def run_fix(mode: str, paths: list[Path], options: "Options", stdin_filename: str | None) -> int:
     from .engine import process_bytes, run
 
     if [str(p) for p in paths] == ["-"]:
@@ -185,24 +185,24 @@ def run_fix(mode: str, paths: List[Path], options: "Options", stdin_filename: Op
 
 
 def fix(
-    paths: Optional[List[Path]],
+    paths: list[Path] | None,
     diff: bool = False,
     check: bool = False,
-    select: Optional[List[str]] = None,
-    ignore: Optional[List[str]] = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
     unsafe_fixes: bool = False,
-    jobs: Optional[int] = None,
-    exclude: Optional[List[str]] = None,
+    jobs: int | None = None,
+    exclude: list[str] | None = None,
     allow_dirty: bool = False,
-    target_version: Optional[str] = None,
-    stdin_filename: Optional[str] = None,
+    target_version: str | None = None,
+    stdin_filename: str | None = None,
     parse_all: bool = False,
 ) -> int:
     """The `fix` command (also `--check`/`--diff`) once its arguments are parsed."""
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths or [Path(".")]
     options = build_options(mode, target_version, select, ignore, unsafe_fixes, jobs, exclude, allow_dirty, paths)
-    options = replace(options, parse_all=parse_all)
+    options = options._replace(parse_all=parse_all)
     return run_fix(mode, paths, options, stdin_filename)
 
 
@@ -226,7 +226,7 @@ FAST_OPTIONS: dict[str, tuple[dict[str, str], dict[str, str], dict[str, str]]] =
 FAST_FLAGS, FAST_MULTI, FAST_SINGLE = FAST_OPTIONS["fix"]
 
 
-def parse_fast(command: str, args: List[str]) -> Optional[dict]:
+def parse_fast(command: str, args: list[str]) -> dict | None:
     """Keyword arguments for a plain `fix` or `lint` command line, parsed without typer.
 
     Importing typer (and the pydantic it builds parameter adapters with) is most of a
@@ -240,7 +240,7 @@ def parse_fast(command: str, args: List[str]) -> Optional[dict]:
     flags, multi, single = FAST_OPTIONS[command]
     parsed: dict = {name: False for name in flags.values()}
     parsed.update({name: None for name in (*multi.values(), *single.values())})
-    paths: List[Path] = []
+    paths: list[Path] = []
     index = 0
     while index < len(args):
         arg = args[index]
@@ -282,11 +282,11 @@ def parse_fast(command: str, args: List[str]) -> Optional[dict]:
     return parsed
 
 
-def parse_fix_fast(args: List[str]) -> Optional[dict]:
+def parse_fix_fast(args: list[str]) -> dict | None:
     return parse_fast("fix", args)
 
 
-def lint(paths: Optional[List[Path]], **options) -> int:  # noqa: ANN003 - lint_cli's options
+def lint(paths: list[Path] | None, **options) -> int:  # noqa: ANN003 - lint_cli's options
     """The `lint` command once its arguments are parsed (as ``migrator.lint_cli`` runs it)."""
     from .config import ConfigError
     from .report.commands import lint as run_lint
@@ -298,7 +298,7 @@ def lint(paths: Optional[List[Path]], **options) -> int:  # noqa: ANN003 - lint_
         return 2
 
 
-def build_app(command: Optional[str] = None) -> "typer.Typer":
+def build_app(command: str | None = None) -> "typer.Typer":
     """The typer app; with ``command``, only the subcommand module that provides it is
     imported (``verify`` alone costs ~70 ms of imports that ``fix`` and ``lint`` never use)."""
     import typer
@@ -318,19 +318,19 @@ def build_app(command: Optional[str] = None) -> "typer.Typer":
 
     @app.command("fix", epilog=EPILOG)
     def fix_command(
-        paths: List[Path] = typer.Argument(None, help="Files or folders (default: .). `-` reads stdin and writes stdout."),
+        paths: list[Path] = typer.Argument(None, help="Files or folders (default: .). `-` reads stdin and writes stdout."),
         diff: bool = typer.Option(False, "--diff", help="Print a unified diff; write nothing."),
         check: bool = typer.Option(False, "--check", help="Write nothing; exit 1 if anything would change."),
-        select: Optional[List[str]] = typer.Option(None, "--select", help="Only these rule codes (prefixes allowed: DFM1)."),
-        ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these rule codes (prefixes allowed)."),
+        select: list[str] | None = typer.Option(None, "--select", help="Only these rule codes (prefixes allowed: DFM1)."),
+        ignore: list[str] | None = typer.Option(None, "--ignore", help="Skip these rule codes (prefixes allowed)."),
         unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes marked unsafe."),
-        jobs: Optional[int] = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: CPUs)."),
-        exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="Gitignore-style glob to skip (repeatable)."),
+        jobs: int | None = typer.Option(None, "--jobs", "-j", min=1, help="Worker processes (default: CPUs)."),
+        exclude: list[str] | None = typer.Option(None, "--exclude", help="Gitignore-style glob to skip (repeatable)."),
         allow_dirty: bool = typer.Option(False, "--allow-dirty", help="Modify files with uncommitted git changes."),
-        target_version: Optional[str] = typer.Option(
+        target_version: str | None = typer.Option(
             None, "--target-version", help="sglang release to migrate to (default: installed if >= 0.5.14, else newest known)."
         ),
-        stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="Name to report for `-` input."),
+        stdin_filename: str | None = typer.Option(None, "--stdin-filename", help="Name to report for `-` input."),
         parse_all: bool = typer.Option(False, "--parse-all", help="Also parse files that cannot match, to report every syntax error (slower)."),
     ) -> None:
         """Rewrite every reference to the removed V1 API (default command)."""
@@ -351,7 +351,7 @@ OPTIONAL_COMMANDS = {
 }
 
 
-def _register_optional_commands(app: "typer.Typer", command: Optional[str] = None) -> None:
+def _register_optional_commands(app: "typer.Typer", command: str | None = None) -> None:
     """Subcommands living in their own modules register themselves here: all of them, or
     (``command`` given) only the one about to run."""
     modules: tuple[str, ...] = ("migrator.lint_cli", "migrator.verify_cli", "shims.doctor_cli")
@@ -367,7 +367,7 @@ def _register_optional_commands(app: "typer.Typer", command: Optional[str] = Non
         module.register(app)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] in ("--version", "-V"):
         print(f"dflash-migrate {__version__}")

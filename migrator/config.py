@@ -19,10 +19,11 @@ unknown codes are errors, so a typo never silently lints with the wrong rules.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, replace
+from collections import namedtuple
 from pathlib import Path, PurePosixPath
 
 from migrator import catalog
+from migrator.records import Record
 
 KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version")
 
@@ -31,21 +32,25 @@ class ConfigError(ValueError):
     """A malformed ``[tool.dflash-migrate]`` table (message names file and key)."""
 
 
-@dataclass(frozen=True)
-class Config:
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    target_version: str | None = None
-    #: Directory that relative patterns are anchored at (the pyproject's folder), if any.
-    root: Path | None = None
-    source: Path | None = field(default=None, compare=False)
+class Config(Record, namedtuple("Config", "select ignore exclude per_file_ignores target_version root source",
+                                 defaults=((), (), (), (), None, None, None))):
+    """``[tool.dflash-migrate]``: ``select``/``ignore``/``exclude`` (tuples of text),
+    ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``root`` is the folder
+    relative patterns are anchored at (the pyproject's), ``source`` the file it came from
+    (not part of equality)."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Config and self[:-1] == other[:-1]  # type: ignore[index]
+
+    def __hash__(self) -> int:
+        return hash(("Config", *self[:-1]))
 
     def with_overrides(self, **flags: object) -> "Config":
         """CLI flags win; a flag left at None/empty keeps the configured value."""
         changes = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in flags.items() if v}
-        return replace(self, **changes)
+        return self._replace(**changes)
 
     def _relative(self, path: str | Path) -> str:
         p = Path(path)

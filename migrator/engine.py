@@ -16,17 +16,21 @@ from __future__ import annotations
 import ast
 import os
 import re
-from dataclasses import dataclass, field, replace
+from collections import namedtuple
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Sequence
 
 from . import catalog, partial
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
+from .records import Record
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
 
-Mode = Literal["fix", "check", "diff", "lint"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Literal, Sequence
+
+    Mode = Literal["fix", "check", "diff", "lint"]
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
 #: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory)
@@ -36,24 +40,23 @@ MAX_ANALYSE_BYTES = 8 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 
 
-@dataclass(frozen=True)
-class Options:
-    mode: Mode = "fix"
-    target_version: str = catalog.NEWEST_RELEASE
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-    unsafe_fixes: bool = False
-    jobs: int | None = None
-    exclude: tuple[str, ...] = ()
-    allow_dirty: bool = False
-    respect_gitignore: bool = True
-    #: Files (resolved paths) with uncommitted changes; filled by ``run``.
-    dirty: frozenset[str] = frozenset()
-    #: glob -> codes ignored in matching files (``[tool.dflash-migrate] per-file-ignores``).
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    #: Parse every Python file, also those the byte prefilter proves cannot match, so that
-    #: syntax errors anywhere are reported (slower: see BENCHMARKS.md).
-    parse_all: bool = False
+class Options(Record, namedtuple("Options", (
+    "mode", "target_version", "select", "ignore", "unsafe_fixes", "jobs", "exclude", "allow_dirty",
+    "respect_gitignore", "dirty", "per_file_ignores", "parse_all",
+), defaults=("fix", catalog.NEWEST_RELEASE, None, frozenset(), False, None, (), False, True, frozenset(), (), False))):
+    """What a run does; ``options._replace(field=value)`` for a changed copy.
+
+    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: sglang release;
+    * ``select`` (codes or prefixes, None: all) and ``ignore``; ``per_file_ignores``:
+      (glob, codes) pairs from ``[tool.dflash-migrate] per-file-ignores``;
+    * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``exclude`` (gitignore-style globs),
+      ``allow_dirty``, ``respect_gitignore``;
+    * ``dirty``: resolved paths with uncommitted changes (filled by ``run``);
+    * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
+      match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md).
+    """
+
+    __slots__ = ()
 
     @property
     def writes(self) -> bool:
@@ -70,13 +73,17 @@ class Options:
         return not any(code.startswith(i) for i in self.ignore)
 
 
-@dataclass
 class RunResult:
-    results: list[FileResult] = field(default_factory=list)
-    summary: RunSummary = field(default_factory=RunSummary)
-    skipped: list[tuple[str, str]] = field(default_factory=list)
-    interrupted: bool = False
-    mode: Mode = "lint"
+    """A whole run: every file's result, the summary, what was skipped and why."""
+
+    __slots__ = ("results", "summary", "skipped", "interrupted", "mode")
+
+    def __init__(self, mode: Mode = "lint") -> None:
+        self.results: list[FileResult] = []
+        self.summary = RunSummary()
+        self.skipped: list[tuple[str, str]] = []
+        self.interrupted = False
+        self.mode = mode
 
     @property
     def exit_code(self) -> int:
@@ -450,7 +457,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
         if options.writes and not options.allow_dirty:
-            options = replace(options, dirty=dirty_files(paths))
+            options = options._replace(dirty=dirty_files(paths))
         files, sizes = found.files, found.sizes
         outcome.summary.files_scanned = len(files)
         todo = _narrow_with_git(scans, files, sizes, outcome.results)

@@ -12,7 +12,9 @@ from contextlib import contextmanager
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
 
 TEMP_SUFFIX = ".dflash-migrate.tmp"
 

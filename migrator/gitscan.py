@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from . import catalog
@@ -41,11 +40,15 @@ def uncovered_tokens() -> list[str]:
     return [t for t in tokens if not any(m in t for m in GREP_MARKERS)]
 
 
-@dataclass
 class GitScan:
-    root: str
-    grep: subprocess.Popen
-    listing: subprocess.Popen
+    """The two git commands running on one root folder (as given)."""
+
+    __slots__ = ("root", "grep", "listing")
+
+    def __init__(self, root: str, grep: subprocess.Popen, listing: subprocess.Popen) -> None:
+        self.root = root
+        self.grep = grep
+        self.listing = listing
 
 
 def start(root: Path) -> GitScan | None:

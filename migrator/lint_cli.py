@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
 
 
 def register(app) -> None:  # noqa: ANN001 - typer.Typer, imported lazily by migrator.cli
@@ -13,15 +12,15 @@ def register(app) -> None:  # noqa: ANN001 - typer.Typer, imported lazily by mig
 
     @app.command("lint")
     def lint_command(
-        paths: List[Path] = typer.Argument(None, help="Files or folders (default: .)"),
+        paths: list[Path] = typer.Argument(None, help="Files or folders (default: .)"),
         fmt: str = typer.Option("text", "--format", help=f"One of: {', '.join(FORMATS)}"),
-        output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report here"),
+        output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here"),
         exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings (2 still means errors)"),
-        select: Optional[List[str]] = typer.Option(None, "--select", help="Only these codes/prefixes"),
-        ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these codes/prefixes"),
-        exclude: Optional[List[str]] = typer.Option(None, "--exclude", help="gitignore-style patterns"),
-        target_version: Optional[str] = typer.Option(None, "--target-version", help="sglang release to target"),
-        jobs: Optional[int] = typer.Option(None, "--jobs", "-j"),
+        select: list[str] | None = typer.Option(None, "--select", help="Only these codes/prefixes"),
+        ignore: list[str] | None = typer.Option(None, "--ignore", help="Skip these codes/prefixes"),
+        exclude: list[str] | None = typer.Option(None, "--exclude", help="gitignore-style patterns"),
+        target_version: str | None = typer.Option(None, "--target-version", help="sglang release to target"),
+        jobs: int | None = typer.Option(None, "--jobs", "-j"),
         parse_all: bool = typer.Option(False, "--parse-all", help="Also parse files that cannot match, to report every syntax error (slower)"),
     ) -> None:
         """Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 unprocessable file."""

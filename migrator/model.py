@@ -7,22 +7,28 @@ column where their consumers expect 1-based columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal, Union
+from collections import namedtuple
 
-Applicability = Literal["safe", "unsafe", "manual"]
+from .records import Record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, Union
+
+    Applicability = Literal["safe", "unsafe", "manual"]
+    Edit = Union["Replace", "RemoveStatement", "RemoveDictEntry", "AddKeyword", "AppendListItem", "AddImport", "InsertComment"]
 
 
-@dataclass(frozen=True, order=True)
-class Position:
-    line: int
-    column: int
+class Position(Record, namedtuple("Position", "line column")):
+    """``line`` (1-based, int) and ``column`` (0-based characters, int)."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True, order=True)
-class Span:
-    start: Position
-    end: Position
+class Span(Record, namedtuple("Span", "start end")):
+    """``start`` and ``end`` ``Position``; spans order by start, then end."""
+
+    __slots__ = ()
 
     @classmethod
     def of(cls, line: int, column: int, end_line: int, end_column: int) -> "Span":
@@ -34,83 +40,72 @@ class Span:
 # text-file edits (shell, YAML, ...) are applied by splicing the same spans.
 
 
-@dataclass(frozen=True)
-class Replace:
+class Replace(Record, namedtuple("Replace", "span text")):
     """Replace the node (or text) exactly covering ``span`` by ``text``."""
 
-    span: Span
-    text: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class RemoveStatement:
+class RemoveStatement(Record, namedtuple("RemoveStatement", "span")):
     """Remove the simple statement exactly covering ``span`` (a line, for text files)."""
 
-    span: Span
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class RemoveDictEntry:
+class RemoveDictEntry(Record, namedtuple("RemoveDictEntry", "span")):
     """Remove the dict element whose key exactly covers ``span``."""
 
-    span: Span
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class AddKeyword:
+class AddKeyword(Record, namedtuple("AddKeyword", "span keyword value")):
     """Add ``keyword=value`` to the call exactly covering ``span`` unless already passed."""
 
-    span: Span
-    keyword: str
-    value: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class AppendListItem:
+class AppendListItem(Record, namedtuple("AppendListItem", "span text")):
     """Append the expression ``text`` to the list/tuple literal exactly covering ``span``."""
 
-    span: Span
-    text: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class AddImport:
+class AddImport(Record, namedtuple("AddImport", "module name")):
     """Ensure ``from module import name`` exists in the module (libcst's AddImportsVisitor)."""
 
-    module: str
-    name: str
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class InsertComment:
+class InsertComment(Record, namedtuple("InsertComment", "line text")):
     """Put ``text`` (a full ``# ...`` comment) on its own line above the statement starting
     at ``line``, unless an identical comment is already there (idempotent)."""
 
-    line: int
-    text: str
+    __slots__ = ()
 
 
-Edit = Union[Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment]
+if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and plain text
+    Edit = (Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment)
+    Applicability = str
 
 
-@dataclass(frozen=True)
-class Fix:
-    applicability: Applicability
-    edits: tuple[Edit, ...]
-    #: Human-readable replacement text where one exists (shown by lint, SARIF, JSON).
-    replacement: str | None = None
-    #: Edits used instead when this fix is not applied (an unsafe fix without
-    #: ``--unsafe-fixes``): the TODO comment that tells a human what to do.
-    fallback: tuple[Edit, ...] = ()
+class Fix(Record, namedtuple("Fix", "applicability edits replacement fallback", defaults=(None, ()))):
+    """How to fix a finding.
+
+    * ``applicability``: "safe", "unsafe" or "manual";
+    * ``edits``: tuple of edits;
+    * ``replacement``: human-readable replacement text where one exists (shown by lint,
+      SARIF, JSON), else None;
+    * ``fallback``: edits used instead when this fix is not applied (an unsafe fix
+      without ``--unsafe-fixes``): the TODO comment that tells a human what to do.
+    """
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class Finding:
-    path: str
-    span: Span
-    code: str
-    message: str
-    fix: Fix | None = None
+class Finding(Record, namedtuple("Finding", "path span code message fix", defaults=(None,))):
+    """One V1 reference: ``path``, ``span``, rule ``code``, ``message``, ``fix`` (or None)."""
+
+    __slots__ = ()
 
     @property
     def line(self) -> int:
@@ -124,46 +119,90 @@ class Finding:
         return (self.path, self.span.start.line, self.span.start.column, self.code)
 
 
-@dataclass(frozen=True)
-class FileError:
-    """A file that could not be processed. ``line`` is set where the problem has one."""
+class FileError(Record, namedtuple("FileError", "path message line column", defaults=(None, None))):
+    """A file that could not be processed. ``line`` (and ``column``) where the problem has one."""
 
-    path: str
-    message: str
-    line: int | None = None
-    column: int | None = None
+    __slots__ = ()
 
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}:{(self.column or 0) + 1}"
         return f"{where}: error: {self.message}"
 
 
-@dataclass
 class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    #: Bytes after applying fixes; None when nothing changes (or in report-only mode).
-    new_bytes: bytes | None = None
-    error: FileError | None = None
-    fixes_applied: int = 0
-    todos_added: int = 0
-    #: Findings hidden by ``# dflash-migrate: ignore[...]`` comments.
-    suppressed: int = 0
-    #: Suppression comments that suppressed nothing: (line, codes).
-    unused_suppressions: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
-    written: bool = False
+    """What happened to one file (mutable: the engine fills it in as it goes)."""
+
+    __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
+                 "unused_suppressions", "written")
+
+    def __init__(
+        self,
+        path: str,
+        findings: list[Finding] | None = None,
+        new_bytes: bytes | None = None,
+        error: FileError | None = None,
+        fixes_applied: int = 0,
+        todos_added: int = 0,
+        suppressed: int = 0,
+        unused_suppressions: list[tuple[int, tuple[str, ...]]] | None = None,
+        written: bool = False,
+    ) -> None:
+        self.path = path
+        self.findings: list[Finding] = findings if findings is not None else []
+        #: Bytes after applying fixes; None when nothing changes (or in report-only mode).
+        self.new_bytes = new_bytes
+        self.error = error
+        self.fixes_applied = fixes_applied
+        self.todos_added = todos_added
+        #: Findings hidden by ``# dflash-migrate: ignore[...]`` comments.
+        self.suppressed = suppressed
+        #: Suppression comments that suppressed nothing: (line, codes).
+        self.unused_suppressions: list[tuple[int, tuple[str, ...]]] = unused_suppressions if unused_suppressions is not None else []
+        self.written = written
 
     @property
     def changed(self) -> bool:
         return self.new_bytes is not None
 
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, name) for name in self.__slots__)
 
-@dataclass
+    def __eq__(self, other: object) -> bool:
+        return type(other) is FileResult and self._fields() == other._fields()  # type: ignore[union-attr]
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return "FileResult(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
+
+    def __getstate__(self) -> tuple:
+        return self._fields()
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip(self.__slots__, state):
+            setattr(self, name, value)
+
+
 class RunSummary:
-    files_scanned: int = 0
-    files_changed: int = 0
-    fixes_applied: int = 0
-    todos_left: int = 0
-    files_with_errors: int = 0
-    findings: int = 0
-    suppressed: int = 0
+    """Counts over a whole run (mutable)."""
+
+    __slots__ = ("files_scanned", "files_changed", "fixes_applied", "todos_left", "files_with_errors",
+                 "findings", "suppressed")
+
+    def __init__(self, files_scanned: int = 0, files_changed: int = 0, fixes_applied: int = 0, todos_left: int = 0,
+                 files_with_errors: int = 0, findings: int = 0, suppressed: int = 0) -> None:
+        self.files_scanned = files_scanned
+        self.files_changed = files_changed
+        self.fixes_applied = fixes_applied
+        self.todos_left = todos_left
+        self.files_with_errors = files_with_errors
+        self.findings = findings
+        self.suppressed = suppressed
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is RunSummary and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return "RunSummary(" + ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__) + ")"

@@ -21,7 +21,9 @@ import select
 import signal
 import struct
 import sys
-from typing import Any, Callable, Iterable
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, Iterable
 
 _HEADER = struct.Struct("<Q")
 

@@ -5,7 +5,6 @@ The body lives in :mod:`migrator.verify.command` (also runnable as ``python -m m
 
 from __future__ import annotations
 
-from typing import List, Optional
 
 
 def register(app: "typer.Typer") -> None:  # noqa: F821 - typer imported lazily
@@ -15,9 +14,9 @@ def register(app: "typer.Typer") -> None:  # noqa: F821 - typer imported lazily
 
     @app.command("verify")
     def verify_command(
-        paths: List[str] = typer.Argument(None, help="Files or folders (default: .)."),
-        sglang: Optional[str] = typer.Option(None, "--sglang", metavar="DIR", help="A folder holding the sglang package."),
-        target_version: Optional[str] = typer.Option(None, "--target-version", metavar="X.Y.Z",
+        paths: list[str] = typer.Argument(None, help="Files or folders (default: .)."),
+        sglang: str | None = typer.Option(None, "--sglang", metavar="DIR", help="A folder holding the sglang package."),
+        target_version: str | None = typer.Option(None, "--target-version", metavar="X.Y.Z",
                                                      help="A released sglang wheel from PyPI (downloaded once, cached)."),
         from_version: str = typer.Option(DEFAULT_FROM_VERSION, "--from-version",
                                          help="Release the fork was written against, to recognise overrides ('none': catalog only)."),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from importlib import import_module
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False
 
 if TYPE_CHECKING:
     from migrator.model import FileError, FileResult, Finding, RunSummary

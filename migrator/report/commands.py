@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TextIO
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 from migrator import catalog
 
