@@ -25,68 +25,81 @@ from __future__ import annotations
 
 import ast
 import bisect
-from dataclasses import dataclass, field
+from collections import namedtuple
 from itertools import accumulate
 from pathlib import Path
 
 from . import catalog
 from .lines import split_lines
+from .records import Record
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
 
-@dataclass
 class Binding:
-    """What a local name refers to. ``qualname`` None means "something we don't track"."""
+    """What a local name refers to. ``qualname`` None means "something we don't track".
 
-    qualname: str | None
-    #: "import" (import a.b.c [as x]), "from" (from m import n), "from-as", "def", "other"
-    kind: str = "other"
-    guarded: bool = False
-    #: The local name is the last segment of ``qualname`` and would follow a rename.
-    follows_rename: bool = False
-    types: frozenset[str] = frozenset()
+    ``kind``: "import" (import a.b.c [as x]), "from" (from m import n), "from-as", "def",
+    "alias", "other"; ``guarded``: bound inside a version guard; ``follows_rename``: the
+    local name is the last segment of ``qualname`` and would follow a rename; ``types``:
+    class qualnames the value is known to be.
+    """
+
+    __slots__ = ("qualname", "kind", "guarded", "follows_rename", "types")
+
+    def __init__(self, qualname: str | None, kind: str = "other", guarded: bool = False,
+                 follows_rename: bool = False, types: frozenset[str] = frozenset()) -> None:
+        self.qualname = qualname
+        self.kind = kind
+        self.guarded = guarded
+        self.follows_rename = follows_rename
+        self.types = types
+
+    def __repr__(self) -> str:
+        return f"Binding({self.qualname!r}, {self.kind!r}, guarded={self.guarded}, types={set(self.types)})"
 
 
-@dataclass
 class Scope:
-    kind: str  # "module" | "class" | "function"
-    names: dict[str, Binding] = field(default_factory=dict)
-    parent: "Scope | None" = None
-    class_qualname: str | None = None  # for class scopes, and function scopes of methods
-    self_name: str | None = None  # first parameter of a method
+    """``kind``: "module", "class" or "function"; ``class_qualname`` for class scopes and
+    the function scopes of methods; ``self_name``: a method's first parameter."""
+
+    __slots__ = ("kind", "names", "parent", "class_qualname", "self_name")
+
+    def __init__(self, kind: str, parent: "Scope | None" = None, class_qualname: str | None = None) -> None:
+        self.kind = kind
+        self.names: dict[str, Binding] = {}
+        self.parent = parent
+        self.class_qualname = class_qualname
+        self.self_name: str | None = None
 
 
-@dataclass
 class ClassInfo:
-    qualname: str
-    node: ast.ClassDef
-    bases: tuple[str, ...]
-    attr_types: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A class defined in the module: its ``bases`` (qualnames) and the types of the
+    ``self.<attr>`` values its methods assign."""
+
+    __slots__ = ("qualname", "node", "bases", "attr_types")
+
+    def __init__(self, qualname: str, node: ast.ClassDef, bases: tuple[str, ...]) -> None:
+        self.qualname = qualname
+        self.node = node
+        self.bases = bases
+        self.attr_types: dict[str, frozenset[str]] = {}
 
 
-@dataclass(frozen=True)
-class ImportedName:
-    """One alias of an import statement, with the span of the name alone."""
+class ImportedName(Record, namedtuple("ImportedName", "statement qualname name_span local has_asname guarded")):
+    """One alias of an import statement: ``qualname`` it refers to, ``name_span`` of the
+    name alone (line, col, end_line, end_col; chars, 0-based col), the ``local`` name."""
 
-    statement: ast.stmt
-    qualname: str  # what the alias refers to
-    name_span: tuple[int, int, int, int]  # line, col, end_line, end_col (chars, 0-based col)
-    local: str
-    has_asname: bool
-    guarded: bool
+    __slots__ = ()
 
 
-@dataclass(frozen=True)
-class ImportFromInfo:
-    statement: ast.ImportFrom
-    module: str  # absolute
-    module_span: tuple[int, int, int, int] | None  # span of the dotted module text
-    level: int
-    names: tuple[ImportedName, ...]
-    guarded: bool
+class ImportFromInfo(Record, namedtuple("ImportFromInfo", "statement module module_span level names guarded")):
+    """A ``from`` import: absolute ``module``, ``module_span`` of the dotted module text (or
+    None), relative ``level``, its ``names`` (``ImportedName``)."""
+
+    __slots__ = ()
 
 
 def module_name_for(path: Path) -> str | None:

@@ -447,11 +447,11 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
 
     jobs = options.jobs or default_jobs()
     folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
-    # Workers start first (they import the analysis while the folder is walked), then git
-    # scans the bytes on all cores while this process walks the folder.
+    # git scans the bytes on all cores while the workers start (they import the analysis)
+    # and this process walks the folder; git is the longest of the three, so it goes first.
+    scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
     workers = fork_pool.ForkPool(jobs, _process_chunk_task, _warm_up) if jobs > 1 and folders and fork_pool.available() else None
     try:
-        scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
         found = discover(paths, options.exclude, options.respect_gitignore)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:

@@ -6,23 +6,29 @@ from ``migrator.catalog``; rules only decide *where* an entry applies and *how* 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
-from typing import Callable, Iterable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
 
 from .. import catalog
 from ..analysis import Analysis
 from ..model import Edit, Finding, Fix, InsertComment, Replace, Span
 
 
-@dataclass
 class RuleContext:
-    analysis: Analysis
-    path: str
-    target: str
-    enabled: Callable[[str], bool]
-    findings: list[Finding] = field(default_factory=list)
-    #: Node ids already replaced by some rule (an outer replacement covers them).
-    claimed: set[int] = field(default_factory=set)
+    """What a rule sees (the file's analysis, path, target, enabled codes) and collects."""
+
+    __slots__ = ("analysis", "path", "target", "enabled", "findings", "claimed")
+
+    def __init__(self, analysis: Analysis, path: str, target: str, enabled: Callable[[str], bool]) -> None:
+        self.analysis = analysis
+        self.path = path
+        self.target = target
+        self.enabled = enabled
+        self.findings: list[Finding] = []
+        #: Node ids already replaced by some rule (an outer replacement covers them).
+        self.claimed: set[int] = set()
 
     def entry(self, code: str) -> catalog.Entry | None:
         """The catalog entry if its rule is selected and fires for the target version."""
