@@ -12,8 +12,10 @@
     "docs/*.md" = ["DFM201"]
 
 The search walks up from ``start`` and stops at the first ``pyproject.toml`` that has the
-table (a ``pyproject.toml`` without it is skipped, like ruff does). Unknown keys and
-unknown codes are errors, so a typo never silently lints with the wrong rules.
+table (a ``pyproject.toml`` without it is skipped, like ruff does), and never above the top
+of the git repository (a folder holding ``.git``): a fork checked out inside another
+project is configured by its own files only. Unknown keys and unknown codes are errors,
+so a typo never silently lints with the wrong rules.
 """
 
 from __future__ import annotations
@@ -126,38 +128,56 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     )
 
 
-def _toml_load(path: Path) -> dict[str, object]:
+def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     try:
-        with path.open("rb") as fh:
-            return tomllib.load(fh)
+        if data is None:
+            data = path.read_bytes()
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
 
 
-def find(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.dflash-migrate]``."""
+def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
     here = start.resolve()
     if here.is_file():
         here = here.parent
     for directory in (here, *here.parents):
         candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            data = _toml_load(candidate)
+        try:
+            text = candidate.read_bytes() if candidate.is_file() else b""
+        except OSError:
+            text = b""
+        # A file that never spells the name cannot hold the table: not parsed (importing
+        # tomllib alone costs ~12 ms of a run), and not an error if it is broken.
+        if b"dflash-migrate" in text:
+            data = _toml_load(candidate, text)
             if isinstance(data.get("tool"), dict) and "dflash-migrate" in data["tool"]:
-                return candidate
+                return candidate, data
+        if (directory / ".git").exists():
+            break  # a repository's settings never come from a folder above it
     return None
+
+
+def find(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.dflash-migrate]``,
+    looking no higher than the top of the git repository ``start`` is in."""
+    found = _find(start)
+    return found[0] if found else None
 
 
 def load(start: Path) -> Config:
     """Config for a run started at ``start`` (a file or directory); defaults if none found."""
-    source = find(start)
-    if source is None:
+    found = _find(start)
+    if found is None:
         return Config()
-    table = _toml_load(source)["tool"]["dflash-migrate"]  # type: ignore[index]
+    source, data = found
+    table = data["tool"]["dflash-migrate"]  # type: ignore[index]
     if not isinstance(table, dict):
         raise ConfigError(f"{source}: [tool.dflash-migrate] must be a table")
     return parse_table(table, source)

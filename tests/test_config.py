@@ -77,3 +77,25 @@ def test_errors_name_the_problem(tmp_path: Path, body: str, message: str) -> Non
     write(tmp_path, body)
     with pytest.raises(ConfigError, match=message):
         load(tmp_path)
+
+
+def test_search_stops_at_the_repository_top(tmp_path: Path) -> None:
+    """A fork checked out inside another project is configured by its own files only."""
+    (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nselect = ["DFM1"]\n')
+    fork = tmp_path / "checkouts" / "fork"
+    (fork / ".git").mkdir(parents=True)
+    (fork / "pkg").mkdir()
+    assert find(fork / "pkg") is None and load(fork / "pkg") == Config()
+    (fork / ".git").rmdir()
+    assert find(fork / "pkg") == tmp_path / "pyproject.toml"
+
+
+def test_pyproject_without_the_name_is_neither_parsed_nor_an_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM2"]\n')
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    (inner / "pyproject.toml").write_text("[project\nname = broken")  # invalid TOML, other tool's file
+    assert load(inner).ignore == ("DFM2",)
+    (inner / "pyproject.toml").write_text("[project\nname = 'dflash-migrate-user'")  # names it: parsed, error
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        load(inner)
