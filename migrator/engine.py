@@ -17,6 +17,7 @@ import ast
 import os
 import re
 from collections import namedtuple
+from functools import cache
 from pathlib import Path
 
 from . import catalog, partial
@@ -107,13 +108,22 @@ COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots")
 def might_match(data: bytes) -> bool:
     """Cheap byte-level prefilter: can any rule possibly fire on this file?"""
     lowered = data.lower()
-    if not any(marker in lowered for marker in COARSE_MARKERS):
-        return False
-    return any(token in data and (not cues or any(cue in data for cue in cues)) for token, cues in _groups())
+    for marker, groups in _groups_by_marker():
+        if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))
+                                     for token, cues in groups):
+            return True
+    return False
 
 
 def _groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
     return (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), ()))
+
+
+@cache
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, tuple[bytes, ...]], ...]], ...]:
+    """Each coarse marker with the token groups whose token holds it: a file is scanned
+    only for the tokens its markers allow (most files that pass a marker hold no token)."""
+    return tuple((marker, tuple(g for g in _groups() if marker in g[0].lower())) for marker in COARSE_MARKERS)
 
 
 def _tokens() -> tuple[bytes, ...]:

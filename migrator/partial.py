@@ -39,6 +39,9 @@ from bisect import bisect_left, bisect_right
 MIN_PARTIAL_CHARS = 24 * 1024
 #: Mask only if it blanks at least this share of the lines.
 MIN_BLANKED_SHARE = 0.3
+#: Files with more than one hot line in this many are parsed whole: too little would be
+#: blanked to pay for finding the statements (sglang's dflash_worker.py: 99 in 1,242).
+MAX_HOT_LINE_SHARE = 25
 
 # Every alternative starts with ``#``, ``"`` or ``'``, so the regex engine skips ahead to
 # the next such character in C; the string bodies are unrolled loops (no alternation per
@@ -188,7 +191,7 @@ def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], d
 def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]] | None:
     """(source with cold statements blanked, blanked 1-based inclusive line ranges), or
     None to parse the whole file. ``hot_lines``: sorted 1-based lines holding a relevant word."""
-    if len(source) < MIN_PARTIAL_CHARS:
+    if len(source) < MIN_PARTIAL_CHARS or len(hot_lines) * MAX_HOT_LINE_SHARE > source.count("\n"):
         return None
     lexed = code_lines(source)
     if lexed is None:
