@@ -546,9 +546,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fetching sglang {args.version} (cached in ~/.cache/dflash-migrate) ...", file=sys.stderr, flush=True)
     source = prepare_source(args.version)
 
+    floor_python = sys.executable  # the interpreter dflash-migrate runs on, for the startup floor
     if args.venv and not args.dfm:
         dfm = installed_command(workdir)
         env = dict(os.environ, NO_COLOR="1")
+        floor_python = str(Path(dfm[0]).with_name("python"))
     else:
         dfm = dfm_command(args.dfm)
         env = dfm_env()
@@ -664,7 +666,7 @@ def main(argv: list[str] | None = None) -> int:
                  env=env, cwd=workdir, files=n_clean),
             *([Spec(f"lint, {n_clean} clean files", [*dfm, "lint", clean], args.startup_repeat,
                     env=env, cwd=workdir, files=n_clean)] if have_lint else []),
-            Spec("python -c pass (floor)", [sys.executable, "-c", "pass"], args.startup_repeat),
+            Spec("python -c pass (floor)", [floor_python, "-c", "pass"], args.startup_repeat),
         ], quiet=True)
         for r in startup:
             r.pop("_last_stdout", None)

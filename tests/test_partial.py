@@ -12,6 +12,8 @@ import pytest
 from migrator import analysis, engine, partial
 from migrator.fileio import decode_python
 
+from codemod_helpers import assert_shortcut_changes_nothing
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "migrator").rglob("*.py"))
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
@@ -138,15 +140,9 @@ def test_small_or_cr_files_are_parsed_whole() -> None:
 
 
 @pytest.mark.slow
-def test_statement_starts_match_the_ast_on_sglang_0_5_13() -> None:
-    from migrator.wheels import WheelError, unpacked_wheel
-
-    try:
-        tree = unpacked_wheel("0.5.13") / "sglang"
-    except WheelError as error:  # pragma: no cover - offline
-        pytest.skip(f"sglang 0.5.13 wheel not available: {error}")
+def test_statement_starts_match_the_ast_on_sglang_0_5_13(sglang_0_5_13: Path) -> None:
     checked = 0
-    for path in sorted(tree.rglob("*.py")):
+    for path in sorted(sglang_0_5_13.rglob("*.py")):
         source = decode_python(path.read_bytes())
         try:
             with warnings.catch_warnings():
@@ -160,20 +156,7 @@ def test_statement_starts_match_the_ast_on_sglang_0_5_13() -> None:
 
 
 @pytest.mark.slow
-def test_masked_parse_changes_no_finding_on_sglang_0_5_13(monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.wheels import WheelError, unpacked_wheel
-
-    try:
-        tree = unpacked_wheel("0.5.13") / "sglang"
-    except WheelError as error:  # pragma: no cover - offline
-        pytest.skip(f"sglang 0.5.13 wheel not available: {error}")
-    options = engine.Options(mode="check", target_version="0.5.23")
-    candidates = [p for p in sorted(tree.rglob("*.py")) if engine.might_match(p.read_bytes())]
-    masked = [p for p in candidates if len(p.read_bytes()) >= partial.MIN_PARTIAL_CHARS]
-    assert len(masked) >= 5
-    fast = {p: engine.process_bytes(str(p), p.read_bytes(), options) for p in candidates}
-    monkeypatch.setattr(partial, "mask", lambda source, hot: None)
-    for path in candidates:
-        whole = engine.process_bytes(str(path), path.read_bytes(), options)
-        assert fast[path].findings == whole.findings, path
-        assert fast[path].new_bytes == whole.new_bytes, path
+def test_masked_parse_changes_no_finding_on_sglang_0_5_13(sglang_0_5_13: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    candidates = assert_shortcut_changes_nothing(
+        sglang_0_5_13, lambda: monkeypatch.setattr(partial, "mask", lambda source, hot: None))
+    assert sum(1 for p in candidates if p.stat().st_size >= partial.MIN_PARTIAL_CHARS) >= 5

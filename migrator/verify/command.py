@@ -53,11 +53,9 @@ def _statement_starts(text: str) -> dict[int, int]:
 
 
 def _at_line(finding: Finding, line: int) -> Finding:
-    from dataclasses import replace
-
     from migrator.model import Span
 
-    return replace(finding, span=Span.of(line, 0, line, 0))
+    return finding._replace(span=Span.of(line, 0, line, 0))
 
 
 def drop_acknowledged(results: list[FileResult]) -> int:
