@@ -19,6 +19,13 @@ What is resolved (all statically; the scanned code is never imported or executed
   bases resolve (also through classes defined in the same file), and ``self.attr = Cls()``;
 * version guards: names bound inside ``try: ... except ImportError:`` blocks that import a
   V2 name are marked guarded, and nothing inside such a block is reported.
+
+Cold code (the rules' shortcut, off for ``verify``): a statement or function body in which
+no word some rule looks for occurs (``catalog.relevant_words_for``: member names only
+where their class is named, builders only where the variable is a string literal) cannot
+hold a finding. Such a statement is not walked; only the names it binds are recorded, with
+the types and aliases a walk would give them. A local alias or subclass of a V1 name
+found on the way (``import ... dflash_worker as dw``) becomes a hot word itself.
 """
 
 from __future__ import annotations
