@@ -561,7 +561,8 @@ def _run_fork_pool(workers, todo: list[tuple[str, int]], options: Options, done:
         if ok:
             results.extend(value)  # type: ignore[arg-type]
         else:
-            results.extend(FileResult(path, error=FileError(path, f"internal error ({value}); file left unchanged"))
+            batch = f" (a batch of {len(payload[0])} files including this one)" if len(payload[0]) > 1 else ""
+            results.extend(FileResult(path, error=FileError(path, f"internal error: {value}{batch}; file left unchanged"))
                            for path in payload[0])
         done += len(payload[0])
         if on_progress:

@@ -152,12 +152,12 @@ class ForkPool:
                     if frame is None:  # the worker died (killed, out of memory)
                         del by_fd[fd]
                         if running is not None:
-                            on_result(running[1], False, "worker process died while processing it")
+                            on_result(running[1], False, "the worker process died while processing it (killed, or out of memory)")
                         continue
                     _, (ok, value) = pickle.loads(frame)
                     on_result(running[1] if running else None, ok, value)
                     hand_out(worker)
-            if pending and not interrupted:  # every worker died: finish here
+            if pending and not interrupted:  # every worker died: reported, not run here (it may kill this process too)
                 for payload in reversed(pending):
                     on_result(payload, False, "no worker process left to process it")
         finally:
