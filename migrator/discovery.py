@@ -138,7 +138,7 @@ def discover(
             found.skipped.append((given, escape))
             continue
         if given.is_file():
-            key = os.path.normpath(given)
+            key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
             if key not in seen:
                 seen.add(key)
                 found.files.append(str(given))
@@ -192,7 +192,7 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         if not stat.S_ISREG(info.st_mode):
             found.skipped.append((Path(path), _special_reason(Path(path))))
             continue
-        key = os.path.normpath(path)
+        key = os.path.abspath(path)
         if key not in seen:
             seen.add(key)
             found.files.append(path)

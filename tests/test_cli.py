@@ -116,3 +116,11 @@ def test_version_and_help(tmp_path: Path) -> None:
 def test_bad_target_version_is_a_clear_error(tmp_path: Path, bad: str) -> None:
     result = cli(".", bad, cwd=tmp_path)
     assert result.returncode == 2 and "banana" in result.stderr
+
+
+def test_a_file_given_twice_in_different_spellings_is_scanned_once(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"top/pkg/a.py": V1_IMPORT})
+    result = cli("lint", "pkg", "pkg/a.py", f"../{'top'}/pkg/a.py", "./pkg", cwd=tmp_path / "top")
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.count("DFM101") == 1
+    assert "in 1 of 1 files" in result.stdout
