@@ -583,7 +583,8 @@ def _run_pool(todo: list[tuple[str, int]], options: Options, jobs: int, done: in
     interrupted; chunks already running finish (workers ignore SIGINT) and are reported.
     """
     import multiprocessing
-    
+    from concurrent.futures import ProcessPoolExecutor
+
     chunks = _largest_first_chunks(todo, jobs)
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
     collected: set = set()

@@ -124,3 +124,14 @@ def test_largest_files_are_handed_out_first() -> None:
     chunks = engine._largest_first_chunks(todo, jobs=2)
     assert chunks[0] == ["huge.py"]
     assert [path for chunk in chunks for path in chunk] == ["huge.py", "mid.py", "small.py", "tiny.py"]
+
+
+def test_the_executor_fallback_gives_the_same_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the fork pool is not used (Windows, macOS) a ProcessPoolExecutor runs the files."""
+    write_tree(tmp_path, {f"pkg/m{i}.py": (V1 if i % 3 == 0 else "x = 1\n") for i in range(engine.POOL_MIN_FILES + 20)})
+    serial = engine.run([tmp_path], engine.Options(mode="check", jobs=1))
+    monkeypatch.setattr(pool, "available", lambda: False)
+    executor = engine.run([tmp_path], engine.Options(mode="check", jobs=2))
+    assert [(r.path, r.findings, r.new_bytes) for r in serial.results] == \
+        [(r.path, r.findings, r.new_bytes) for r in executor.results]
+    assert sum(1 for r in executor.results if r.findings) == (engine.POOL_MIN_FILES + 20 + 2) // 3

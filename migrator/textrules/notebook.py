@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import re
 
-from migrator.model import FileError, FileResult, Finding, Fix, InsertComment, Position, RemoveStatement, Replace, Span
+from migrator.model import FileError, FileResult, Finding, InsertComment, Position, RemoveStatement, Replace, Span
 from migrator.textrules import _core, _jsonspan, dotenv, markdown, shell
 from migrator.textrules._shellparse import split
 

@@ -70,7 +70,7 @@ def _block(lines: list[str], key: int | None) -> range:
     top = key
     while top > 0 and (_blank(lines[top - 1]) or _indent(lines[top - 1]) >= k) and not lines[top - 1].startswith("---"):
         top -= 1
-    if top > 0 and re.match(rf"^\s*-\s+", lines[top - 1]) and _indent(lines[top - 1].replace("-", " ", 1)) == k:
+    if top > 0 and re.match(r"^\s*-\s+", lines[top - 1]) and _indent(lines[top - 1].replace("-", " ", 1)) == k:
         top -= 1
     bottom = key + 1
     while bottom < len(lines) and (_blank(lines[bottom]) or _indent(lines[bottom]) >= k) \
