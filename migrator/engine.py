@@ -184,11 +184,8 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     except SourceError as error:
         result.error = FileError(path, error.message, error.line, error.column)
         return result
-    except SyntaxError as error:
-        result.error = FileError(path, f"syntax error: {error.msg}", error.lineno, (error.offset or 1) - 1)
-        return result
-    except (ValueError, RecursionError, MemoryError) as error:
-        result.error = FileError(path, f"cannot parse: {type(error).__name__}: {error}")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        result.error = _parse_error(path, error)
         return result
     if not candidate:
         return result
@@ -196,8 +193,8 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         findings, analysis = _run_rules(path, tree, source, options, module_name, hot)
         if masked and _needs_whole_file(analysis, hot, masked[1]):
             findings, analysis = _run_rules(path, ast.parse(source, filename=path), source, options, module_name, hot)
-    except SyntaxError as error:
-        result.error = FileError(path, f"syntax error: {error.msg}", error.lineno, (error.offset or 1) - 1)
+    except SyntaxError as error:  # the whole file, parsed again after a partial parse
+        result.error = _parse_error(path, error)
         return result
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
@@ -212,7 +209,14 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     return result
 
 
-def _masked_for_parsing(source: str, allowed: bool):  # noqa: ANN202 - (HotText | None, (str, set[int]) | None)
+def _parse_error(path: str, error: Exception) -> FileError:
+    """What ``ast.parse`` raised, as the error users see (with the line where there is one)."""
+    if isinstance(error, SyntaxError):
+        return FileError(path, f"syntax error: {error.msg}", error.lineno, (error.offset or 1) - 1)
+    return FileError(path, f"cannot parse: {type(error).__name__}: {error}")
+
+
+def _masked_for_parsing(source: str, allowed: bool):  # noqa: ANN202 - (HotText | None, (str, ranges) | None)
     """The source's hot lines and, for a large file, its text with cold statements blanked
     (``migrator.partial``); (None, None) when the whole file is parsed anyway."""
     if not allowed or len(source) < partial.MIN_PARTIAL_CHARS:
@@ -334,11 +338,8 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     except (SyntaxError, SourceError, ValueError, RecursionError, MemoryError) as error:
         try:  # only part of a large file may have been parsed (migrator.partial): blame the file if it is broken
             ast.parse(source, filename=result.path)
-        except SyntaxError as original:
-            result.error = FileError(result.path, f"syntax error: {original.msg}", original.lineno, (original.offset or 1) - 1)
-            return
-        except (ValueError, RecursionError, MemoryError) as original:
-            result.error = FileError(result.path, f"cannot parse: {type(original).__name__}: {original}")
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as original:
+            result.error = _parse_error(result.path, original)
             return
         result.error = FileError(result.path, f"internal error: the rewrite would not parse ({error}); file left unchanged")
         return
