@@ -483,12 +483,12 @@ class Analysis(ast.NodeVisitor):
         saved = self.scope
         self.scope = class_scope
         self.class_stack = [*self.class_stack, info]
-        for statement in node.body:
-            if cold:
-                self._bind_cold(statement) if not isinstance(statement, (ast.Import, ast.ImportFrom)) else self._visit_statement(statement)
-                continue
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        if cold:
+            self._bind_cold_body(node.body)
+        else:
+            for statement in node.body:
+                self.parents[statement] = node
+                self._visit_statement(statement)
         self.class_stack = self.class_stack[:-1]
         self.scope = saved
 
