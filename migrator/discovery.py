@@ -149,11 +149,12 @@ def discover(
         resolved = given.resolve()
         for folder in _git_ancestors(resolved):
             rules.load(str(folder) if folder != resolved else root)
-        _walk(root, root, rules, accept, found, seen)
+        _walk(root, root, rules, accept, found, seen, os.path.abspath(root))
     return found
 
 
-def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered, seen: set[str]) -> None:
+def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+          seen: set[str], absolute_root: str) -> None:
     """Files of ``folder`` (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries so no file costs more than the one ``lstat`` its size needs."""
     rules.load(folder)
@@ -192,13 +193,13 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         if not stat.S_ISREG(info.st_mode):
             found.skipped.append((Path(path), _special_reason(Path(path))))
             continue
-        key = os.path.abspath(path)
+        key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
         if key not in seen:
             seen.add(key)
             found.files.append(path)
             found.sizes.append(info.st_size)
     for subfolder in subfolders:
-        _walk(subfolder, root, rules, accept, found, seen)
+        _walk(subfolder, root, rules, accept, found, seen, absolute_root)
 
 
 def _escapes_through_link(path: Path) -> str | None:
