@@ -17,30 +17,32 @@ from .verify_input import rename_attribute, rename_keyword
 DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})
 
 
+CODES = ("DFM109", "DFM301")
+
+
 def check(ctx: RuleContext) -> None:
     analysis = ctx.analysis
     for node, types in analysis.typed_attributes:
-        if not types & DRAFT_INPUTS:
-            continue
-        entry = entry_for_member(types, node.attr, ("DFM109", "DFM301"), ctx)
-        if entry is None:
-            continue
-        if entry.fix == "manual":
-            ctx.todo(node, entry, f"`{node.attr}`: {entry.message}")
-        else:
-            rename_attribute(ctx, node, entry)
+        if types & DRAFT_INPUTS:
+            _member(ctx, types, node.attr, node, f"`{node.attr}`",
+                    lambda entry, node=node: rename_attribute(ctx, node, entry))
     for call in analysis.calls:
         types = analysis.instance_types(call)
         if not types & DRAFT_INPUTS:
             continue
         for keyword in call.keywords:
-            if keyword.arg is None:
-                continue
-            entry = entry_for_member(types, keyword.arg, ("DFM109", "DFM301"), ctx)
-            if entry is None:
-                continue
-            if entry.fix == "manual":
-                ctx.todo(call, entry, f"`{keyword.arg}=`: {entry.message}")
-            else:
-                rename_keyword(ctx, keyword, entry)
+            if keyword.arg is not None:
+                _member(ctx, types, keyword.arg, call, f"`{keyword.arg}=`",
+                        lambda entry, keyword=keyword: rename_keyword(ctx, keyword, entry))
 
+
+def _member(ctx: RuleContext, types: frozenset[str], member: str, anchor, label: str, rename) -> None:  # noqa: ANN001
+    """One use of ``member`` (an attribute or a constructor keyword) on a draft input: a
+    TODO at ``anchor`` where the field is gone, ``rename(entry)`` where it was renamed."""
+    entry = entry_for_member(types, member, CODES, ctx)
+    if entry is None:
+        return
+    if entry.fix == "manual":
+        ctx.todo(anchor, entry, f"{label}: {entry.message}")
+    else:
+        rename(entry)
