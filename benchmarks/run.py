@@ -49,6 +49,7 @@ import platform
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -237,6 +238,7 @@ class Spec:
             "command": shlex.join(self.cmd),
             "repeat": len(runs),
             "wall_s": best["wall_s"],
+            "wall_s_median": statistics.median(r["wall_s"] for r in runs),
             "wall_s_all": [round(r["wall_s"], 4) for r in runs],
             "cpu_s": best["user_s"] + best["sys_s"],
             "loadavg_1m_all": [round(r["loadavg_1m"], 2) for r in runs],
@@ -425,6 +427,35 @@ def installed_command(workdir: Path) -> list[str]:
     return [str(script)]
 
 
+def baseline_command(workdir: Path, ref: str) -> tuple[list[str], str]:
+    """dflash-migrate at git revision ``ref`` of this repository, installed into a venv of its
+    own (as ``installed_command`` does for the checkout), so that one benchmark run measures
+    today's code and the reference code interleaved, on the same machine load."""
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", f"{ref}^{{commit}}"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    src = workdir / f"baseline-src-{commit[:12]}"
+    if not src.exists():
+        src.mkdir(parents=True)
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", commit], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    venv = workdir / f"baseline-venv-{commit[:12]}"
+    python = venv / ("Scripts" if os.name == "nt" else "bin") / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", str(src)], check=True)
+    script = python.parent / ("dflash-migrate.exe" if os.name == "nt" else "dflash-migrate")
+    return [str(script)], commit
+
+
+def per_round_ratios(spec: dict, reference: dict) -> dict:
+    """Ratio of ``spec`` to ``reference`` in each interleaved round (run i of one against run
+    i of the other), so that machine drift between rounds does not enter the ratio: the
+    median is the headline and min/max the spread that this same run measured."""
+    ratios = sorted(a / b for a, b in zip(spec["wall_s_all"], reference["wall_s_all"]))
+    return {"median": statistics.median(ratios), "min": ratios[0], "max": ratios[-1],
+            "rounds": [round(r, 4) for r in ratios]}
+
+
 def compile_checkout() -> None:
     """Byte-compile this checkout, as an install would: with ``PYTHONDONTWRITEBYTECODE``
     set (some CI images set it) every run would otherwise recompile every module."""
@@ -532,6 +563,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clean-files", type=int, default=300, help="files in the no-match startup tree")
     parser.add_argument("--venv", action="store_true",
                         help="measure dflash-migrate installed into its own venv (benchmarks/work/venv), as users run it")
+    parser.add_argument("--baseline-ref", default=None,
+                        help="also measure `dflash-migrate lint` at this git revision (own venv), interleaved, "
+                             "and report both lint/ruff ratios per round: median and spread")
     args = parser.parse_args(argv)
 
     only = [x.strip() for x in args.only.split(",") if x.strip()]
@@ -567,6 +601,7 @@ def main(argv: list[str] | None = None) -> int:
     if "lint" in only and not have_lint:
         print("note: `dflash-migrate lint --help` fails here; skipping lint", file=sys.stderr)
 
+    baseline = baseline_command(workdir, args.baseline_ref) if args.baseline_ref and "lint" in only else None
     ruff = ruff_binary() if "ruff" in only else None
     if "ruff" in only and ruff is None:
         print("note: ruff not found (pip install -r benchmarks/requirements.txt); skipping ruff", file=sys.stderr)
@@ -615,6 +650,10 @@ def main(argv: list[str] | None = None) -> int:
         if have_lint:
             specs.append(Spec("dflash-migrate lint", [*dfm, "lint", *lint_jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
+        if baseline:
+            specs.append(Spec(f"lint @{baseline[1][:10]}", [*baseline[0], "lint", *lint_jobs_flag, tree],
+                              args.repeat, ok_rcs=(0, 1), files=py_files, env=dict(os.environ, NO_COLOR="1"),
+                              cwd=workdir))
         if have_check and "check" in only:
             specs.append(Spec("dflash-migrate --check", [*dfm, "--check", *jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
@@ -646,11 +685,21 @@ def main(argv: list[str] | None = None) -> int:
         for r in results:
             r.pop("_last_stdout", None)
 
+        ratios = {}
+        ruff_r = next((r for r in results if r["name"] == "ruff TID251"), None)
+        if ruff_r:
+            for r in results:
+                if r["name"].startswith(("dflash-migrate lint", "lint @")):
+                    ratios[r["name"]] = per_round_ratios(r, ruff_r)
         scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
-                 "results": results, "findings": findings}
+                 "results": results, "findings": findings, "ratios_vs_ruff": ratios}
         report["scales"].append(scale)
         print_table(results, f"sglang {args.version} x{replicas}: {py_files:,} .py files, {lines:,} lines, "
                              f"jobs={jobs}, best of {args.repeat} (libcst: {args.libcst_repeat})")
+        if ratios:
+            print(f"\nlint / ruff TID251, per interleaved round ({args.repeat} rounds):")
+            for name, got in ratios.items():
+                print(f"  {name:<26} median {got['median']:.3f}x  spread {got['min']:.3f}-{got['max']:.3f}x")
         if findings:
             print("\nfindings:")
             for name, got in findings.items():

@@ -54,3 +54,12 @@ def test_measures_a_child_with_its_peak_memory() -> None:
     assert result["repeat"] == 2 and result["rc"] == 0
     assert result["max_proc_rss_mb"] >= 64 and result["peak_rss_mb"] >= result["max_proc_rss_mb"] - 1
     assert result["wall_s"] == min(result["wall_s_all"]) or abs(result["wall_s"] - min(result["wall_s_all"])) < 1e-3
+
+
+def test_per_round_ratios_pair_run_i_with_run_i_and_report_the_spread() -> None:
+    bench = load()
+    lint = {"wall_s_all": [0.2, 0.5, 0.3]}
+    ruff = {"wall_s_all": [0.4, 0.5, 1.0]}
+    got = bench.per_round_ratios(lint, ruff)
+    assert got["rounds"] == [0.3, 0.5, 1.0]
+    assert (got["median"], got["min"], got["max"]) == (0.5, 0.3, 1.0)
