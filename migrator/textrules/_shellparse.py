@@ -3,7 +3,8 @@
 Enough to find assignments, ``export``, ``env``, ``docker run -e`` and the command that a
 prefix assignment applies to: splits physical lines, joined by backslash continuations,
 into simple commands at ``;``, ``&&``, ``||``, ``|`` and ``&``, and each into words with
-their line and columns. Comments (``#`` at a word start, outside quotes) are dropped, so a
+their line and columns; each command keeps the operator that joins it to the command
+before and after it (so a fix can remove one command of ``a && b`` cleanly). Comments (``#`` at a word start, outside quotes) are dropped, so a
 commented-out line never matches.
 """
 
@@ -22,11 +23,22 @@ class Word:
     end_line: int
 
 
+@dataclass(eq=False)
+class Operator:
+    text: str  # one of _OPERATORS
+    line: int
+    start: int
+
+
 @dataclass
 class Command:
     words: list[Word] = field(default_factory=list)
     #: First line of the logical line (continuations joined) this command sits on.
     first_line: int = 0
+    #: The operator joining this command to the one before / after it in the same list
+    #: (``&&``, ``||`` and ``|`` at a line end carry over to the next line, as in the shell).
+    before: Operator | None = None
+    after: Operator | None = None
 
 
 _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
@@ -42,6 +54,7 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
     w_start: tuple[int, int] | None = None
     quote = ""
     prev_end = (first_line, 0)
+    pending: Operator | None = None  # the operator the next command follows
 
     def flush_word() -> None:
         nonlocal word, raw, w_start
@@ -49,11 +62,15 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
             current.words.append(Word("".join(raw), "".join(word), w_start[0], w_start[1], prev_end[1], prev_end[0]))
         word, raw, w_start = [], [], None
 
-    def flush_command() -> None:
-        nonlocal current
+    def flush_command(op: Operator | None = None) -> None:
+        nonlocal current, pending
         flush_word()
         if current.words:
+            current.before, current.after = pending, op
             commands.append(current)
+            pending = op
+        elif op is not None:  # e.g. ``;;`` or a leading operator: nothing to join
+            pending = None
         current = Command(first_line=logical_start)
 
     current.first_line = logical_start
@@ -88,7 +105,7 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
                 break
             op = next((o for o in _OPERATORS if text.startswith(o, i)), None)
             if op is not None:
-                flush_command()
+                flush_command(Operator(op, number, i))
                 current.first_line = logical_start
                 i += len(op)
                 continue
@@ -110,6 +127,8 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
                 flush_word()
             continue
         flush_command()
+        if pending is not None and pending.text not in ("&&", "||", "|"):
+            pending = None  # a newline ends the list; after ``&&`` the list goes on
         logical_start = number + 1
         current.first_line = logical_start
     flush_command()

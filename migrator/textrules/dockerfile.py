@@ -79,7 +79,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         commands = split(ins.masked, ins.first)
         if ins.keyword in ("RUN", "CMD", "ENTRYPOINT") and not body.lstrip().startswith("["):
-            found += shell.analyze_commands(path, commands, lines, ctx)
+            found += shell.analyze_commands(path, commands, lines, ctx, whole_line=True)
             continue
         if ins.keyword not in ("ENV", "ARG") or not commands:
             for offset, line in enumerate(ins.masked):
@@ -108,7 +108,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             if len(words) == 1 or legacy:
                 removal = [RemoveStatement(Span.of(ins.first, 0, ins.last, 0))]
             else:
-                removal = shell._removal(commands[0], [w], lines, False)
+                removal = shell._removal(commands[0], [w], lines)
             if parsed is True and removal:
                 fix = Fix("safe", tuple(removal), "")
             elif parsed is False and removal and later:

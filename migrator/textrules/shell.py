@@ -57,10 +57,9 @@ def launch_sites(commands: list[Command]) -> list[Site]:
     return sites
 
 
-def _removal(cmd: Command, words: list[Word], lines: list[str], alone: bool) -> list:
-    """Edits that remove ``words`` (a setting and its ``-e`` flag, if any) from ``cmd``."""
-    if alone:
-        return [RemoveStatement(Span.of(cmd.words[0].line, 0, cmd.words[-1].end_line, 0))]
+def _removal(cmd: Command, words: list[Word], lines: list[str]) -> list:
+    """Edits that remove ``words`` (a setting and its ``-e`` flag, if any) from ``cmd``,
+    which has other words left (see ``_remove_command`` for the whole command)."""
     first, last = words[0], words[-1]
     if first.line != last.end_line:
         return []
@@ -84,9 +83,54 @@ def _alone(cmd: Command, others: list[Command]) -> bool:
     return not any(w.line in lines or w.end_line in lines for o in others if o is not cmd for w in o.words)
 
 
+def _left_empty(cmd: Command, removed: list[Word]) -> bool:
+    """Whether ``cmd`` without ``removed`` does nothing but print: no words, or a bare
+    ``export``/``declare -x``/``readonly``/``local``/``unset`` (a bare ``export`` prints
+    every exported variable, secrets included, into a CI log)."""
+    rest = [w for w in cmd.words if all(w is not r for r in removed)]
+    return not rest or (rest[0].value in _DECLARERS | {"unset"}
+                        and all(w.value.startswith(("-", "+")) for w in rest[1:]))
+
+
+def _remove_command(index: int, commands: list[Command], lines: list[str], whole_line: bool) -> list:
+    """Edits that remove ``commands[index]`` with the operator joining it to its list.
+
+    ``a && X=1 && b`` becomes ``a && b``, ``cd x; export X=1`` becomes ``cd x``; where
+    dropping the command would change what its neighbours do (``a || export X=1``,
+    pipes, background jobs) it becomes ``true``, which does what the setting did.
+    """
+    cmd = commands[index]
+    prev = commands[index - 1] if index and cmd.before is not None and commands[index - 1].after is cmd.before else None
+    nxt = (commands[index + 1] if index + 1 < len(commands) and cmd.after is not None
+           and commands[index + 1].before is cmd.after else None)
+    first, last = cmd.words[0], cmd.words[-1]
+    if prev is None and nxt is None and _alone(cmd, commands):
+        text = lines[first.line - 1] if first.line - 1 < len(lines) else ""
+        if whole_line or not text[: first.start].strip():
+            return [RemoveStatement(Span.of(first.line, 0, last.end_line, 0))]
+    elif nxt is not None and cmd.after.text in ("&&", ";") and (prev is None or cmd.before.text in (";", "&&", "&")):
+        return [Replace(Span.of(first.line, first.start, nxt.words[0].line, nxt.words[0].start), "")]
+    elif prev is not None and cmd.before.text in (";", "&&") and (cmd.after is None or cmd.after.text == ";"):
+        if nxt is None:
+            end = prev.words[-1]
+            return [Replace(Span.of(end.end_line, end.end, last.end_line, last.end), "")]
+    return [Replace(Span.of(first.line, first.start, last.end_line, last.end), "true")]
+
+
+def _without(index: int, commands: list[Command], words: list[Word], lines: list[str], whole_line: bool) -> list:
+    if _left_empty(commands[index], words):
+        return _remove_command(index, commands, lines, whole_line)
+    return _removal(commands[index], words, lines)
+
+
 def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: _core.Ctx,
-                     extra_sites: list[Site] = ()) -> list[Finding]:
-    """DFM201/DFM203 findings for ``commands`` (``lines`` are the text they came from)."""
+                     extra_sites: list[Site] = (), *, whole_line: bool = False) -> list[Finding]:
+    """DFM201/DFM203 findings for ``commands`` (``lines`` are the text they came from).
+
+    ``whole_line``: a command alone on its line may take text before it along (a
+    Dockerfile ``RUN``); otherwise such text (a YAML ``run:`` key) stays, and the command
+    becomes ``true``.
+    """
     sites = launch_sites(commands)
     out: list[Finding] = []
     for index, cmd in enumerate(commands):
@@ -114,8 +158,7 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
             for w in rest:
                 if w.value == _core.ENV:
                     handled.add(id(w))
-                    alone = len(rest) == 1 and _alone(cmd, commands)
-                    fix = Fix("safe", tuple(_removal(cmd, [words[head], w] if alone else [w], lines, alone)), "")
+                    fix = Fix("safe", tuple(_without(index, commands, [w], lines, whole_line)), "")
                     out.append(_core.finding(path, w.line, w.start, w.end, fix))
         for remove, word, scope in settings:
             m = _ASSIGN.match(word.value.removeprefix("--env="))
@@ -125,9 +168,7 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
             col = word.start + word.raw.find(_core.ENV)
             span_end = col + len(_core.ENV)
             value = catalog.sglang_bool(m.group(1)) if "$" not in m.group(1) else None
-            all_settings = len(settings) == len(words) - (1 if name in _DECLARERS else 0) and name != "env"
-            alone = all_settings and len(settings) == 1 and _alone(cmd, commands)
-            removal = _removal(cmd, remove, lines, alone)
+            removal = _without(index, commands, remove, lines, whole_line)
             if value is True and removal:
                 out.append(_core.finding(path, word.line, col, span_end, Fix("safe", tuple(removal), "")))
                 continue
