@@ -1,8 +1,12 @@
 """Byte-exact positions of a notebook's cell sources inside its JSON text.
 
 ``json`` gives values, not positions; a rewrite must keep every byte outside the edited
-cells, so this scanner walks the JSON text once and records, for each cell, the span of
-every string of its ``source`` (a list of strings, or one string).
+cells. So the text is first validated by ``json.loads`` (a malformed file is an error
+with its line and column), then walked once by a scanner that records, for each cell
+(by its index in ``cells``), the span of every string of its ``source``. The two views
+are checked against each other cell by cell: a cell whose ``source`` is not a string or
+a list of strings (``null``, a number, a nested list) is reported as a problem naming
+the cell, and the cells after it keep their own positions.
 """
 
 from __future__ import annotations
@@ -16,6 +20,15 @@ _WS = re.compile(r"\s*")
 _SCALAR = re.compile(r"-?[0-9][0-9.eE+-]*|true|false|null")
 
 
+class NotebookError(ValueError):
+    """The text is not a notebook the scanner can map; ``line`` is 1-based where known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+
+
 @dataclass
 class CellSource:
     index: int
@@ -27,95 +40,149 @@ class CellSource:
     region: tuple[int, int]
 
 
+@dataclass
+class CellProblem:
+    """A cell the rules cannot read: its 0-based ``index``, the file ``line`` it starts on."""
+
+    index: int
+    line: int
+    message: str
+
+
 class _Scanner:
+    """Walks JSON text that ``json.loads`` accepted, recording the source strings of cells."""
+
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
-        self.cells: list[CellSource] = []
+        #: cell index -> string spans of its (last) ``source`` value.
+        self.sources: dict[int, list[tuple[int, int]]] = {}
+        #: cell index -> offset where the cell's object starts.
+        self.cell_starts: dict[int, int] = {}
 
     def ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
+        self.pos = _WS.match(self.text, self.pos).end()  # type: ignore[union-attr]
 
-    def value(self, path: tuple) -> object:
+    def expect(self, char: str) -> None:
         self.ws()
-        ch = self.text[self.pos]
+        if self.text[self.pos:self.pos + 1] != char:
+            raise NotebookError(f"expected {char!r} at offset {self.pos}")
+        self.pos += 1
+
+    def value(self, path: tuple) -> None:
+        self.ws()
+        ch = self.text[self.pos:self.pos + 1]
+        if len(path) == 2 and path[0] == "cells" and isinstance(path[1], int):
+            self.cell_starts[path[1]] = self.pos
         if ch == "{":
-            self.pos += 1
-            out = {}
-            self.ws()
-            if self.text[self.pos] == "}":
-                self.pos += 1
-                return out
-            while True:
-                self.ws()
-                m = _STRING.match(self.text, self.pos)
-                key = json.loads(m.group(0))
-                self.pos = m.end()
-                self.ws()
-                assert self.text[self.pos] == ":"
-                self.pos += 1
-                out[key] = self.value((*path, key))
-                self.ws()
-                if self.text[self.pos] == ",":
-                    self.pos += 1
-                    continue
-                assert self.text[self.pos] == "}"
-                self.pos += 1
-                return out
-        if ch == "[":
-            self.pos += 1
-            items: list = []
-            self.ws()
-            if self.text[self.pos] == "]":
-                self.pos += 1
-                return items
-            while True:
-                items.append(self.value((*path, len(items))))
-                self.ws()
-                if self.text[self.pos] == ",":
-                    self.pos += 1
-                    continue
-                assert self.text[self.pos] == "]"
-                self.pos += 1
-                return items
-        if ch == '"':
+            self._object(path)
+        elif ch == "[":
+            self._array(path)
+        elif ch == '"':
             m = _STRING.match(self.text, self.pos)
+            if m is None:
+                raise NotebookError(f"unterminated string at offset {self.pos}")
             self.pos = m.end()
-            if len(path) >= 3 and path[0] == "cells" and path[2] == "source":
-                self.strings.append((m.start(), m.end()))
-            return json.loads(m.group(0))
-        m = _SCALAR.match(self.text, self.pos)
-        if not m:
-            raise ValueError(f"invalid JSON at offset {self.pos}")
-        self.pos = m.end()
-        return json.loads(m.group(0))
+            if len(path) in (3, 4) and path[0] == "cells" and path[2] == "source":
+                self.sources.setdefault(path[1], []).append((m.start(), m.end()))
+        else:
+            m = _SCALAR.match(self.text, self.pos)
+            if m is None:
+                raise NotebookError(f"invalid JSON at offset {self.pos}")
+            self.pos = m.end()
 
-    strings: list[tuple[int, int]]
+    def _object(self, path: tuple) -> None:
+        self.pos += 1
+        self.ws()
+        if self.text[self.pos:self.pos + 1] == "}":
+            self.pos += 1
+            return
+        while True:
+            self.ws()
+            m = _STRING.match(self.text, self.pos)
+            if m is None:
+                raise NotebookError(f"expected a key at offset {self.pos}")
+            key = json.loads(m.group(0))
+            self.pos = m.end()
+            self.expect(":")
+            if len(path) == 2 and path[0] == "cells" and key == "source":
+                self.sources[path[1]] = []  # a repeated key: json keeps the last one, so do we
+            self.value((*path, key))
+            self.ws()
+            if self.text[self.pos:self.pos + 1] == ",":
+                self.pos += 1
+                continue
+            self.expect("}")
+            return
+
+    def _array(self, path: tuple) -> None:
+        self.pos += 1
+        self.ws()
+        if self.text[self.pos:self.pos + 1] == "]":
+            self.pos += 1
+            return
+        index = 0
+        while True:
+            self.value((*path, index))
+            index += 1
+            self.ws()
+            if self.text[self.pos:self.pos + 1] == ",":
+                self.pos += 1
+                continue
+            self.expect("]")
+            return
 
 
-def cell_sources(text: str) -> tuple[dict, list[CellSource]]:
-    """The parsed notebook and the source positions of each cell."""
-    scanner = _Scanner(text)
-    scanner.strings = []
-    notebook = scanner.value(())
+def cell_sources(text: str) -> tuple[dict, list[CellSource], list[CellProblem]]:
+    """The parsed notebook, the source positions of each readable cell, and the cells
+    that cannot be read. Raises ``NotebookError`` when the text is not a notebook."""
+    try:
+        notebook = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise NotebookError(f"not valid JSON: {error.msg}", error.lineno, error.colno - 1) from None
+    except RecursionError:
+        raise NotebookError("not a readable notebook: nesting too deep") from None
     if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        raise ValueError("not a notebook: no top-level `cells` list")
-    # Source strings were recorded in document order, cell by cell.
-    cells = []
-    spans = scanner.strings
-    pos = 0
+        raise NotebookError("not a notebook: no top-level `cells` list")
+    scanner = _Scanner(text)
+    scanner.value(())
+    cells: list[CellSource] = []
+    problems: list[CellProblem] = []
     for index, cell in enumerate(notebook["cells"]):
+        line = text.count("\n", 0, scanner.cell_starts.get(index, 0)) + 1
+        problem = _problem(cell)
+        if problem is not None:
+            problems.append(CellProblem(index, line, f"cell {index + 1}: {problem}; cell not scanned"))
+            continue
         source = cell.get("source", [])
-        n = len(source) if isinstance(source, list) else 1
-        tokens = spans[pos:pos + n]
-        pos += n
+        tokens = scanner.sources.get(index, [])
+        if len(tokens) != (len(source) if isinstance(source, list) else 1):
+            problems.append(CellProblem(index, line, f"cell {index + 1}: source positions could not be mapped; cell not scanned"))
+            continue
         if not tokens:
             continue
         if isinstance(source, list):
-            open_ = text.rfind("[", 0, tokens[0][0])
-            close = text.find("]", tokens[-1][1])
-            region = (open_ + 1, close)
+            region = (text.rfind("[", 0, tokens[0][0]) + 1, text.find("]", tokens[-1][1]))
         else:
             region = tokens[0]
         cells.append(CellSource(index, cell.get("cell_type", ""), tokens, isinstance(source, list), region))
-    return notebook, cells
+    return notebook, cells, problems
+
+
+def _problem(cell: object) -> str | None:
+    """Why the rules cannot read ``cell``, or None."""
+    if not isinstance(cell, dict):
+        return f"is {type(cell).__name__}, not an object"
+    if not isinstance(cell.get("cell_type", ""), str):
+        return "`cell_type` is not a string"
+    if "source" not in cell:
+        return None
+    source = cell["source"]
+    if isinstance(source, str):
+        return None
+    if isinstance(source, list) and all(isinstance(item, str) for item in source):
+        return None
+    shown = "null" if source is None else type(source).__name__
+    if isinstance(source, list):
+        shown = "a list holding something other than strings"
+    return f"`source` is {shown}, not a string or a list of strings"

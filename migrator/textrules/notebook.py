@@ -12,6 +12,10 @@ Positions: a finding's line is the line of the ``.ipynb`` file that holds that s
 string, and the message ends with ``[cell N, line M]`` (both 1-based). Suppression
 comments in a cell work as in a script.
 
+Validation: the file must be JSON (``json.loads``, an error with its line and column
+otherwise); a cell whose ``source`` is not a string or a list of strings is an error naming
+the cell, and every other cell is still scanned (the file is then not rewritten).
+
 Rewrites edit the cell source and re-encode only the strings of edited cells (same
 separator and indentation as the original array); every other byte of the file is kept.
 """
@@ -102,14 +106,19 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
 
     try:
         text = data.decode("utf-8")
-        _, cells = _jsonspan.cell_sources(text.lstrip(_core.BOM))
-    except (UnicodeDecodeError, ValueError, AssertionError, IndexError, AttributeError) as exc:
-        return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}"))
+    except UnicodeDecodeError as exc:
+        return FileResult(path, error=FileError(path, f"not a readable notebook: not UTF-8 ({exc.reason} at byte {exc.start})"))
+    try:
+        _, cells, problems = _jsonspan.cell_sources(text.lstrip(_core.BOM))
+    except _jsonspan.NotebookError as exc:
+        return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}", exc.line, exc.column))
     bom = text[: len(text) - len(text.lstrip(_core.BOM))]
     text = text[len(bom):]
     ctx = _core.Ctx(getattr(options, "target_version", None) or catalog.default_target_version())
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     result = FileResult(path)
+    if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
+        result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)
     replacements: list[tuple[int, int, str]] = []
     from migrator.engine import enabled_for
 

@@ -36,14 +36,42 @@ def launch_edits(lines: list[str]) -> tuple[list[Replace], bool]:
     return edits, satisfied
 
 
+_TOKEN = re.compile(r'''"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|#[^\n]*''')
+_MULTILINE_END = {'"""': re.compile(r'(?:[^\\]|\\.)*?"""("{0,2})', re.S), "'''": re.compile(r"[\s\S]*?'''('{0,2})")}
+
+
+def inside_multiline_strings(text: str) -> set[int]:
+    """Line numbers (1-based) that start inside a multi-line string (``\"\"\"...\"\"\"`` or
+    ``'''...'''``): their text is the string's content, never a key. A small tokenizer
+    that knows TOML's strings and comments (a ``\"\"\"`` inside ``'...'`` or after ``#`` opens
+    nothing)."""
+    inside: set[int] = set()
+    pos = 0
+    while (m := _TOKEN.search(text, pos)) is not None:
+        token = m.group(0)
+        if token not in _MULTILINE_END:
+            pos = m.end()
+            continue
+        end = _MULTILINE_END[token].match(text, m.end())
+        stop = end.end() if end else len(text)
+        first = text.count("\n", 0, m.start()) + 1
+        inside.update(range(first + 1, first + text.count("\n", m.start(), stop) + 1))
+        pos = stop
+    return inside
+
+
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = text.splitlines()
     out: list[Finding] = []
+    inside = inside_multiline_strings(text) if '""' in text or "''" in text else set()
     for number, raw in enumerate(lines, start=1):
-        line = _core.strip_comment(raw)
+        line = raw if number in inside else _core.strip_comment(raw)
         if "--" in line:
             out += _core.cli_flag_findings(path, number, line, ctx)
         if not _core.ENV_RE.search(line):
+            continue
+        if number in inside:  # text of a string (a script, a message): reported, never edited as a key
+            out += [_core.finding(path, number, r.start(), r.end(), Fix("manual", ())) for r in _core.ENV_RE.finditer(line)]
             continue
         m = _KEY.match(line)
         if not m:

@@ -125,7 +125,60 @@ def _setting(path: str, lines: list[str], first: int, last: int, col: int, value
     return _core.finding(path, line, col, end, _core.todo_fix(first + 1, detail))
 
 
+class _Structure:
+    """Where the YAML grammar (PyYAML's composer, node marks) puts the variable's name:
+    ``keys``, lines (0-based) where a mapping key spelled like it starts; ``scalars``, lines
+    where a one-line scalar holding it starts; ``inside``, lines inside the content of a
+    multi-line scalar (``body: |``, a quoted string over several lines), which are text,
+    never keys. ``parsed`` is False for text PyYAML rejects (templates): nothing is edited."""
+
+    def __init__(self, text: str) -> None:
+        import yaml as pyyaml
+
+        self.keys: set[int] = set()
+        self.scalars: set[int] = set()
+        self.inside: set[int] = set()
+        self.parsed = True
+        loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
+        try:
+            for document in pyyaml.compose_all(text, Loader=loader):
+                self._walk(document, pyyaml)
+        except (pyyaml.YAMLError, RecursionError):
+            self.parsed = False
+
+    def _walk(self, root: object, pyyaml) -> None:  # noqa: ANN001
+        seen: set[int] = set()
+        stack = [(root, False)]
+        while stack:
+            node, is_key = stack.pop()
+            if node is None or id(node) in seen:
+                continue
+            seen.add(id(node))
+            if isinstance(node, pyyaml.ScalarNode):
+                self._scalar(node, is_key)
+            elif isinstance(node, pyyaml.MappingNode):
+                for key, value in node.value:
+                    stack += [(key, True), (value, False)]
+            elif isinstance(node, pyyaml.SequenceNode):
+                stack += [(item, False) for item in node.value]
+
+    def _scalar(self, node, is_key: bool) -> None:  # noqa: ANN001
+        start, end = node.start_mark, node.end_mark
+        last = end.line - 1 if end.column == 0 else end.line
+        if last > start.line:
+            self.inside.update(range(start.line + 1, last + 1))
+        elif _core.ENV in node.value:
+            (self.keys if is_key else self.scalars).add(start.line)
+
+
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    found = _analyze(path, text, ctx, structure := _Structure(text))
+    if structure.parsed:
+        return found
+    return [f._replace(fix=Fix("manual", ())) if f.fix is not None else f for f in found]
+
+
+def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> list[Finding]:
     lines = text.splitlines(keepends=True)
     newline = "\r\n" if "\r\n" in text else "\n"
     out: list[Finding] = []
@@ -136,7 +189,10 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if not _core.ENV_RE.search(line):
             continue
         col = _core.ENV_RE.search(line).start()
-        if m := _K8S_NAME.match(line):
+        structured = not structure.parsed or (i not in structure.inside and i in structure.keys | structure.scalars)
+        if not structured:
+            pass
+        elif m := _K8S_NAME.match(line):
             dash = len(m.group(1))
             item_end = i
             value: str | None = None
@@ -155,7 +211,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             v = re.search(r"\bvalue:\s*([^,}]*)", line)
             key = _parent(lines, i, _indent(line) + 1)
             out.append(_setting(path, lines, i, i, col, v.group(1) if v else None, key, newline, "[]"))
-        elif m := _MAPPING.match(line):
+        elif (m := _MAPPING.match(line)) and (i in structure.keys or not structure.parsed):
             value = m.group(4)
             scalar = value if value and not value.startswith(("[", "{", "|", ">", "&", "*")) else None
             key = _parent(lines, i, len(m.group(1)) + (1 if m.group(2) else 0))
@@ -164,6 +220,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             key = _parent(lines, i, len(m.group(1)) + 1)
             out.append(_setting(path, lines, i, i, col, m.group(2), key, newline, "[]"))
         else:
+            structured = False
+        if not structured:
             masked = re.sub(r"^(\s*)(-\s+)?([\w.-]+:\s+)?[|>]?", lambda g: " " * len(g.group(0)), line)
             masked = masked.replace('"', " ").replace("'", " ") if masked.strip().startswith(("'", '"')) else masked
             commands = split([masked], i + 1)
