@@ -205,7 +205,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings)
     result.findings = findings
     if options.fixes:
-        _apply(result, data, source, findings, options)
+        _apply(result, data, source, findings, options, module_name or analysis.module_name)
     return result
 
 
@@ -318,7 +318,21 @@ def _first_trigger_line(data: bytes) -> int | None:
     return data.count(b"\n", 0, min(found)) + 1 if found else None
 
 
-def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options) -> None:
+def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
+             module_name: str | None) -> tuple[list[Finding], bytes]:
+    """``migrator.guard``: the fixes whose output would break the file become TODOs."""
+    from .guard import settle
+    from .rewrite import apply_edits
+
+    settled, new = settle(findings, source, lambda chosen: apply_edits(data, chosen_edits(chosen, options), source),
+                          options.target_version, options.unsafe_fixes, module_name,
+                          Path(result.path).name in ("__init__.py", "__init__.pyi"))
+    result.findings = settled
+    return settled, new
+
+
+def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
+           module_name: str | None = None) -> None:
     edits = chosen_edits(findings, options)
     if not edits:
         return
@@ -345,6 +359,10 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
     if new == data:
         return
+    findings, new = _guarded(result, data, source, findings, options, module_name)
+    if new == data:
+        return
+    edits = chosen_edits(findings, options)
     result.new_bytes = new
     present = {line.rstrip("\r\n") for line in split_lines(source)}
     for edit in edits:

@@ -31,6 +31,11 @@ def _find_cached_wheel(folder: Path, version: str) -> Path | None:
     return matches[0] if matches else None
 
 
+def cached_wheel(version: str) -> Path | None:
+    """The wheel of ``sglang==version`` if it is already in the cache (never downloads)."""
+    return _find_cached_wheel(cache_dir() / "wheels", version)
+
+
 def download_wheel(version: str) -> Path:
     """Path of ``sglang==version``'s wheel, downloading it (no dependencies) if needed."""
     folder = cache_dir() / "wheels"

@@ -1,0 +1,371 @@
+"""The write guard: a fix is written only if its output is at least as correct as its input.
+
+Before the engine keeps a file's fixed text (in every fixing mode: ``fix``, ``--diff``
+and ``--check`` give the same outcome), ``problems`` compares the text before and after:
+
+* the fixed text must parse;
+* it must not use a name that no scope binds where the original did not (free names,
+  from the stdlib ``symtable``'s scope analysis: lambdas, comprehensions, class bodies
+  and ``global`` declarations behave as Python resolves them);
+* it must not use more names that are bound only on some paths at module level (one
+  branch of an ``if``/``else`` or of a ``try``/``except``) than the original did;
+* a star import must not change (the names it provides cannot be checked);
+* every ``sglang.*`` import it adds or changes must exist in the target release: from a
+  verify index of a wheel already in the cache (``migrator.wheels``), else from the
+  catalog (a name some entry says exists there). The guard never downloads anything.
+
+When the fixed text fails, ``refuse`` turns the fixes to blame into TODO comments that
+say why (``settle`` drives the retries). Never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import symtable
+from functools import cache
+
+from . import catalog
+from .fileio import SourceError, decode_python
+from .model import Finding, Fix, InsertComment
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterator
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+MODULE_NAMES = frozenset({"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
+                          "__builtins__", "__path__", "__annotations__", "__dict__", "__cached__",
+                          "__debug__", "__class__", "__qualname__", "__module__"})
+BUILTIN_NAMES = frozenset(dir(builtins)) | MODULE_NAMES
+
+
+class Problem:
+    """Why a fixed text is refused: ``reason`` for users, ``names`` (local names or dotted
+    imports) and ``lines`` (lines of the fixed text) to find the fixes to blame."""
+
+    __slots__ = ("reason", "names", "lines")
+
+    def __init__(self, reason: str, names: frozenset[str] = frozenset(), lines: frozenset[int] = frozenset()) -> None:
+        self.reason = reason
+        self.names = names
+        self.lines = lines
+
+    def __repr__(self) -> str:
+        return f"Problem({self.reason!r})"
+
+
+def problems(before: str, after: str, target: str, module_name: str | None = None, is_package: bool = False) -> list[Problem]:
+    """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it)."""
+    try:
+        new_tree = ast.parse(after)
+        new_table = symtable.symtable(after, "<fixed>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return [Problem(f"the fixed code would not parse ({error})")]
+    try:
+        old_tree = ast.parse(before)
+        old_table = symtable.symtable(before, "<original>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []  # nothing to compare with: the engine reports the original's syntax error
+    found: list[Problem] = []
+    new_free = free_names(new_table) - free_names(old_table)
+    if new_free:
+        found.append(Problem("it would leave undefined " + _names(new_free), frozenset(new_free)))
+    old_partly, new_partly = partly_bound_used(old_tree, old_table), partly_bound_used(new_tree, new_table)
+    if len(new_partly - old_partly) > len(old_partly - new_partly):
+        added = new_partly - old_partly
+        found.append(Problem("it would use " + _names(added) + " bound on only some paths", frozenset(added)))
+    old_stars, new_stars = star_imports(old_tree, module_name, is_package), star_imports(new_tree, module_name, is_package)
+    if old_stars != new_stars:
+        lines = frozenset(line for module, line in new_stars.items() if old_stars.get(module) is None)
+        found.append(Problem("it changes a star import, whose names cannot be checked", lines=lines))
+    old_imports = set(imported_names(old_tree, module_name, is_package))
+    for dotted, line in imported_names(new_tree, module_name, is_package).items():
+        if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
+            continue
+        missing = _missing_in(dotted, target)
+        if missing:
+            found.append(Problem(missing, frozenset({dotted}), frozenset({line})))
+    return found
+
+
+def _names(names: set[str] | frozenset[str]) -> str:
+    shown = ", ".join(f"`{name}`" for name in sorted(names))
+    return ("name " if len(names) == 1 else "names ") + shown
+
+
+# ---- scopes -------------------------------------------------------------------------
+
+
+def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    stack = [table]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.get_children())
+
+
+def free_names(module: symtable.SymbolTable) -> set[str]:
+    """Names used somewhere that resolve to the module scope, which never binds them."""
+    bound = {s.get_name() for s in module.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    for table in _tables(module):  # ``global x`` then ``x = ...`` in a function binds a module name
+        bound.update(s.get_name() for s in table.get_symbols() if s.is_declared_global() and s.is_assigned())
+    free: set[str] = set()
+    for table in _tables(module):
+        for symbol in table.get_symbols():
+            name = symbol.get_name()
+            if not symbol.is_referenced() or name in bound or name in BUILTIN_NAMES:
+                continue
+            if table.get_type() == "module" or symbol.is_global():
+                free.add(name)
+    return free
+
+
+def partly_bound_used(tree: ast.Module, module: symtable.SymbolTable) -> frozenset[str]:
+    """Module names used somewhere but bound on only some paths of the module body."""
+    used = {s.get_name() for table in _tables(module) for s in table.get_symbols()
+            if s.is_referenced() and (table.get_type() == "module" or s.is_global())}
+    bound_somewhere = {s.get_name() for s in module.get_symbols() if s.is_assigned() or s.is_imported()}
+    return frozenset((used & bound_somewhere) - definitely_bound(tree.body))
+
+
+def definitely_bound(body: list[ast.stmt]) -> set[str]:
+    """Names every path through ``body`` that falls through binds."""
+    return _through(body)[0]
+
+
+def _through(body: list[ast.stmt]) -> tuple[set[str], bool]:
+    """(names bound on every path, whether some path falls through to the end)."""
+    bound: set[str] = set()
+    for statement in body:
+        if isinstance(statement, ast.If):
+            paths = [statement.body, statement.orelse]
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            paths = [statement.body + statement.orelse, *(handler.body for handler in statement.handlers)]
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            paths = [statement.body]
+            bound |= {n for item in statement.items if item.optional_vars for n in _target_names(item.optional_vars)}
+        elif isinstance(statement, (ast.Raise, ast.Return)):
+            return bound, False
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, getattr(ast, "Match", ast.If))):
+            continue  # a loop body may not run; a match may have no matching case
+        else:
+            bound |= _bound_by(statement)
+            continue
+        met: set[str] | None = None
+        for path in paths:
+            names, falls = _through(path)
+            if falls:
+                met = set(names) if met is None else met & names
+        if met is None:
+            return bound, False
+        bound |= met
+        if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            bound |= _through(statement.finalbody)[0]
+    return bound, True
+
+
+def _bound_by(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).partition(".")[0] for alias in statement.names if alias.name != "*"}
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {name for target in statement.targets for name in _target_names(target)}
+    if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and getattr(statement, "value", None) is not None:
+        return _target_names(statement.target)
+    return set()
+
+
+def _target_names(target: ast.AST) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _target_names(element)}
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return set()
+
+
+# ---- imports ------------------------------------------------------------------------
+
+
+def _absolute(module: str | None, level: int, module_name: str | None, is_package: bool) -> str | None:
+    if level == 0:
+        return module
+    if not module_name:
+        return None
+    parts = module_name.split(".")
+    keep = len(parts) - level + (1 if is_package else 0)
+    if keep <= 0:
+        return None
+    base = ".".join(parts[:keep])
+    return f"{base}.{module}" if module else base
+
+
+def imported_names(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str, int]:
+    """Every dotted name an import statement reaches (``from m import n``: ``m.n``) -> line."""
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.setdefault(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, module_name, is_package)
+            if module is None:
+                continue
+            for alias in node.names:
+                found.setdefault(module if alias.name == "*" else f"{module}.{alias.name}", node.lineno)
+    return found
+
+
+def star_imports(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str | None, int]:
+    return {_absolute(node.module, node.level, module_name, is_package): node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)}
+
+
+def _missing_in(dotted: str, target: str) -> str | None:
+    """Why ``dotted`` cannot be shown to exist in sglang ``target`` (None: it exists)."""
+    index = cached_index(target)
+    if index is not None:
+        if not index.resolve(dotted).missing:
+            return None
+        return f"`{dotted}` does not exist in sglang {target}"
+    if dotted in catalog_names(target):
+        return None
+    return f"nothing shows that `{dotted}` exists in sglang {target} (no cached wheel, not in the catalog)"
+
+
+@cache
+def catalog_names(target: str) -> frozenset[str]:
+    """Dotted names the catalog says exist in ``target`` (with the packages above them)."""
+    names: set[str] = set()
+    for entry in catalog.ENTRIES:
+        if entry.kind not in ("module", "class", "function"):
+            continue
+        present = [entry.replacement_for(target)] if entry.fires_for(target) else []
+        if target in entry.exists:
+            present.extend(entry.names)
+        for name in present:
+            if name is None:
+                continue
+            while name:
+                names.add(name)
+                name = name.rpartition(".")[0]
+    return frozenset(names)
+
+
+@cache
+def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported lazily: it is large)
+    """The verify index of sglang ``target``'s wheel if it is already cached, else None."""
+    from . import wheels
+
+    wheel = wheels.cached_wheel(target)
+    if wheel is None:
+        return None
+    from .sglang_index import SglangIndex
+
+    try:
+        return SglangIndex.from_wheel(wheel)
+    except (OSError, ValueError):
+        return None
+
+
+# ---- refusing fixes -----------------------------------------------------------------
+
+MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the file is refused
+
+
+def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str,
+           unsafe: bool, module_name: str | None = None, is_package: bool = False) -> tuple[list[Finding], bytes]:
+    """The findings with every fix the guard refuses turned into a TODO that says why, and
+    the bytes those findings give (``apply``). A fix is refused when the text with it has
+    a problem the original has not; the fixes whose replacement text names what is wrong
+    are refused first, then all of them."""
+    current = findings
+    for round_number in range(MAX_ROUNDS + 1):
+        new = apply(current)
+        try:
+            text = decode_python(new)
+        except SourceError as error:
+            text = f"<{error.message}>"  # does not parse: refused like any text that does not
+        found = problems(source, text, target, module_name, is_package)
+        if not found:
+            return current, new
+        applied = [f for f in current if _applied(f, unsafe)]
+        blamed = _blamed(applied, found) if round_number < MAX_ROUNDS else set()
+        if not blamed:
+            blamed = {id(f) for f in applied}
+        if not blamed:
+            return current, new  # nothing left to refuse: only comments change
+        current = _refuse(current, blamed, found, source)
+    return current, apply(current)
+
+
+def _applied(finding: Finding, unsafe: bool) -> bool:
+    fix = finding.fix
+    return fix is not None and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
+
+
+def _blamed(applied: list[Finding], found: list[Problem]) -> set[int]:
+    words: set[str] = set()
+    for problem in found:
+        for name in problem.names:
+            parts = name.split(".")
+            words.update(parts[-2:])
+    blamed: set[int] = set()
+    for finding in applied:
+        for edit in finding.fix.edits:
+            text = getattr(edit, "text", None) or " ".join(str(v) for v in edit if isinstance(v, str))
+            if words & set(_IDENTIFIER.findall(text)):
+                blamed.add(id(finding))
+    return blamed
+
+
+def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], source: str) -> list[Finding]:
+    reason = "; ".join(dict.fromkeys(problem.reason for problem in found))
+    anchors = _Anchors(source)
+    refused: list[Finding] = []
+    comments: set[str] = set()
+    for finding in findings:
+        if id(finding) not in blamed:
+            refused.append(finding)
+            continue
+        entry = catalog.get(finding.code)
+        comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {reason}")
+        comments.add(_leftover_message(finding.code, comment))
+        fix = Fix("manual", (InsertComment(anchors.line_for(finding.span.start.line), comment),))
+        refused.append(finding._replace(fix=fix))
+    # A TODO this refusal wrote on an earlier run is the refused finding itself, not a leftover.
+    return [f for f in refused if not (f.fix is None and f.message in comments)]
+
+
+def _leftover_message(code: str, comment: str) -> str:
+    return "unresolved migration TODO: " + comment.split(code, 1)[1].strip()
+
+
+class _Anchors:
+    """The first line (first decorator) of the innermost statement holding a line."""
+
+    def __init__(self, source: str) -> None:
+        self.statements: list[tuple[int, int, int]] = []
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt):
+                decorators = getattr(node, "decorator_list", ())
+                first = min([node.lineno, *(d.lineno for d in decorators)])
+                self.statements.append((node.lineno, node.end_lineno or node.lineno, first))
+
+    def line_for(self, line: int) -> int:
+        best: tuple[int, int, int] | None = None
+        for start, end, first in self.statements:
+            if start <= line <= end and (best is None or start > best[0] or (start == best[0] and end < best[1])):
+                best = (start, end, first)
+        if best is not None and best[0] < line:  # inside a compound statement's body: the header is not it
+            return best[2]
+        return best[2] if best is not None else line
