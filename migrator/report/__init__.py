@@ -18,26 +18,65 @@ if TYPE_CHECKING:
     from migrator.model import FileError, FileResult, Finding, RunSummary
 
 #: ``--format`` choices, default first.
-FORMATS: tuple[str, ...] = ("text", "json", "sarif", "github", "junit")
+FORMATS: tuple[str, ...] = ("text", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit")
 TOOL_NAME = "dflash-migrate"
 JSON_SCHEMA_VERSION = 1
 
 
-def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None) -> str:
+def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None,
+           config: str | None = None) -> str:
     """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
-    the text summary counts (default "V1 reference"; verify counts unresolved references)."""
+    the text summary counts (default "V1 reference"; verify counts unresolved references);
+    ``config`` is the configuration file the run used (shown in JSON and SARIF run properties)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    module = import_module(f"migrator.report.{fmt}")
-    if fmt == "text" and subject:
+    module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
+    if fmt in ("text", "concise") and subject:
         return module.render(results, summary, subject=subject)
+    if fmt in ("json", "sarif"):
+        return module.render(results, summary, config=config)
     return module.render(results, summary)
+
+
+def stderr_line(fmt: str, text: str) -> str:
+    """A message for stderr in format ``fmt``: never a raw control character, and in
+    ``github`` mode escaped like a workflow command's text, so it cannot start one."""
+    if fmt == "github":
+        from migrator.report.github import line
+
+        return line(text)
+    from migrator.report.escape import visible
+
+    return visible(text)
 
 
 def findings_of(results: list[FileResult]) -> Iterator[Finding]:
     """Every finding of every file, in stable (path, line, column, code) order."""
     all_findings = [f for result in results for f in result.findings]
     yield from sorted(all_findings, key=lambda f: f.sort_key())
+
+
+def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
+    """Every finding in report order with its fingerprint (:mod:`migrator.report.locations`)."""
+    from migrator.report.locations import fingerprints
+
+    findings = list(findings_of(results))
+    return list(zip(findings, fingerprints(findings)))
+
+
+def docs_url() -> str | None:
+    """Absolute URL of MIGRATION.md for links in reports, or None when none is known.
+
+    The package is not published on an index, so there is no project page to point at;
+    the GitHub Action sets ``DFLASH_MIGRATE_DOCS_URL`` to MIGRATION.md in its own
+    repository and revision. Only ``https://`` URLs are used.
+    """
+    import os
+
+    url = os.environ.get("DFLASH_MIGRATE_DOCS_URL", "").strip()
+    if url.startswith("https://") and not any(c.isspace() or c in "#\"<>" for c in url):
+        return url
+    return None
 
 
 def errors_of(results: list[FileResult]) -> list[FileError]:

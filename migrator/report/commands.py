@@ -54,8 +54,9 @@ def lint(
     with _progress(stderr) as on_progress:
         outcome = engine.run(paths, options, on_progress)
     for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
-        stderr.write(f"{skipped_path}: skipped: {reason}\n")
-    text = report.render(fmt, outcome.results, outcome.summary)
+        stderr.write(report.stderr_line(fmt, f"{skipped_path}: skipped: {reason}") + "\n")
+    config_path = getattr(outcome, "config_path", None)
+    text = report.render(fmt, outcome.results, outcome.summary, config=None if config_path is None else str(config_path))
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:

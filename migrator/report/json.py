@@ -3,7 +3,11 @@
 ``line``/``end_line`` are 1-based; ``column``/``end_column`` are 1-based and the end is
 exclusive. ``fix`` is null when the rule has no fix; otherwise it carries the
 applicability (``safe``/``unsafe``/``manual``) and, where known, the replacement text.
-Adding keys is backwards compatible; renaming or removing one bumps ``version``.
+``fingerprint`` identifies the finding across runs (:mod:`migrator.report.locations`).
+``config`` is the configuration file the run used (null: none). Paths are UTF-8; a file
+name byte that is not UTF-8 appears as the escape ``\\udcNN`` (see
+:mod:`migrator.report.escape`). Adding keys is backwards compatible; renaming or removing
+one bumps ``version``.
 """
 
 from __future__ import annotations
@@ -11,10 +15,17 @@ from __future__ import annotations
 import json
 
 from migrator.model import FileResult, Finding, RunSummary
-from migrator.report import JSON_SCHEMA_VERSION, errors_of, findings_of, summary_dict, unused_suppressions_of
+from migrator.report import (
+    JSON_SCHEMA_VERSION,
+    errors_of,
+    fingerprinted,
+    summary_dict,
+    unused_suppressions_of,
+)
+from migrator.report.escape import json_text
 
 
-def finding_dict(finding: Finding) -> dict[str, object]:
+def finding_dict(finding: Finding, fingerprint: str) -> dict[str, object]:
     fix = None
     if finding.fix is not None:
         fix = {"applicability": finding.fix.applicability, "replacement": finding.fix.replacement}
@@ -27,23 +38,32 @@ def finding_dict(finding: Finding) -> dict[str, object]:
         "code": finding.code,
         "message": finding.message,
         "fix": fix,
+        "fingerprint": fingerprint,
     }
 
 
-def document(results: list[FileResult], summary: RunSummary) -> dict[str, object]:
+def error_dict(error) -> dict[str, object]:  # noqa: ANN001 - model.FileError
+    return {"path": error.path, "message": error.message, "line": error.line,
+            "column": None if error.column is None else error.column + 1}
+
+
+def document(results: list[FileResult], summary: RunSummary, config: str | None = None) -> dict[str, object]:
     return {
         "version": JSON_SCHEMA_VERSION,
-        "findings": [finding_dict(f) for f in findings_of(results)],
-        "errors": [
-            {"path": e.path, "message": e.message, "line": e.line, "column": None if e.column is None else e.column + 1}
-            for e in errors_of(results)
-        ],
+        "findings": [finding_dict(f, fp) for f, fp in fingerprinted(results)],
+        "errors": [error_dict(e) for e in errors_of(results)],
         "unused_suppressions": [
             {"path": path, "line": line, "codes": list(codes)} for path, line, codes in unused_suppressions_of(results)
         ],
         "summary": summary_dict(results, summary),
+        "config": config,
     }
 
 
-def render(results: list[FileResult], summary: RunSummary) -> str:
-    return json.dumps(document(results, summary), indent=2, ensure_ascii=False) + "\n"
+def dumps(value: object, indent: int | None = 2) -> str:
+    """JSON text that is valid UTF-8 whatever the paths hold."""
+    return json_text(json.dumps(value, indent=indent, ensure_ascii=False))
+
+
+def render(results: list[FileResult], summary: RunSummary, config: str | None = None) -> str:
+    return dumps(document(results, summary, config)) + "\n"

@@ -3,6 +3,14 @@
 One ``<testsuite>`` per file with findings or an error, one failing ``<testcase>`` per
 finding (``<error>`` for an unprocessable file). A clean run yields one passing test case,
 so report widgets show a green result instead of an empty file.
+
+Test names are stable and unique: ``CODE fingerprint`` (the first 12 hex digits of the
+finding's fingerprint, :mod:`migrator.report.locations`), with the file (from the
+repository's top) as ``classname``;
+the line and column are in the failure message, so moving code does not rename tests
+(GitLab keys test history on classname + name). Every attribute and text passes through
+:func:`migrator.report.escape.visible`, so the XML stays well-formed whatever a path or a
+comment holds.
 """
 
 from __future__ import annotations
@@ -11,27 +19,35 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from migrator.model import FileResult, Finding, RunSummary
-from migrator.report import TOOL_NAME, errors_of, findings_of
+from migrator.report import TOOL_NAME, errors_of, fingerprinted
+from migrator.report.escape import visible
+from migrator.report.locations import report_path
+
+#: Hex digits of the fingerprint in a test name (48 bits: collisions need ~16 million findings in one file).
+NAME_DIGITS = 12
 
 
 def render(results: list[FileResult], summary: RunSummary) -> str:
-    by_path: dict[str, list[Finding]] = defaultdict(list)
-    for finding in findings_of(results):
-        by_path[finding.path].append(finding)
+    by_path: dict[str, list[tuple[Finding, str]]] = defaultdict(list)
+    for finding, fingerprint in fingerprinted(results):
+        by_path[finding.path].append((finding, fingerprint))
     errors = {e.path: e for e in errors_of(results)}
     root = ET.Element("testsuites", name=TOOL_NAME)
     total = failures = 0
     for path in sorted(set(by_path) | set(errors)):
-        suite = ET.SubElement(root, "testsuite", name=path)
+        shown_path = visible(report_path(path))
+        suite = ET.SubElement(root, "testsuite", name=shown_path)
         cases = by_path.get(path, [])
-        for f in cases:
-            case = ET.SubElement(suite, "testcase", name=f"{f.code} {f.line}:{f.column + 1}", classname=path,
-                                 file=path, line=str(f.line))
-            failure = ET.SubElement(case, "failure", message=f"{f.code} {f.message}", type=f.code)
-            failure.text = f"{path}:{f.line}:{f.column + 1}: {f.code} {f.message}"
+        for f, fingerprint in cases:
+            where = f"{shown_path}:{f.line}:{f.column + 1}"
+            case = ET.SubElement(suite, "testcase", name=f"{f.code} {fingerprint[:NAME_DIGITS]}",
+                                 classname=shown_path, file=shown_path, line=str(f.line))
+            failure = ET.SubElement(case, "failure", message=visible(f"{where}: {f.code} {f.message}"), type=f.code)
+            failure.text = visible(f"{where}: {f.code} {f.message}", keep_newlines=True)
         if path in errors:
-            case = ET.SubElement(suite, "testcase", name="process", classname=path, file=path)
-            ET.SubElement(case, "error", message=errors[path].message, type="error").text = str(errors[path])
+            case = ET.SubElement(suite, "testcase", name="process", classname=shown_path, file=shown_path)
+            ET.SubElement(case, "error", message=visible(errors[path].message),
+                          type="error").text = visible(str(errors[path]), keep_newlines=True)
         n_err = int(path in errors)
         suite.set("tests", str(len(cases) + n_err))
         suite.set("failures", str(len(cases)))

@@ -5,11 +5,28 @@ carries its region (1-based lines and columns, exclusive end) and, where the fix
 can be expressed as text replacements, a SARIF ``fix`` with ``artifactChanges`` so that
 viewers can offer it; the human-readable replacement is always in ``properties``. Files
 that could not be processed become ``toolExecutionNotifications`` with
-``executionSuccessful: false``. Validated against the OASIS schema in the tests.
+``executionSuccessful: false``. Validated against the OASIS schema, and by Microsoft's
+SARIF multitool with GitHub's rules, in the tests.
+
+For GitHub code scanning:
+
+* artifact URIs are relative to ``%SRCROOT%``, the repository's top
+  (:func:`migrator.report.locations.repo_root`, given in ``originalUriBaseIds``), and
+  percent-encoded from the path's bytes (a file name that is not UTF-8 is encoded byte by
+  byte); a file outside the repository gets an absolute ``file://`` URI;
+* ``partialFingerprints["dflashMigrate/v1"]`` is the finding's fingerprint (stable across
+  line moves), so uploads through the REST API do not duplicate alerts;
+* each rule has ``tags``, ``precision`` and ``problem.severity``, and a ``helpUri`` to its
+  MIGRATION.md section where the documentation's URL is known
+  (:func:`migrator.report.docs_url`; the GitHub Action sets it);
+* ``automationDetails.id`` is ``dflash-migrate/``, the analysis category;
+* at most :data:`MAX_RESULTS` results (GitHub accepts 25,000 per run); the rest are
+  counted in a warning notification and in ``properties.omitted_results``.
 """
 
 from __future__ import annotations
 
+import os
 from urllib.parse import quote
 
 from migrator import catalog
@@ -22,22 +39,52 @@ from migrator.model import (
     Replace,
     RunSummary,
 )
-from migrator.report import TOOL_NAME, errors_of, findings_of, summary_dict, tool_version, unused_suppressions_of
+from migrator.report import (
+    TOOL_NAME,
+    docs_url,
+    errors_of,
+    fingerprinted,
+    summary_dict,
+    tool_version,
+    unused_suppressions_of,
+)
+from migrator.report.json import dumps
+from migrator.report.locations import repo_relative, repo_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://pypi.org/project/dflash-migrate/"
+SRCROOT = "%SRCROOT%"
+FINGERPRINT_KEY = "dflashMigrate/v1"
+#: GitHub code scanning rejects a run with more than 25,000 results.
+MAX_RESULTS = 25_000
+
+
+def _path_bytes(path: str) -> bytes:
+    try:
+        return os.fsencode(path)
+    except UnicodeEncodeError:  # a surrogate that is no undecodable byte
+        return path.encode("utf-8", "surrogatepass")
+
+
+def artifact_location(path: str) -> dict[str, str]:
+    """``{"uri", "uriBaseId"}`` relative to the repository's top, else an absolute file URI."""
+    relative = repo_relative(path)
+    if relative is not None:
+        return {"uri": quote(_path_bytes(relative), safe="/"), "uriBaseId": SRCROOT}
+    absolute = os.path.abspath(path).replace(os.sep, "/")
+    return {"uri": "file://" + quote(_path_bytes(absolute if absolute.startswith("/") else "/" + absolute), safe="/")}
 
 
 def artifact_uri(path: str) -> str:
-    """A relative URI reference for a path (forward slashes, percent-encoded)."""
-    posix = path.replace("\\", "/")
-    if posix.startswith("/"):
-        return "file://" + quote(posix)
-    return quote(posix[2:] if posix.startswith("./") else posix)
+    return artifact_location(path)["uri"]
 
 
-def _rule(entry: catalog.Entry) -> dict[str, object]:
-    return {
+def _root_uri() -> str:
+    root = repo_root().replace(os.sep, "/").rstrip("/") + "/"
+    return "file://" + quote(_path_bytes(root if root.startswith("/") else "/" + root), safe="/")
+
+
+def _rule(entry: catalog.Entry, docs: str | None) -> dict[str, object]:
+    rule: dict[str, object] = {
         "id": entry.code,
         "name": entry.kind.replace("-", "") + "_" + entry.old.rpartition(".")[2].strip("-").replace("-", "_"),
         "shortDescription": {"text": entry.message},
@@ -47,8 +94,13 @@ def _rule(entry: catalog.Entry) -> dict[str, object]:
             "markdown": f"{entry.guidance}\n\nBefore:\n```\n{entry.before}\n```\nAfter:\n```\n{entry.after}\n```",
         },
         "defaultConfiguration": {"level": "error"},
-        "properties": {"fix": entry.fix, "kind": entry.kind, "removed": str(entry.exists)},
+        "properties": {"fix": entry.fix, "kind": entry.kind, "removed": str(entry.exists),
+                       "tags": ["dflash-migrate", "sglang-migration", entry.kind],
+                       "precision": "very-high", "problem.severity": "error"},
     }
+    if docs is not None:
+        rule["helpUri"] = f"{docs}#{entry.anchor}"
+    return rule
 
 
 def _replacement(edit: Edit) -> dict[str, object] | None:
@@ -75,21 +127,22 @@ def _fixes(finding: Finding) -> list[dict[str, object]]:
     text = finding.fix.replacement or f"{finding.fix.applicability} fix for {finding.code}"
     return [{
         "description": {"text": text},
-        "artifactChanges": [{"artifactLocation": {"uri": artifact_uri(finding.path)}, "replacements": replacements}],
+        "artifactChanges": [{"artifactLocation": artifact_location(finding.path), "replacements": replacements}],
         "properties": {"applicability": finding.fix.applicability},
     }]
 
 
-def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, object]:
+def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> dict[str, object]:
     s, e = finding.span.start, finding.span.end
     result: dict[str, object] = {
         "ruleId": finding.code,
         "level": "error",
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": artifact_uri(finding.path)},
+            "artifactLocation": artifact_location(finding.path),
             "region": {"startLine": s.line, "startColumn": s.column + 1, "endLine": e.line, "endColumn": e.column + 1},
         }}],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
@@ -102,12 +155,13 @@ def _result(finding: Finding, rule_index: dict[str, int]) -> dict[str, object]:
     return result
 
 
-def document(results: list[FileResult], summary: RunSummary) -> dict[str, object]:
-    rules = [_rule(entry) for entry in catalog.ENTRIES]
+def document(results: list[FileResult], summary: RunSummary, config: str | None = None) -> dict[str, object]:
+    docs = docs_url()
+    rules = [_rule(entry, docs) for entry in catalog.ENTRIES]
     rule_index = {entry.code: i for i, entry in enumerate(catalog.ENTRIES)}
     notifications: list[dict[str, object]] = []
     for error in errors_of(results):
-        location: dict[str, object] = {"artifactLocation": {"uri": artifact_uri(error.path)}}
+        location: dict[str, object] = {"artifactLocation": artifact_location(error.path)}
         if error.line is not None:
             location["region"] = {"startLine": error.line, "startColumn": (error.column or 0) + 1}
         notifications.append({"level": "error", "message": {"text": f"{error.path}: {error.message}"},
@@ -116,25 +170,37 @@ def document(results: list[FileResult], summary: RunSummary) -> dict[str, object
         notifications.append({
             "level": "warning",
             "message": {"text": f"unused suppression ignore[{','.join(codes) or '*'}]"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(path)},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_location(path),
                                                 "region": {"startLine": line}}}],
         })
+    found = fingerprinted(results)
+    omitted = max(0, len(found) - MAX_RESULTS)
+    if omitted:
+        notifications.append({"level": "warning", "message": {
+            "text": f"{omitted} results omitted: a SARIF run holds at most {MAX_RESULTS} (GitHub's limit); "
+                    "see `dflash-migrate lint --format json` for all"}})
+    driver: dict[str, object] = {"name": TOOL_NAME, "version": tool_version(), "semanticVersion": tool_version(),
+                                 "rules": rules}
+    if docs is not None:
+        driver["informationUri"] = docs
+    properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config}
+    if omitted:
+        properties["omitted_results"] = omitted
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",
         "runs": [{
-            "tool": {"driver": {"name": TOOL_NAME, "version": tool_version(), "semanticVersion": tool_version(),
-                                "informationUri": INFORMATION_URI, "rules": rules}},
+            "tool": {"driver": driver},
+            "automationDetails": {"id": f"{TOOL_NAME}/"},
+            "originalUriBaseIds": {SRCROOT: {"uri": _root_uri()}},
             "invocations": [{"executionSuccessful": not errors_of(results),
                              "toolExecutionNotifications": notifications}],
             "columnKind": "unicodeCodePoints",
-            "results": [_result(f, rule_index) for f in findings_of(results)],
-            "properties": {"summary": summary_dict(results, summary)},
+            "results": [_result(f, fp, rule_index) for f, fp in found[:MAX_RESULTS]],
+            "properties": properties,
         }],
     }
 
 
-def render(results: list[FileResult], summary: RunSummary) -> str:
-    import json
-
-    return json.dumps(document(results, summary), indent=2, ensure_ascii=False) + "\n"
+def render(results: list[FileResult], summary: RunSummary, config: str | None = None) -> str:
+    return dumps(document(results, summary, config)) + "\n"

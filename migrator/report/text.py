@@ -3,13 +3,15 @@
 The ``path:line:col`` prefix is what editors and terminals make clickable. A trailing
 ``[*]`` marks a safe fix, ``[unsafe fix]`` one that needs ``--unsafe-fixes``. Files that
 could not be processed and suppression comments that suppress nothing follow, then one
-summary line.
+summary line. Paths and messages pass through :func:`migrator.report.escape.visible`, so a
+file name or a TODO comment cannot move the cursor or retitle the terminal.
 """
 
 from __future__ import annotations
 
 from migrator.model import FileResult, Finding, RunSummary
 from migrator.report import errors_of, findings_of, summary_dict, unused_suppressions_of
+from migrator.report.escape import visible
 
 
 def _fix_marker(finding: Finding) -> str:
@@ -19,16 +21,11 @@ def _fix_marker(finding: Finding) -> str:
 
 
 def format_finding(finding: Finding) -> str:
-    return f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}{_fix_marker(finding)}"
+    return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}"
+                   f"{_fix_marker(finding)}")
 
 
-def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
-    lines = [format_finding(f) for f in findings_of(results)]
-    lines += [str(error) for error in errors_of(results)]
-    lines += [
-        f"{path}:{line}:1: warning: unused suppression `ignore[{','.join(codes) or '*'}]`"
-        for path, line, codes in unused_suppressions_of(results)
-    ]
+def summary_line(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
@@ -39,5 +36,21 @@ def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 re
         tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
-    lines.append(tail + ".")
+    return tail + "."
+
+
+def problem_lines(results: list[FileResult]) -> list[str]:
+    """Unprocessable files and unused suppressions, escaped."""
+    lines = [visible(str(error)) for error in errors_of(results)]
+    lines += [
+        visible(f"{path}:{line}:1: warning: unused suppression `ignore[{','.join(codes) or '*'}]`")
+        for path, line, codes in unused_suppressions_of(results)
+    ]
+    return lines
+
+
+def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
+    lines = [format_finding(f) for f in findings_of(results)]
+    lines += problem_lines(results)
+    lines.append(summary_line(results, summary, subject))
     return "\n".join(lines) + "\n"

@@ -25,7 +25,11 @@ from __future__ import annotations
 import json
 import re
 
-from migrator.model import FileError, FileResult, Finding, InsertComment, Position, RemoveStatement, Replace, Span
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
+
+from migrator.model import FileError, FileResult, Finding, Fix, InsertComment, Position, RemoveStatement, Replace, Span
 from migrator.textrules import _core, _jsonspan, dotenv, markdown, shell
 from migrator.textrules._shellparse import split
 
@@ -84,7 +88,21 @@ def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int
 
     span = Span(where(f.span.start), where(f.span.end))
     message = f"{f.message} [cell {cell.index + 1}, line {f.span.start.line}]"
-    return Finding(f.path, span, f.code, message, f.fix)
+    return Finding(f.path, span, f.code, message, _fix_in_file(f.fix, where))
+
+
+def _fix_in_file(fix: Fix | None, where: Callable[[Position], Position]) -> Fix | None:
+    """The reported fix in file coordinates (what SARIF viewers apply to the ``.ipynb``):
+    a one-line replacement becomes the same replacement, JSON-escaped, inside the source
+    string; edits that add or remove cell lines cannot be spelled that way and are left
+    out (``handle`` rewrites cells from the cell-coordinate findings, not from these)."""
+    if fix is None or not fix.edits:
+        return fix
+    if not all(isinstance(e, Replace) and e.span.start.line == e.span.end.line for e in fix.edits):
+        return fix._replace(edits=(), fallback=())
+    edits = tuple(Replace(Span(where(e.span.start), where(e.span.end)), json.dumps(e.text, ensure_ascii=False)[1:-1])
+                  for e in fix.edits)
+    return fix._replace(edits=edits, fallback=())
 
 
 def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:

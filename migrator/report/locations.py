@@ -1,0 +1,80 @@
+"""Where findings are, for CI systems: repository-relative paths and stable fingerprints.
+
+CI systems attach results to files by their path from the repository's top (GitHub
+annotations and code scanning, GitLab Code Quality), whatever folder the tool ran in.
+:func:`repo_root` is the nearest folder above the current one that holds ``.git`` (a
+folder or a worktree's file; git itself is never started, so a scanned repository's
+config cannot run anything), else the current folder.
+
+A fingerprint identifies a finding across runs while lines move: it is the SHA-256 of the
+repository-relative path (its bytes), the rule code, the message (without a notebook's
+``[cell N, line M]`` position) and the occurrence number among findings with the same
+three, counted in line order. Line and column are not part of it. Baselines, SARIF
+``partialFingerprints``, GitLab Code Quality and JUnit test names all use it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from migrator.model import Finding
+
+_CELL_POSITION = re.compile(r" \[cell \d+, line \d+\]$")
+
+
+def repo_root() -> str:
+    """Absolute path of the repository holding the current folder (else the current folder)."""
+    return _root_of(os.path.abspath(os.getcwd()))
+
+
+@cache
+def _root_of(here: str) -> str:
+    folder = here
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return here
+        folder = parent
+
+
+def repo_relative(path: str) -> str | None:
+    """``path`` relative to :func:`repo_root` with ``/`` separators; None when outside it."""
+    root = repo_root()
+    absolute = os.path.abspath(path)
+    if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
+        return None
+    relative = os.path.relpath(absolute, root)
+    return relative.replace(os.sep, "/")
+
+
+def report_path(path: str) -> str:
+    """The repository-relative path where there is one, else the path as given (no ``./``)."""
+    relative = repo_relative(path)
+    if relative is not None:
+        return relative
+    return path[2:] if path.startswith("./") else path
+
+
+def fingerprints(findings: Iterable[Finding]) -> list[str]:
+    """One fingerprint per finding (hex SHA-256), in the order given (which should be the
+    reports' path/line order, so that occurrence numbers count in line order)."""
+    seen: dict[tuple[str, str, str], int] = {}
+    out = []
+    for finding in findings:
+        key = (report_path(finding.path), finding.code, _CELL_POSITION.sub("", finding.message))
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        digest = hashlib.sha256()
+        for part in (*(text.encode("utf-8", "surrogatepass") for text in key), str(occurrence).encode()):
+            digest.update(len(part).to_bytes(4, "big") + part)
+        out.append(digest.hexdigest())
+    return out
