@@ -46,7 +46,7 @@ MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has 
 class Options(Record, namedtuple("Options", (
     "mode", "target_version", "select", "ignore", "unsafe_fixes", "jobs", "exclude", "allow_dirty",
     "respect_gitignore", "dirty", "per_file_ignores", "parse_all",
-), defaults=("fix", catalog.NEWEST_RELEASE, None, frozenset(), False, None, (), False, True, frozenset(), (), False))):
+), defaults=("fix", catalog.NEWEST_RELEASE, None, frozenset(), False, None, (), False, True, None, (), False))):
     """What a run does; ``options._replace(field=value)`` for a changed copy.
 
     * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: sglang release;
@@ -54,7 +54,8 @@ class Options(Record, namedtuple("Options", (
       (glob, codes) pairs from ``[tool.dflash-migrate] per-file-ignores``;
     * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``exclude`` (gitignore-style globs),
       ``allow_dirty``, ``respect_gitignore``;
-    * ``dirty``: resolved paths with uncommitted changes (filled by ``run``);
+    * ``dirty``: a ``migrator.uncommitted.Uncommitted`` saying which files hold work git
+      has not committed (filled by ``run``; None: no check);
     * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
       match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md).
     """
@@ -395,8 +396,9 @@ def process_path(path: Path | str, options: Options) -> FileResult:
     path = Path(path)
     result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
     if options.writes and result.new_bytes is not None and result.error is None:
-        if not options.allow_dirty and str(path.resolve()) in options.dirty:
-            result.error = FileError(shown, "has uncommitted changes; commit them first or pass --allow-dirty")
+        refusal = None if options.allow_dirty or options.dirty is None else options.dirty.reason(shown, data)
+        if refusal is not None:
+            result.error = FileError(shown, refusal)
             return result
         try:
             write_atomic(path, result.new_bytes, data)
@@ -410,31 +412,6 @@ def _ignore_sigint() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def dirty_files(paths: Sequence[Path]) -> frozenset[str]:
-    """Resolved paths with uncommitted changes in the git work trees holding ``paths``."""
-    import subprocess
-
-    dirty: set[str] = set()
-    tops: set[str] = set()
-    for path in paths:
-        folder = path if path.is_dir() else path.parent
-        try:
-            top = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-toplevel"],
-                                 capture_output=True, text=True, timeout=30)
-        except (OSError, subprocess.TimeoutExpired):
-            continue
-        if top.returncode != 0 or top.stdout.strip() in tops:
-            continue
-        root = top.stdout.strip()
-        tops.add(root)
-        status = subprocess.run(["git", "-C", root, "status", "--porcelain", "-z", "--untracked-files=no"],
-                                capture_output=True, timeout=120)
-        for record in status.stdout.split(b"\0"):
-            if len(record) > 3:
-                dirty.add(str((Path(root) / os.fsdecode(record[3:])).resolve()))
-    return frozenset(dirty)
 
 
 def default_jobs() -> int:
@@ -487,9 +464,11 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
-        if options.writes and not options.allow_dirty:
-            options = options._replace(dirty=dirty_files(paths))
         files, sizes = found.files, found.sizes
+        if options.writes and not options.allow_dirty:
+            from .uncommitted import Uncommitted
+
+            options = options._replace(dirty=Uncommitted().scan(files))
         outcome.summary.files_scanned = len(files)
         todo = _narrow_with_git(scans, files, sizes, outcome.results)
         done = len(files) - len(todo)

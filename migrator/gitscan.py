@@ -15,14 +15,22 @@ files the Python prefilter then looks at, so it never decides a result on its ow
 * anything unusual (no git, not a work tree, ``GIT_DIR`` and friends set by a hook, git
   failing) turns it off: ``finish`` returns None and every file is prefiltered in Python.
 
-The scanned files are read by git, never executed; git's own config cannot make ``-F``
-match differently (``-F`` overrides ``grep.patternType``).
+The scanned files are read by git, never executed. The scanned repository's own
+``.git/config`` is hostile input too (an archive may carry one): ``core.fsmonitor = <cmd>``
+would run a command, ``grep.fullName = true`` would print paths this module does not
+expect. So every git command here runs through ``git_command``: no system or user config
+(``GIT_CONFIG_NOSYSTEM``, ``GIT_CONFIG_GLOBAL=/dev/null``, ``HOME`` pointing nowhere) and,
+on the command line (which beats the repository's config), every setting that runs a
+program or changes what the commands used here print. The output is still checked
+(``finish`` rejects a listing or match that is not a relative path) and anything odd
+falls back to the Python prefilter.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
@@ -35,6 +43,38 @@ _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"
 #: Python prefilter: searching them too makes git walk the folder, ~10 ms, for the few a
 #: checkout has).
 _SEARCHED_TAGS = (b"H ",)
+
+
+#: Settings pinned on git's command line. Runs a program: ``core.fsmonitor`` (any command
+#: that reads the index), ``diff.external``, ``core.pager``/``pager.*`` (not started with
+#: ``--no-pager`` and a pipe, pinned anyway), ``core.hooksPath``. Changes output:
+#: ``grep.*``, ``color.*``, ``core.quotePath`` (``-z`` output is never quoted, pinned
+#: anyway). ``core.untrackedCache`` would write the index. Text conversion and filters are
+#: off by the commands' own flags (``--no-textconv``; ``grep``/``ls-files`` never filter).
+_PINNED = (
+    "core.fsmonitor=false", "core.untrackedCache=false", "core.quotePath=false", "core.pager=cat",
+    "core.hooksPath=/dev/null", "diff.external=", "color.ui=never", "color.grep=never",
+    "grep.fullName=false", "grep.patternType=fixed", "grep.extendedRegexp=false",
+    "grep.lineNumber=false", "grep.column=false", "grep.fallbackToNoIndex=false", "grep.threads=0",
+)
+#: Environment variables of git's that change which repository or config is used.
+_GIT_CONFIG_ENV = ("GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "GIT_EXTERNAL_DIFF",
+                   "GIT_PAGER", "GIT_ASKPASS", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_TRACE", "GIT_ATTR_SOURCE")
+
+
+def git_env() -> dict[str, str]:
+    """The fixed environment every git command of this tool runs in."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_CONFIG_") and k not in _GIT_CONFIG_ENV and k not in _GIT_ENV}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, HOME=os.devnull, XDG_CONFIG_HOME=os.devnull,
+               GIT_OPTIONAL_LOCKS="0", GIT_TERMINAL_PROMPT="0", LC_ALL="C")
+    return env
+
+
+def git_command(args: Sequence[str]) -> list[str]:
+    """``git <args>`` with every setting of ``_PINNED`` given on the command line."""
+    pinned = [arg for setting in _PINNED for arg in ("-c", setting)]
+    return ["git", "--no-pager", *pinned, *args]
 
 
 def uncovered_tokens() -> list[str]:
@@ -60,14 +100,14 @@ def start(root: Path) -> GitScan | None:
     if any(os.environ.get(name) for name in _GIT_ENV):
         return None
     folder = str(root)
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
     patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)]
-    common = {"cwd": folder, "env": env, "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL, "stdin": subprocess.DEVNULL}
+    common = {"cwd": folder, "env": git_env(), "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL,
+              "stdin": subprocess.DEVNULL}
     try:
-        grep = subprocess.Popen(["git", "-c", "core.quotePath=false", "grep", "--no-textconv",
-                                 "-l", "-z", "-F", "-a", *patterns, "--", "."], **common)
-        listing = subprocess.Popen(["git", "ls-files", "-z", "-t", "-v", "--cached", "--others",
-                                    "--exclude-standard", "--", "."], **common)
+        grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
+                                             "-l", "-z", "-F", "-a", *patterns, "--", "."]), **common)
+        listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", "--others",
+                                                "--exclude-standard", "--", "."]), **common)
     except OSError:  # no git on PATH
         return None
     return GitScan(folder, grep, listing)
@@ -86,8 +126,15 @@ def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
     if scan.listing.returncode != 0 or scan.grep.returncode not in (0, 1):
         return None
     decode = os.fsdecode
-    searched = {decode(record[2:]) for record in listed.split(b"\0") if record[:2] in _SEARCHED_TAGS}
-    hits = {decode(record) for record in grepped.split(b"\0") if record}
+    records = [record for record in listed.split(b"\0") if record]
+    listed_paths = {record[2:] for record in records}
+    hit_paths = {record for record in grepped.split(b"\0") if record}
+    # Both print paths relative to the root; anything else (a config this module does not
+    # pin, a git that prints differently) means the answer cannot be trusted.
+    if not hit_paths <= listed_paths or any(p.startswith((b"/", b"../")) for p in listed_paths):
+        return None
+    searched = {decode(record[2:]) for record in records if record[:2] in _SEARCHED_TAGS}
+    hits = {decode(record) for record in hit_paths}
     if os.sep != "/":
         searched = {path.replace("/", os.sep) for path in searched}
         hits = {path.replace("/", os.sep) for path in hits}
