@@ -34,6 +34,7 @@ if TYPE_CHECKING:
         "env",  # environment variable
         "cli-flag",  # command-line flag of sglang.launch_server
         "server-arg",  # ServerArgs/Engine keyword
+        "text",  # a name of another entry spelled in free text (DFM4xx, report-only)
     ]
     Applicability = Literal["safe", "unsafe", "manual"]
 else:  # at run time: plain text
@@ -539,6 +540,63 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 
+# ---- DFM400-DFM499: V1 names spelled in text (the fallback text scanner) ---------------
+#: Each text code mirrors the entry whose name it finds, so the name is spelled once (in
+#: that entry) and the text code fires for the same targets. ``style`` says which spelling
+#: of the name is unambiguous in free text (``migrator.textrules.mentions``):
+#: "module": the dotted path (not followed by ``_v2``) or the file path ``<package>/<module>.py``;
+#: "word": the last component as a whole word; "member": ``Class.member``;
+#: "context": the member name only on a line that also holds an unambiguous spelling
+#: (``forward_batch_generation`` is also NGRAM's and the target worker's method).
+TextMirror = namedtuple("TextMirror", "code mirrors style")
+TEXT_MIRRORS: tuple[TextMirror, ...] = (
+    TextMirror("DFM401", "DFM101", "module"),
+    TextMirror("DFM402", "DFM102", "context"),
+    TextMirror("DFM403", "DFM103", "word"),
+    TextMirror("DFM404", "DFM104", "word"),
+    TextMirror("DFM405", "DFM105", "member"),
+    TextMirror("DFM406", "DFM106", "context"),
+    TextMirror("DFM407", "DFM107", "context"),
+    TextMirror("DFM408", "DFM108", "context"),
+    TextMirror("DFM409", "DFM201", "word"),
+)
+TEXT_KIND = "text"
+
+
+def _text_entry(mirror: TextMirror, entries: tuple[Entry, ...]) -> Entry:
+    source = next(entry for entry in entries if entry.code == mirror.mirrors)
+    shown = source.old.rpartition(".")[2] if mirror.style != "member" else ".".join(source.old.split(".")[-2:])
+    shown = source.old if mirror.style == "module" else shown
+    new = source.replacement_for(NEWEST_RELEASE)
+    new_shown = new if new is None or mirror.style == "module" else (
+        ".".join(new.split(".")[-2:]) if mirror.style == "member" else new.rpartition(".")[2])
+    return Entry(
+        code=mirror.code,
+        old=source.old,
+        kind=TEXT_KIND,
+        exists=source.exists,
+        replacements=source.replacements,
+        fix="manual",
+        message=f"text names `{shown}` ({source.code}: {source.message})",
+        guidance=f"Report-only. The text scanner found the V1 name of {source.code} in a file no "
+        "structured rule reads (JavaScript/TypeScript, MDX, reStructuredText, Jinja/Helm templates, "
+        "Makefiles, INI/CFG, HCL, any other text file), in Markdown prose or in a notebook's Markdown "
+        "cell. Comments are skipped where the file type's comment syntax is known. Update the text by "
+        f"hand; select or ignore these findings with `{mirror.code}` or `DFM4`.",
+        before=f"See `{shown}`.",
+        after=f"See `{new_shown}`." if new_shown else f"(the sentence goes: {source.code} has no replacement)",
+        fires_from=source.first_target,
+    )
+
+
+ENTRIES = (*ENTRIES, *(_text_entry(mirror, ENTRIES) for mirror in TEXT_MIRRORS))
+
+
+def _name_entries() -> tuple[Entry, ...]:
+    """The entries that name a removed thing (the text codes only mirror them)."""
+    return tuple(entry for entry in ENTRIES if entry.kind != TEXT_KIND)
+
+
 @cache
 def by_code() -> dict[str, Entry]:
     table = {entry.code: entry for entry in ENTRIES}
@@ -556,7 +614,7 @@ def get(code: str) -> Entry:
 @cache
 def by_name() -> dict[str, Entry]:
     """Every old name (``old`` and ``also``) -> its entry."""
-    return {name: entry for entry in ENTRIES for name in entry.names}
+    return {name: entry for entry in _name_entries() for name in entry.names}
 
 
 def entries_of_kind(*kinds: Kind) -> tuple[Entry, ...]:
@@ -571,7 +629,7 @@ def trigger_tokens() -> tuple[bytes, ...]:
     nothing); for everything else the last dotted component.
     """
     tokens: set[str] = set()
-    for entry in ENTRIES:
+    for entry in _name_entries():
         for name in entry.names:
             if entry.kind in ("env", "cli-flag"):
                 tokens.add(name.lstrip("-"))
@@ -596,7 +654,7 @@ def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
     given, one of the cues too (``DFlashVerifyInput`` still exists; only its removed
     members matter)."""
     cued: dict[str, set[str]] = {}
-    for entry in ENTRIES:
+    for entry in _name_entries():
         if entry.cues:
             owner = (entry.owner_class or entry.old).rpartition(".")[2]
             cued.setdefault(owner, set()).update(entry.cues)
@@ -623,7 +681,7 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     """
     always = {token.decode() for token in trigger_tokens()}
     by_owner: dict[str, set[str]] = {}
-    for entry in ENTRIES:
+    for entry in _name_entries():
         for name in entry.names:
             owner, _, member = name.rpartition(".")
             if entry.owner_class is None or member in always:
@@ -647,8 +705,8 @@ def relevant_words() -> tuple[str, ...]:
 
 @cache
 def _relevant_qualnames() -> frozenset[str]:
-    names = {name for entry in ENTRIES for name in entry.names}
-    names.update(entry.owner_class for entry in ENTRIES if entry.owner_class)
+    names = {name for entry in _name_entries() for name in entry.names}
+    names.update(entry.owner_class for entry in _name_entries() if entry.owner_class)
     names.update((V1_WORKER_CLASS, V2_DRAFT_INPUT, *ENGINE_CALLABLES))
     return frozenset(names)
 

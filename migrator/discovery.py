@@ -49,11 +49,9 @@ def is_python(path: Path | str) -> bool:
 def _default_accept(path: str) -> bool:
     if path.endswith(PYTHON_SUFFIXES):
         return True
-    try:
-        from .textrules import module_for
-    except ImportError:
-        return False
-    return module_for(path) is not None  # decided by name (or shebang): no handler is imported
+    from .textrules import accepts
+
+    return accepts(path)  # decided by name: no file is opened, no handler is imported
 
 
 class _IgnoreRules:

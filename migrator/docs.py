@@ -45,7 +45,7 @@ def rule_table() -> str:
 def rule_sections() -> str:
     blocks = []
     for entry in catalog.ENTRIES:
-        fence = "bash" if entry.kind in ("cli-flag",) else "python"
+        fence = {"cli-flag": "bash", catalog.TEXT_KIND: "text"}.get(entry.kind, "python")
         blocks.append(
             "\n".join([
                 f'<a id="{entry.anchor}"></a>',

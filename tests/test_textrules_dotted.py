@@ -27,12 +27,13 @@ def test_yaml_class_path_renamed_and_removed_function_gets_todo() -> None:
     assert again.new_bytes is None
 
 
-def test_json_is_report_only_and_markdown_prose_is_not_linted() -> None:
+def test_json_is_report_only_and_markdown_prose_is_reported_not_edited() -> None:
     json_result = run("c.json", '{"cls": "sglang.srt.speculative.dflash_info.DFlashDraftInput"}\n')
     assert [f.code for f in json_result.findings] == ["DFM103"] and json_result.new_bytes is None
     assert json_result.findings[0].fix.replacement == "sglang.srt.speculative.dflash_info_v2.DFlashDraftInputV2"
     md = run("notes.md", "We moved off sglang.srt.speculative.dflash_worker last year.\n")
-    assert md.findings == []
+    assert [(f.line, f.column, f.code) for f in md.findings] == [(1, 13, "DFM401")]
+    assert md.findings[0].fix.edits == ()
 
 
 def test_target_version_decides_moves() -> None:

@@ -34,7 +34,8 @@ def codes(path: str, text: str) -> list[tuple[int, str]]:
     ("deploy/run.sh", "shell"), ("Dockerfile", "dockerfile"), ("Dockerfile.cuda", "dockerfile"),
     ("k8s/a.yaml", "yaml"), ("ci.yml", "yaml"), (".env", "dotenv"), (".env.prod", "dotenv"),
     ("x.toml", "toml"), ("x.json", "jsonfile"), ("README.md", "markdown"), ("n.ipynb", "notebook"),
-    ("x.py", None), ("x.txt", None),
+    ("x.py", None), ("x.txt", "fallback"), ("web/App.tsx", "fallback"), ("docs/a.mdx", "markdown"),
+    ("weights.safetensors", None),
 ])
 def test_registry(path: str, module: str | None) -> None:
     assert module_for(path) == module
@@ -45,7 +46,7 @@ def test_shebang_detection(tmp_path) -> None:
     script.write_bytes(b"#!/usr/bin/env bash\necho hi\n")
     assert module_for(str(script)) == "shell"
     (tmp_path / "data").write_bytes(b"\x00\x01")
-    assert module_for(str(tmp_path / "data")) is None
+    assert module_for(str(tmp_path / "data")) == "fallback"  # which skips it: it holds a NUL byte
 
 
 class TestShell:
@@ -203,7 +204,7 @@ class TestMarkdown:
         src = ("# Serve\nProse mentions SGLANG_ENABLE_SPEC_V2 freely.\nOr `SGLANG_ENABLE_SPEC_V2=0`.\n"
                "```bash\nexport SGLANG_ENABLE_SPEC_V2=0\npython -m sglang.launch_server\n```\n"
                "```text\nSGLANG_ENABLE_SPEC_V2=0\n```\n")
-        assert codes("README.md", src) == [(3, "DFM201"), (5, "DFM201"), (9, "DFM201")]
+        assert codes("README.md", src) == [(2, "DFM409"), (3, "DFM201"), (5, "DFM201"), (9, "DFM201")]
         out = fix("README.md", src)
         assert f"```bash\npython -m sglang.launch_server {FLAG}\n```" in out
         assert "Or `SGLANG_ENABLE_SPEC_V2=0`." in out and "```text\nSGLANG_ENABLE_SPEC_V2=0\n```" in out

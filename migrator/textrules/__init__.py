@@ -13,11 +13,14 @@ file               module
 ``.env``, ``.env.*``, ``*.env``: :mod:`.dotenv`
 ``*.toml``: :mod:`.toml`
 ``*.json`` (also ``.jsonc``, devcontainer files): :mod:`.jsonfile` (report only)
-``*.md`` ``*.markdown``: :mod:`.markdown`
+``*.md`` ``*.markdown`` ``*.mdx``: :mod:`.markdown`
 ``*.ipynb``: :mod:`.notebook`
+any other file     :mod:`.fallback` (V1 names in text, report-only), except Python
+                   files and names in ``BINARY_SUFFIXES`` (images, archives, weights)
 =================  ==============================================================
 
-Modules are imported only when a file of their type is processed.
+Modules are imported only when a file of their type is processed. Discovery decides by
+name alone (:func:`accepts`): no file is opened before the byte prefilter reads it.
 """
 
 from __future__ import annotations
@@ -36,14 +39,34 @@ _SUFFIXES = {
     ".env": "dotenv",
     ".toml": "toml",
     ".json": "jsonfile", ".jsonc": "jsonfile",
-    ".md": "markdown", ".markdown": "markdown",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
     ".ipynb": "notebook",
 }
+#: Names the fallback scanner never reads: binary formats, and generated one-line text.
+BINARY_SUFFIXES = frozenset((
+    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tif", ".tiff", ".pdf", ".psd",
+    ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".rar", ".whl", ".egg", ".jar", ".class",
+    ".so", ".dylib", ".dll", ".a", ".o", ".obj", ".lib", ".exe", ".pyc", ".pyo", ".pyd",
+    ".bin", ".pt", ".pth", ".ckpt", ".safetensors", ".onnx", ".gguf", ".npy", ".npz", ".pkl", ".pickle",
+    ".parquet", ".arrow", ".feather", ".h5", ".hdf5", ".tflite", ".engine", ".plan", ".db", ".sqlite", ".sqlite3",
+    ".mp3", ".mp4", ".wav", ".flac", ".ogg", ".webm", ".mov", ".avi", ".mkv",
+    ".ttf", ".otf", ".woff", ".woff2", ".eot", ".map",
+))
 _SHEBANG = re.compile(rb"^#!\s*\S*?(?:/|env\s+)(?:ba|z|k|da)?sh\b")
 
 
+def accepts(path: str) -> bool:
+    """Does some text rule read ``path`` (decided by its name only; Python files aside)?"""
+    lower = os.path.basename(path).lower()
+    return not lower.endswith((".py", ".pyi", ".min.js", ".min.css")) and os.path.splitext(lower)[1] not in BINARY_SUFFIXES
+
+
 def module_for(path: str) -> str | None:
-    """Name of the module that handles ``path``, or None."""
+    """Name of the module that handles ``path``, or None (Python and binary files)."""
+    return _structured_module_for(path) or ("fallback" if accepts(path) else None)
+
+
+def _structured_module_for(path: str) -> str | None:
     name = os.path.basename(path)
     lower = name.lower()
     if lower in ("dockerfile", "containerfile") or lower.startswith(("dockerfile.", "containerfile.")):

@@ -248,7 +248,7 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
     ctx = Ctx(target)
     found = analyze(path, text, ctx)
     kind = _module_for(path)
-    if kind not in ("markdown", None):  # Markdown prose may name old modules on purpose
+    if kind not in ("markdown", "fallback", None):  # prose and other text: the mention scanner reports
         found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
     from migrator.engine import enabled_for
 
