@@ -12,7 +12,8 @@ modules concerned, it
 - gives a falsy ``SGLANG_ENABLE_SPEC_V2`` its old meaning by setting
   ``disable_overlap_schedule=True`` on speculative runs (see :mod:`shims.server_args`).
 
-On sglang <= 0.5.13 the V1 path is real and the shim changes nothing (and says so).
+On sglang <= 0.5.13 the V1 path is real, and without sglang there is nothing to bridge: in
+both cases the shim registers nothing and says so in one line.
 Every removed name, rule code and message comes from :mod:`migrator.catalog`.
 """
 
@@ -28,12 +29,13 @@ from dataclasses import dataclass, field
 from migrator import catalog
 from shims import _switches
 from shims._patching import PatchLog, ShimFinder
-from shims._switches import ENV_ACTIVATE, ENV_SILENT, ENV_STRICT, DFlashMigrationWarning
+from shims._switches import ENV_ACTIVATE, ENV_DEFER_REMOVED, ENV_SILENT, ENV_STRICT, DFlashMigrationWarning
 from shims.errors import RemovedAttributeError, RemovedCallFormError, RemovedNameError, ShimRemovedAPIError
 
 __all__ = [
     "DFlashMigrationWarning",
     "ENV_ACTIVATE",
+    "ENV_DEFER_REMOVED",
     "ENV_SILENT",
     "ENV_STRICT",
     "RemovedAttributeError",
@@ -48,6 +50,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger("dflash_migrate.shim")
+#: ``ShimStatus.reason`` before ``install()`` in this process
+OFF = f"off in this process ({ENV_ACTIVATE} is not on and shims.install() was not called)"
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class _State:
         self.finder: ShimFinder | None = None
         self.log = PatchLog()
         self.patched: list[str] = []
-        self.reason = "not installed"
+        self.reason = OFF
         self.version: str | None = None
         self.warning_filter: tuple[object, ...] | None = None
 
@@ -82,6 +86,12 @@ def _installed_sglang() -> str | None:
         return metadata.version("sglang")
     except metadata.PackageNotFoundError:
         return None
+
+
+def _sglang_missing(version: str | None) -> bool:
+    import importlib.util
+
+    return version is None and importlib.util.find_spec("sglang") is None
 
 
 def _ships_v1(version: str | None) -> bool:
@@ -111,7 +121,7 @@ def _make_finder() -> ShimFinder:
     from shims.aliases import MODULE_RENAMES, AliasModuleLoader
     from shims.server_args import SERVER_ARGS_MODULE
 
-    loader = AliasModuleLoader()
+    loader = AliasModuleLoader(_state.log)
     return ShimFinder(
         aliases={name: loader for name in MODULE_RENAMES},
         patches={catalog.DFLASH_INFO: _patch_info, SERVER_ARGS_MODULE: _patch_server_args},
@@ -146,9 +156,13 @@ def install() -> ShimStatus:
             return status()
         version = _installed_sglang()
         _state.version = version
-        if _ships_v1(version):
+        if _sglang_missing(version):
+            _state.reason = (f"inactive: sglang is not installed in this environment, so there is nothing to "
+                             f"bridge; the shim acts on sglang {catalog.FIRST_V2_RELEASE}+")
+        elif _ships_v1(version):
             _state.reason = (f"inactive: sglang {version} still ships the DFLASH V1 path, so the shim changes "
                              f"nothing; it acts on sglang {catalog.FIRST_V2_RELEASE}+")
+        if _state.reason.startswith("inactive"):
             if not _switches.silent():
                 logger.warning("dflash-migrate shim %s", _state.reason)
             return status()
@@ -180,7 +194,7 @@ def uninstall() -> ShimStatus:
         _state.log.undo_all()
         _state.patched.clear()
         _state.finder = None
-        _state.reason = "not installed"
+        _state.reason = OFF
         _remove_warning_filter()
         _switches.reset_emitted()
         return status()
@@ -193,7 +207,7 @@ def is_active() -> bool:
 def status() -> ShimStatus:
     return ShimStatus(
         active=_state.finder is not None,
-        sglang_version=_state.version if _state.finder is not None or _state.reason != "not installed"
+        sglang_version=_state.version if _state.finder is not None or _state.reason != OFF
         else _installed_sglang(),
         reason=_state.reason,
         patched_modules=tuple(_state.patched),

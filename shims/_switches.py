@@ -8,6 +8,8 @@ and none of them may import sglang or torch to get them.
 - ``DFLASH_MIGRATE_SHIM_STRICT=1``: every shim warning is raised as an error instead
   (CI proof that nothing legacy is left).
 - ``DFLASH_MIGRATE_SHIM_SILENT=1``: no shim warnings at all (strict wins if both are set).
+- ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1``: a removed name without a V2 replacement imports as
+  a stand-in that raises the removal error when called, instead of failing the import.
 
 Values use SGLang's own boolean spelling (``migrator.catalog.sglang_bool``).
 """
@@ -23,6 +25,7 @@ from migrator import catalog
 ENV_ACTIVATE = "DFLASH_MIGRATE_SHIM"
 ENV_STRICT = "DFLASH_MIGRATE_SHIM_STRICT"
 ENV_SILENT = "DFLASH_MIGRATE_SHIM_SILENT"
+ENV_DEFER_REMOVED = "DFLASH_MIGRATE_SHIM_DEFER_REMOVED"
 
 
 class DFlashMigrationWarning(DeprecationWarning):
@@ -43,6 +46,10 @@ def silent() -> bool:
     return env_flag(ENV_SILENT) and not strict()
 
 
+def defer_removed() -> bool:
+    return env_flag(ENV_DEFER_REMOVED)
+
+
 _emitted: set[str] = set()
 _lock = threading.Lock()
 
@@ -56,8 +63,10 @@ def migration_message(entry: catalog.Entry, detail: str) -> str:
     return f"{entry.code}: {entry.message}; {detail} (see {docs_link(entry)})"
 
 
-def notify(key: str, message: str, *, stacklevel: int = 3) -> None:
+def notify(key: str, message: str, *, stacklevel: int = 3, location: tuple[str, int] | None = None) -> None:
     """Warn once per ``key`` with :class:`DFlashMigrationWarning`, honouring the switches.
+
+    ``location`` (file, line) points the warning at a definition instead of a caller.
 
     Strict raises the warning as an exception every time (not only the first), so a
     CI run cannot pass because an earlier import already used up the warning.
@@ -70,7 +79,10 @@ def notify(key: str, message: str, *, stacklevel: int = 3) -> None:
         if key in _emitted:
             return
         _emitted.add(key)
-    warnings.warn(message, DFlashMigrationWarning, stacklevel=stacklevel)
+    if location is not None:
+        warnings.warn_explicit(message, DFlashMigrationWarning, location[0], location[1])
+    else:
+        warnings.warn(message, DFlashMigrationWarning, stacklevel=stacklevel)
 
 
 def reset_emitted() -> None:

@@ -4,7 +4,11 @@
   ``DFlashWorker`` is the real ``DFlashWorkerV2`` (warns DFM102); every other name is
   forwarded to the real V2 worker module.
 - ``<catalog.DFLASH_INFO>.DFlashDraftInput`` is the real ``DFlashDraftInputV2`` (DFM103);
-  ``_compute_paged_keep_slots`` raises :class:`~shims.errors.RemovedNameError` (DFM104).
+  ``_compute_paged_keep_slots`` raises :class:`~shims.errors.RemovedNameError` (DFM104)
+  where it is imported, naming that place; with ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1`` it
+  imports as a stand-in that raises the same error when called.
+- Handing out the V1 worker name also makes the shim check each later subclass of the real
+  V2 worker for dead V1 overrides (:mod:`shims.overrides`).
 - ``DFlashVerifyInput.verify`` raises :class:`~shims.errors.RemovedAttributeError` (DFM105);
   with ``DFLASH_MIGRATE_SHIM_STRICT=1`` the V1 call form ``prepare_for_verify(batch,
   page_size)`` raises :class:`~shims.errors.RemovedCallFormError` (DFM110); the V2 form
@@ -22,6 +26,8 @@ import importlib
 import importlib.abc
 import importlib.machinery
 import inspect
+import os
+import sys
 import types
 from typing import Any
 
@@ -60,6 +66,9 @@ def _resolve(module_name: str, attr: str) -> Any:
     return getattr(importlib.import_module(module_name), attr)
 
 
+_LOG_KEY = "__dflash_migrate_log__"
+
+
 class AliasModule(types.ModuleType):
     """Stands in for the removed V1 worker module; forwards to the real V2 module."""
 
@@ -73,7 +82,13 @@ class AliasModule(types.ModuleType):
                 f"{entry.code}:{name}",
                 _switches.migration_message(entry, _new_name_hint(catalog.V2_WORKER_CLASS)),
             )
-            return getattr(real, V2_WORKER_NAME)
+            worker = getattr(real, V2_WORKER_NAME)
+            log = self.__dict__.get(_LOG_KEY)
+            if log is not None:
+                from shims.overrides import watch_subclasses
+
+                watch_subclasses(worker, log)
+            return worker
         try:
             return getattr(real, name)
         except AttributeError:
@@ -89,8 +104,12 @@ class AliasModule(types.ModuleType):
 class AliasModuleLoader(importlib.abc.Loader):
     """Creates :class:`AliasModule` for the removed V1 worker module name."""
 
+    def __init__(self, log: PatchLog | None = None) -> None:
+        self.log = log
+
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
         module = AliasModule(spec.name)
+        module.__dict__[_LOG_KEY] = self.log
         module.__doc__ = f"dflash-migrate alias: {spec.name} -> {V2_WORKER_MODULE} (removed in sglang {catalog.FIRST_V2_RELEASE})"
         return module
 
@@ -103,6 +122,58 @@ class AliasModuleLoader(importlib.abc.Loader):
         importlib.import_module(V2_WORKER_MODULE)  # fail at import time, like the real module would
         module.__all__ = [V1_WORKER_NAME]
         module.__dflash_migrate_alias_of__ = V2_WORKER_MODULE
+
+
+_SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _user_frame() -> tuple[str, int] | None:
+    """(file, line) of the nearest frame outside the shim and the import machinery."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith("<frozen") and os.path.dirname(os.path.abspath(filename)) != _SHIM_DIR:
+            return filename, frame.f_lineno
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _user_site() -> str:
+    found = _user_frame()
+    return f"{found[0]}:{found[1]}" if found else "an unknown place"
+
+
+_stand_ins: dict[str, Any] = {}
+
+
+def _stand_in(name: str, code: str) -> Any:
+    """A function that raises :class:`RemovedNameError` when called (the deferred switch)."""
+    existing = _stand_ins.get(name)
+    if existing is not None:
+        return existing
+
+    def removed(*args: Any, **kwargs: Any) -> Any:
+        raise RemovedNameError(code, f"called at {_user_site()}, imported as a stand-in because "
+                                     f"{_switches.ENV_DEFER_REMOVED}=1", on_call=True)
+
+    removed.__name__ = removed.__qualname__ = name
+    removed.__module__ = INFO_MODULE
+    removed.__dflash_migrate_shim__ = True  # type: ignore[attr-defined]
+    _stand_ins[name] = removed
+    return removed
+
+
+def _removed_name(name: str) -> Any:
+    code = INFO_REMOVED[name]
+    found = _user_frame()
+    where = f"{found[0]}:{found[1]}" if found else ""
+    if not _switches.defer_removed():
+        raise RemovedNameError(code, f"imported at {where}" if where else "")
+    entry = catalog.get(code)
+    _switches.notify(f"{code}:stand-in:{name}", _switches.migration_message(
+        entry, f"imported as a stand-in that raises {RemovedNameError.__name__} when called "
+               f"({_switches.ENV_DEFER_REMOVED}=1)"), location=found)
+    return _stand_in(name, code)
 
 
 def _info_getattr(previous: Any) -> Any:
@@ -118,7 +189,7 @@ def _info_getattr(previous: Any) -> Any:
             )
             return _resolve(module_name, new_name)
         if name in INFO_REMOVED:
-            raise RemovedNameError(INFO_REMOVED[name])
+            return _removed_name(name)
         if previous is not None:
             return previous(name)
         raise AttributeError(f"module {INFO_MODULE!r} has no attribute {name!r}")

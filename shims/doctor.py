@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from migrator import catalog
-from shims import _switches, status
+from shims import _pth, _switches, status
 from shims.server_args import decide
+
+PTH_FILE = "dflash_migrate_shim.pth"
 
 
 def _module_file_exists(root: Path, dotted: str) -> bool:
@@ -27,6 +29,26 @@ def _sglang_root() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(list(spec.submodule_search_locations)[0])
+
+
+def _hook_file() -> Path | None:
+    """The installed ``.pth`` hook in one of this interpreter's site folders, if any."""
+    import site
+    import sys
+
+    folders = [*site.getsitepackages(), site.getusersitepackages(), *sys.path]
+    for folder in folders:
+        candidate = Path(folder) / PTH_FILE
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _removed_names_mode(env: dict[str, str]) -> str:
+    if catalog.sglang_bool(env.get(_switches.ENV_DEFER_REMOVED, "") or "x") is True:
+        return (f"removed names without a replacement import as stand-ins that raise when called "
+                f"({_switches.ENV_DEFER_REMOVED}=1)")
+    return f"removed names without a replacement fail on import (default; {_switches.ENV_DEFER_REMOVED}=1 defers)"
 
 
 def doctor_report(environ: dict[str, str] | None = None) -> dict[str, Any]:
@@ -44,7 +66,9 @@ def doctor_report(environ: dict[str, str] | None = None) -> dict[str, Any]:
     has_v1 = bool(root and _module_file_exists(root, catalog.DFLASH_WORKER))
     has_v2 = bool(root and _module_file_exists(root, catalog.DFLASH_WORKER_V2))
     env_value = env.get(catalog.ENV_SPEC_V2)
-    shim_env = _switches.ENV_ACTIVATE in env and catalog.sglang_bool(env[_switches.ENV_ACTIVATE]) is True
+    shim_env = _pth.switched_on(env)
+    hook = _hook_file()
+    package = Path(__file__).resolve().parent
     shim_acts = (shim.active or shim_env) and not has_v1
     if has_v1:
         effective = True
@@ -71,11 +95,14 @@ def doctor_report(environ: dict[str, str] | None = None) -> dict[str, Any]:
             "meaning_in_release": catalog.env_meaning(base) if base else None,
         },
         "shim": {
+            "package": str(package),
+            "pth_hook": str(hook) if hook else None,
             "active_in_this_process": shim.active,
             "reason": shim.reason,
             "opted_in_by_env": shim_env,
-            "strict": _switches.strict(),
-            "silent": _switches.silent(),
+            "strict": catalog.sglang_bool(env.get(_switches.ENV_STRICT, "") or "x") is True,
+            "silent": catalog.sglang_bool(env.get(_switches.ENV_SILENT, "") or "x") is True,
+            "removed_names": _removed_names_mode(env),
         },
         "dflash_launch": {catalog.DISABLE_OVERLAP_ARG: effective, "why": why},
     }
@@ -86,17 +113,25 @@ def render_doctor(report: dict[str, Any]) -> str:
     env = report["env_spec_v2"]
     shim = report["shim"]
     launch = report["dflash_launch"]
+    if report["sglang_version"] or report["sglang_path"]:
+        sglang = f"sglang: {report['sglang_version'] or 'unknown version'}" + (
+            f" ({report['sglang_path']})" if report["sglang_path"] else "")
+    else:
+        sglang = (f"sglang: not installed in this environment: the shim has nothing to act on "
+                  f"(install sglang {catalog.FIRST_V2_RELEASE}+)")
+    hook = (f".pth hook {shim['pth_hook']}" if shim["pth_hook"]
+            else f".pth hook not found in this interpreter's site folders ({_switches.ENV_ACTIVATE} cannot act)")
     lines = [
-        f"sglang: {report['sglang_version'] or 'not installed'}"
-        + (f" ({report['sglang_path']})" if report["sglang_path"] else ""),
+        sglang,
         f"  V1 worker ({catalog.DFLASH_WORKER}): {'present' if report['has_v1_worker'] else 'absent'}",
         f"  V2 worker ({catalog.DFLASH_WORKER_V2}): {'present' if report['has_v2_worker'] else 'absent'}",
         f"{env['name']}: {env['value'] if env['value'] is not None else '(unset)'}",
         f"  in this release: {env['meaning_in_release'] or 'unknown release'}",
-        f"shim: {'active' if shim['active_in_this_process'] else 'not active'} in this process; "
-        f"{_switches.ENV_ACTIVATE} {'set' if shim['opted_in_by_env'] else 'not set'}"
+        f"shim: installed ({shim['package']}); {hook}",
+        f"  {_switches.ENV_ACTIVATE} {'on: new Python processes install the shim' if shim['opted_in_by_env'] else 'not on: new Python processes run without the shim'}"
         + ("; strict" if shim["strict"] else "") + ("; silent" if shim["silent"] else ""),
-        f"  {shim['reason']}",
+        f"  this process: {'active' if shim['active_in_this_process'] else 'not active'} ({shim['reason']})",
+        f"  {shim['removed_names']}",
         f"DFLASH launch: {catalog.DISABLE_OVERLAP_ARG}={launch[catalog.DISABLE_OVERLAP_ARG]} ({launch['why']})",
     ]
     return "\n".join(lines)

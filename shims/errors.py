@@ -21,12 +21,15 @@ from migrator import catalog
 class ShimRemovedAPIError(Exception):
     """A removed DFLASH V1 API was used; ``code`` is its rule code in ``migrator.catalog``."""
 
-    def __init__(self, code: str, detail: str = "") -> None:
+    def __init__(self, code: str, detail: str = "", where: str = "") -> None:
         entry = catalog.get(code)
         self.code = entry.code
         self.entry = entry
+        self.where = where
         instead = detail or entry.guidance
-        text = f"{entry.code}: {entry.message}. Instead: {instead} (see {catalog.DOC}#{entry.anchor})"
+        place = f" ({where})" if where else ""
+        text = (f"{entry.code}: {entry.message}{place}. Instead: {instead} "
+                f"`dflash-migrate lint` reports every use as {entry.code} (see {catalog.DOC}#{entry.anchor})")
         super().__init__(text)
 
     def __str__(self) -> str:  # ImportError/AttributeError would otherwise format their own way
@@ -34,7 +37,19 @@ class ShimRemovedAPIError(Exception):
 
 
 class RemovedNameError(ShimRemovedAPIError, ImportError):
-    """A removed module-level name (e.g. ``dflash_info._compute_paged_keep_slots``)."""
+    """A removed module-level name (e.g. ``dflash_info._compute_paged_keep_slots``).
+
+    By default it is raised where the name is imported. The message names that place and,
+    for teams whose only use sits on a V1-only code path, the switch that defers it.
+    """
+
+    def __init__(self, code: str, where: str = "", *, on_call: bool = False) -> None:
+        super().__init__(code, where=where)
+        if not on_call:  # the import failed: say how to keep starting
+            from shims._switches import ENV_DEFER_REMOVED
+
+            self.args = (f"{self.args[0]}. If only a V1-only code path uses it, {ENV_DEFER_REMOVED}=1 makes it "
+                         "import as a stand-in that raises this error when called",)
 
 
 class RemovedAttributeError(ShimRemovedAPIError, AttributeError):

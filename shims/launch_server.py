@@ -5,11 +5,12 @@ through the hooked ``ServerArgs`` (``SGLANG_ENABLE_SPEC_V2`` falsy ->
 ``disable_overlap_schedule=True``), then ``sglang.launch_server`` runs as ``__main__``
 exactly as ``python -m sglang.launch_server`` would. ``DFLASH_MIGRATE_SHIM=1`` is
 exported so SGLang's spawned scheduler processes install the shim too (through the
-package's ``.pth`` hook).
+package's ``.pth`` hook). Without sglang it exits with one line saying so.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import runpy
 import sys
@@ -20,6 +21,10 @@ from shims import ENV_ACTIVATE, install
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    if importlib.util.find_spec(catalog.LAUNCH_SERVER_MODULE.partition(".")[0]) is None:
+        raise SystemExit(f"dflash-migrate: sglang is not installed in this environment ({sys.executable}); "
+                         f"`python -m shims.launch_server` runs sglang's own launcher: install sglang "
+                         f"{catalog.FIRST_V2_RELEASE}+ first (pip install 'dflash-migrate[sglang]')")
     os.environ.setdefault(ENV_ACTIVATE, "1")
     install()
     sys.argv = [catalog.LAUNCH_SERVER_MODULE, *args]

@@ -16,6 +16,10 @@ Where it hooks (read from the 0.5.14, 0.5.17, 0.5.20 and 0.5.23 wheels):
   ``__init__`` (to see whether the keyword was passed), ``from_cli_args`` (where every
   field is passed, so only a ``True`` from ``--disable-overlap-schedule`` is explicit)
   and ``__post_init__`` (to write the field before SGLang's handlers read it).
+- 0.5.19: ``ServerArgs`` is still a dataclass, but ``__post_init__`` does nothing and
+  ``resolve_once()`` runs the handlers (as on 0.5.20+). The ``__init__`` wrapper records
+  whether the field was passed on the record (``_dflash_migrate_explicit``, not a field)
+  and the ``resolve_once`` hook reads it, so an explicit ``False`` is kept there too.
 - 0.5.20+: ``ServerArgs`` is a ``msgspec`` Struct whose ``__post_init__`` does nothing;
   msgspec binds ``__init__``/``__post_init__`` at class creation, so they cannot be
   wrapped. Every entry point calls ``ServerArgs.resolve_once()`` before reading the
@@ -172,30 +176,30 @@ def _explicit_in_call(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     return False
 
 
-def _patch_dataclass(cls: type, log: PatchLog) -> None:
+_EXPLICIT = "_dflash_migrate_explicit"  # not a field: how the record was asked for
+
+
+def _patch_init(cls: type, log: PatchLog) -> None:
+    """Wrap a dataclass ``ServerArgs.__init__`` (and ``from_cli_args``) to learn whether the
+    caller passed the field; the answer is on the stack during ``__init__`` and recorded on
+    the record afterwards (for 0.5.19, which resolves later, in ``resolve_once``)."""
     original_init = cls.__dict__["__init__"]
-    original_post_init = cls.__dict__.get("__post_init__")
     original_from_cli = cls.__dict__.get("from_cli_args")
 
     @functools.wraps(original_init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        _stack().append(_explicit_in_call(type(self), args, kwargs))
+        explicit = _explicit_in_call(type(self), args, kwargs)
+        _stack().append(explicit)
         try:
             original_init(self, *args, **kwargs)
         finally:
             _stack().pop()
+        try:
+            object.__setattr__(self, _EXPLICIT, explicit)
+        except AttributeError:  # a slotted record: only the stack answers (0.5.14-0.5.18 need no more)
+            pass
 
-    def __post_init__(self: Any) -> None:
-        stack = _stack()
-        explicit = stack[-1] if stack else bool(getattr(self, FIELD, False))
-        apply(self, explicit)
-        if original_post_init is not None:
-            original_post_init(self)
-
-    if original_post_init is not None:
-        functools.update_wrapper(__post_init__, original_post_init)
     log.set(cls, "__init__", __init__)
-    log.set(cls, "__post_init__", __post_init__)
     if isinstance(original_from_cli, classmethod):
         func = original_from_cli.__func__
 
@@ -211,6 +215,22 @@ def _patch_dataclass(cls: type, log: PatchLog) -> None:
         log.set(cls, "from_cli_args", classmethod(from_cli_args))
 
 
+def _patch_post_init(cls: type, log: PatchLog) -> None:
+    """0.5.14-0.5.18: ``__post_init__`` runs the handlers; write the field just before."""
+    original_post_init = cls.__dict__.get("__post_init__")
+
+    def __post_init__(self: Any) -> None:
+        stack = _stack()
+        explicit = stack[-1] if stack else bool(getattr(self, FIELD, False))
+        apply(self, explicit)
+        if original_post_init is not None:
+            original_post_init(self)
+
+    if original_post_init is not None:
+        functools.update_wrapper(__post_init__, original_post_init)
+    log.set(cls, "__post_init__", __post_init__)
+
+
 def _explicit_from_launch_command(server_args: Any) -> bool:
     command = getattr(server_args, "_launch_command", None) or ""
     return FLAG in command or f"{FIELD}=" in command
@@ -224,7 +244,9 @@ def _patch_resolve_once(cls: type, log: PatchLog) -> None:
         fresh = not any(getattr(self, name, False) for name in
                         ("_resolution_finished", "_resolution_failed", "_input_frozen", _BOOKKEEPING))
         if fresh:
-            explicit = _explicit_from_launch_command(self) or bool(getattr(self, FIELD, False))
+            recorded = getattr(self, _EXPLICIT, None)  # 0.5.19: a dataclass, its __init__ saw the call
+            explicit = recorded if recorded is not None else (
+                _explicit_from_launch_command(self) or bool(getattr(self, FIELD, False)))
             apply(self, explicit)
             setattr(self, _BOOKKEEPING, True)  # bookkeeping name: allowed, and pickled to children
         return original(self)
@@ -239,10 +261,14 @@ def patch_server_args_module(module: types.ModuleType, log: PatchLog) -> bool:
     cls = module.__dict__.get(SERVER_ARGS_CLASS)
     if not isinstance(cls, type):
         return False
+    is_dataclass = dataclasses.is_dataclass(cls) and "__init__" in cls.__dict__
     if "resolve_once" in cls.__dict__:
+        if is_dataclass:
+            _patch_init(cls, log)
         _patch_resolve_once(cls, log)
         return True
-    if dataclasses.is_dataclass(cls) and "__init__" in cls.__dict__:
-        _patch_dataclass(cls, log)
+    if is_dataclass:
+        _patch_init(cls, log)
+        _patch_post_init(cls, log)
         return True
     return False

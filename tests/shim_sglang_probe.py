@@ -210,6 +210,74 @@ def cmd_server_args(payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+class _Launched(Exception):
+    """Raised in place of ``Engine._launch_subprocesses``: the record is complete by then."""
+
+    def __init__(self, server_args: Any) -> None:
+        self.server_args = server_args
+
+
+def _engine_server_args(kwargs: dict[str, Any]) -> Any:
+    """Run the real ``Engine(**kwargs)`` up to the point where it launches the scheduler."""
+    import atexit
+
+    from sglang.srt.entrypoints.engine import Engine
+
+    def stop(self: Any, server_args: Any, *args: Any, **kw: Any) -> Any:
+        raise _Launched(server_args)
+
+    original, register = Engine.__dict__["_launch_subprocesses"], atexit.register
+    Engine._launch_subprocesses = stop  # type: ignore[method-assign]
+    atexit.register = lambda *a, **k: None  # type: ignore[assignment] - nothing was launched to shut down
+    try:
+        Engine(**kwargs)
+    except _Launched as launched:
+        return launched.server_args
+    finally:
+        Engine._launch_subprocesses = original  # type: ignore[method-assign]
+        atexit.register = register  # type: ignore[assignment]
+    raise RuntimeError("Engine(...) returned without launching")
+
+
+def cmd_server_args_matrix(payload: dict[str, Any]) -> dict[str, Any]:
+    """Every case of ``payload["cases"]`` (name, env, kwargs | argv | engine) in one process:
+    build the record the way that entry point does, resolve it, report the field."""
+    import os
+
+    import shims
+    from shims import _switches
+
+    from migrator import catalog
+
+    status = shims.install().reason
+    from sglang.srt import server_args as sa_module
+
+    results: dict[str, Any] = {"status": status}
+    for case in payload["cases"]:
+        _switches.reset_emitted()
+        os.environ.pop(catalog.ENV_SPEC_V2, None)
+        os.environ.update(case.get("env", {}))
+        result: dict[str, Any] = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                if "argv" in case:
+                    record = sa_module.prepare_server_args(case["argv"])
+                elif "engine" in case:
+                    record = _engine_server_args(case["engine"])
+                else:
+                    record = sa_module.ServerArgs(**case["kwargs"])
+                if hasattr(record, "resolve_once"):
+                    record.resolve_once()
+                result["value"] = record.disable_overlap_schedule
+                result["resolved"] = _resolved(record, "disable_overlap_schedule")
+            except Exception as exc:  # noqa: BLE001
+                result["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000]}
+        result["warnings"] = [w for w in _warnings(caught) if w["category"] == "DFlashMigrationWarning"]
+        results[case["name"]] = result
+    return results
+
+
 def cmd_v1(payload: dict[str, Any]) -> dict[str, Any]:
     """On a V1 release: the shim stays out of the way (no finder, real modules, no warnings)."""
     import importlib
@@ -261,7 +329,85 @@ def cmd_strict_prepare(payload: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-COMMANDS = {"aliases": cmd_aliases, "server-args": cmd_server_args, "v1": cmd_v1, "strict-prepare": cmd_strict_prepare}
+def _import_fork(root: str, package: str, call_kv: bool) -> dict[str, Any]:
+    import importlib
+    import os
+
+    import shims
+
+    for name in [m for m in sys.modules if m == package or m.startswith(package + ".")]:
+        del sys.modules[name]
+    modules = sorted(name[:-3] for name in os.listdir(os.path.join(root, package))
+                     if name.endswith(".py") and name != "__init__.py")
+    imported: dict[str, Any] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name in ["", *modules]:
+            qualified = f"{package}.{name}" if name else package
+            try:
+                importlib.import_module(qualified)
+                imported[qualified] = None
+            except Exception as exc:  # noqa: BLE001
+                imported[qualified] = {"type": type(exc).__name__, "message": str(exc),
+                                       "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    result: dict[str, Any] = {"imports": imported}
+    result["warnings"] = [{**w, "file": str(c.filename), "line": c.lineno}
+                          for w, c in zip(_warnings(caught), caught) if w["category"] == "DFlashMigrationWarning"]
+    from migrator import catalog
+
+    v2_module, v2_name = catalog.V2_WORKER_CLASS.rpartition(".")[::2]
+    v2 = getattr(importlib.import_module(v2_module), v2_name)
+    registry = sys.modules.get(f"{package}.registry")
+    if registry is not None:
+        result["registry"] = {name: {"class": f"{cls.__module__}.{cls.__qualname__}",
+                                     "subclass_of_v2": issubclass(cls, v2), "is_v2": cls is v2}
+                              for name, cls in registry.WORKERS.items()}
+    compat = sys.modules.get(f"{package}.compat")
+    if compat is not None:
+        draft_module, draft_name = catalog.V2_DRAFT_INPUT.rpartition(".")[::2]
+        draft = getattr(importlib.import_module(draft_module), draft_name)
+        result["compat_draft_input_is_v2"] = any(value is draft for value in vars(compat).values())
+    kv = sys.modules.get(f"{package}.kv")
+    if kv is not None and call_kv:
+        class _DraftInput:
+            draft_seq_lens = ctx_lens = None
+            draft_token_num = 8
+
+        try:
+            kv.keep_slots(_DraftInput(), 1)
+            result["kv_call"] = None
+        except Exception as exc:  # noqa: BLE001
+            result["kv_call"] = {"type": type(exc).__name__, "message": str(exc),
+                                 "shim": isinstance(exc, shims.ShimRemovedAPIError)}
+    return result
+
+
+def cmd_fork(payload: dict[str, Any]) -> dict[str, Any]:
+    """Import a whole fork package (``payload["root"]`` on sys.path, ``payload["package"]``)
+    module by module, once per mode in ``payload["modes"]`` (``default``: as it is;
+    ``defer``: with DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1; ``no-shim``: the shim never
+    installed), and report what imported, what the registry resolves to and every shim warning."""
+    import os
+
+    import shims
+    from shims import _switches
+
+    sys.path.insert(0, payload["root"])
+    modes = payload.get("modes", ["default"])
+    result: dict[str, Any] = {}
+    if "no-shim" not in modes:
+        result["status"] = shims.install().reason
+    for mode in modes:
+        _switches.reset_emitted()
+        if mode == "defer":
+            os.environ[_switches.ENV_DEFER_REMOVED] = "1"
+        else:
+            os.environ.pop(_switches.ENV_DEFER_REMOVED, None)
+        result[mode] = _import_fork(payload["root"], payload["package"], call_kv=mode == "defer")
+    return result
+
+
+COMMANDS = {"server-args-matrix": cmd_server_args_matrix, "fork": cmd_fork, "aliases": cmd_aliases, "server-args": cmd_server_args, "v1": cmd_v1, "strict-prepare": cmd_strict_prepare}
 
 
 def main() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -21,7 +24,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(autouse=True)
 def _clean(monkeypatch: pytest.MonkeyPatch):
-    for name in (_switches.ENV_STRICT, _switches.ENV_SILENT, _switches.ENV_ACTIVATE, catalog.ENV_SPEC_V2):
+    for name in (_switches.ENV_STRICT, _switches.ENV_SILENT, _switches.ENV_ACTIVATE, _switches.ENV_DEFER_REMOVED,
+                 catalog.ENV_SPEC_V2):
         monkeypatch.delenv(name, raising=False)
     shims.uninstall()
     yield
@@ -93,45 +97,119 @@ def test_removed_api_errors_name_code_and_fix() -> None:
         assert catalog.get(code).guidance in str(err) and f"{catalog.DOC}#{code.lower()}" in str(err)
 
 
-def test_install_uninstall_idempotent_and_lazy() -> None:
+def test_install_uninstall_idempotent_and_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shims, "_installed_sglang", lambda: "0.5.17")
     first = shims.install()
     second = shims.install()
     finders = [f for f in sys.meta_path if type(f).__name__ == "ShimFinder"]
     assert len(finders) == 1
-    assert first.active == second.active
+    assert first.active and second.active
     shims.uninstall()
     shims.uninstall()
     assert not any(type(f).__name__ == "ShimFinder" for f in sys.meta_path)
     assert not shims.is_active()
 
 
-def _run(code: str, env: dict[str, str], site: Path | None = None) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("DFLASH_MIGRATE_SHIM", "SGLANG_"))}
-    full["PYTHONPATH"] = str(REPO)
+def test_without_sglang_install_says_so_and_registers_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 15: with sglang absent the shim reported itself active."""
+    assert importlib.util.find_spec("sglang") is None, "this test needs an environment without sglang"
+    with caplog.at_level("WARNING", logger="dflash_migrate.shim"):
+        state = shims.install()
+    assert state.active is False and state.reason.startswith("inactive: sglang is not installed")
+    assert not any(type(f).__name__ == "ShimFinder" for f in sys.meta_path)
+    assert [r.getMessage() for r in caplog.records] == [f"dflash-migrate shim {state.reason}"]
+
+
+def _run(code: str, env: dict[str, str], cwd: Path = REPO, pythonpath: str | None = str(REPO),
+         flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("DFLASH_MIGRATE_SHIM", "SGLANG_", "PYTHONPATH"))}
+    if pythonpath:
+        full["PYTHONPATH"] = pythonpath
     full.update(env)
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, cwd=str(REPO))
+    return subprocess.run([sys.executable, *flags, "-c", code], capture_output=True, text=True, env=full,
+                          cwd=str(cwd), timeout=120)
 
 
-def test_install_imports_neither_sglang_nor_torch() -> None:
-    proc = _run("import sys, shims; s = shims.install(); "
-                "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sglang', 'torch')))", {})
+def test_install_imports_neither_sglang_nor_torch(tmp_path: Path) -> None:
+    fake = tmp_path / "sglang"  # found by find_spec, explodes if imported
+    fake.mkdir()
+    (fake / "__init__.py").write_text("raise RuntimeError('sglang was imported')\n")
+    proc = _run("import sys, shims; s = shims.install(); print(s.active, "
+                "sorted(m for m in sys.modules if m.split('.')[0] in ('sglang', 'torch')))", {},
+                pythonpath=os.pathsep.join([str(tmp_path), str(REPO)]))
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "[]"
+    assert proc.stdout.strip() == "True []"
 
 
-def test_pth_line_costs_nothing_unless_opted_in() -> None:
-    line = (REPO / "shims" / "dflash_migrate_shim.pth").read_text().strip()
-    assert line.startswith("import ") and "\n" not in line
-    probe = f"{line}\nimport sys; print('shims' in sys.modules, 'migrator' in sys.modules)"
-    off = _run(probe, {})
-    assert off.stdout.strip() == "False False", off.stderr
-    on = _run(probe + "\nimport shims; print(shims.is_active() or shims.status().reason)", {_switches.ENV_ACTIVATE: "1"})
-    assert on.returncode == 0, on.stderr
-    assert on.stdout.split()[:2] == ["True", "True"]
-    assert on.stdout.split()[2] in ("True", "inactive:")
-    disabled = _run(f"{line}\nimport shims; print(shims.is_active(), shims.status().reason)", {_switches.ENV_ACTIVATE: "0"})
-    assert disabled.returncode == 0, disabled.stderr
-    assert disabled.stdout.startswith("False not installed")
+def _editable_site(tmp_path: Path) -> Path:
+    """A site folder laid out as ``pip install -e .`` leaves it: the .pth line, the hook file and
+    our dist-info whose PEP 610 direct_url.json names the source tree."""
+    site_dir = tmp_path / "site-packages"
+    info = site_dir / "dflash_migrate-0.1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "direct_url.json").write_text(json.dumps({"url": REPO.as_uri(), "dir_info": {"editable": True}}))
+    shutil.copy(REPO / "shims" / "dflash_migrate_shim.pth", site_dir / "dflash_migrate_shim.pth")
+    shutil.copy(REPO / "shims" / "_pth.py", site_dir / "dflash_migrate_shim_hook.py")
+    return site_dir
+
+
+_SITE_PROBE = ("import site, sys; site.addsitedir(sys.argv[1]); "
+               "print('shims' in sys.modules, 'migrator' in sys.modules, "
+               "sys.modules['shims'].status().reason if 'shims' in sys.modules else '-')")
+
+
+def _hook(site_dir: Path, value: str | None, cwd: Path, pythonpath: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {} if value is None else {_switches.ENV_ACTIVATE: value}
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("DFLASH_MIGRATE_SHIM", "SGLANG_", "PYTHONPATH"))}
+    full.update(env)
+    if pythonpath:
+        full["PYTHONPATH"] = pythonpath
+    # -S: the test venv's own site folder (with its own hook) is not processed; addsitedir
+    # then processes ours exactly as site.py does at start-up.
+    return subprocess.run([sys.executable, "-S", "-c", _SITE_PROBE, str(site_dir)], capture_output=True,
+                          text=True, env=full, cwd=str(cwd), timeout=120)
+
+
+@pytest.mark.parametrize("value", [None, "", "0", "false", "no", "garbage", "11"])
+def test_pth_hook_imports_nothing_unless_switched_on(tmp_path: Path, value: str | None) -> None:
+    """Issue 15: any value of the variable, =0 included, imported the shim and the catalog."""
+    proc = _hook(_editable_site(tmp_path), value, tmp_path)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.split()[:2] == ["False", "False"]
+
+
+@pytest.mark.parametrize("value", ["1", "true", " YES ", "y"])
+def test_pth_hook_installs_the_shim_when_switched_on(tmp_path: Path, value: str) -> None:
+    proc = _hook(_editable_site(tmp_path), value, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split()[:2] == ["True", "True"]
+    assert "inactive: sglang is not installed" in proc.stdout  # and it says so, in one line
+    assert proc.stderr.count("\n") == 1 and "sglang is not installed" in proc.stderr, proc.stderr
+
+
+def test_pth_hook_never_runs_a_projects_own_shims_package(tmp_path: Path) -> None:
+    """Issue 12 item 8: a project with its own ``shims/`` (and ``migrator/``) on PYTHONPATH."""
+    project = tmp_path / "project"
+    for name in ("shims", "migrator"):
+        (project / name).mkdir(parents=True)
+        (project / name / "__init__.py").write_text(f"raise RuntimeError('the project {name} ran')\n")
+    site_dir = _editable_site(tmp_path)
+    proc = _hook(site_dir, "1", project, pythonpath=str(project))
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr and "the project" not in proc.stderr + proc.stdout, proc.stderr
+    assert proc.stdout.split()[:2] == ["True", "True"]
+    assert f"`shims` at {project / 'shims'}" in proc.stderr and f"installed packages from {REPO}" in proc.stderr
+    off = _hook(site_dir, "0", project, pythonpath=str(project))
+    assert off.returncode == 0 and off.stderr == "" and off.stdout.split()[:2] == ["False", "False"]
+
+
+def test_launch_server_without_sglang_exits_with_one_line(tmp_path: Path) -> None:
+    """Issue 13: a raw 17-line traceback before."""
+    proc = _run("import runpy, sys; sys.argv = ['x', '--help']; runpy.run_module('shims.launch_server', "
+                "run_name='__main__')", {}, cwd=tmp_path)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "sglang is not installed" in proc.stderr and "shims.launch_server" in proc.stderr
 
 
 def test_doctor_report_without_sglang_is_complete() -> None:
@@ -141,7 +219,33 @@ def test_doctor_report_without_sglang_is_complete() -> None:
     assert set(report) >= {"sglang_version", "has_v1_worker", "has_v2_worker", "env_spec_v2", "shim", "dflash_launch"}
     assert report["env_spec_v2"]["parsed"] is False
     assert catalog.DISABLE_OVERLAP_ARG in report["dflash_launch"]
-    assert catalog.ENV_SPEC_V2 in render_doctor(report)
+    text = render_doctor(report)
+    assert catalog.ENV_SPEC_V2 in text
+    assert "sglang: not installed in this environment: the shim has nothing to act on" in text
+
+
+def test_doctor_says_the_installed_shim_is_installed() -> None:
+    """Issue 13: doctor printed "not installed" while the package and its hook were installed."""
+    from shims.doctor import doctor_report, render_doctor
+
+    report = doctor_report({})
+    text = render_doctor(report)
+    assert all(line.strip() != "not installed" for line in text.splitlines()), text
+    assert report["shim"]["package"] == str(REPO / "shims")
+    hook = report["shim"]["pth_hook"]  # the test venv has the project installed (pip install -e)
+    assert hook and Path(hook).name == "dflash_migrate_shim.pth"
+    assert f"shim: installed ({REPO / 'shims'}); .pth hook {hook}" in text
+    assert "DFLASH_MIGRATE_SHIM not on: new Python processes run without the shim" in text
+    on = render_doctor(doctor_report({_switches.ENV_ACTIVATE: "1"}))
+    assert "DFLASH_MIGRATE_SHIM on: new Python processes install the shim" in on
+
+
+def test_doctor_shows_the_removed_names_mode() -> None:
+    from shims.doctor import doctor_report
+
+    assert "fail on import (default" in doctor_report({})["shim"]["removed_names"]
+    deferred = doctor_report({_switches.ENV_DEFER_REMOVED: "1"})["shim"]["removed_names"]
+    assert "stand-ins that raise when called" in deferred and _switches.ENV_DEFER_REMOVED in deferred
 
 
 def test_plugin_algorithms_are_covered_when_sglang_says_so() -> None:

@@ -97,33 +97,50 @@ def test_v1_release_keeps_its_own_env_meaning(tiny_models: dict[str, str]) -> No
     assert result["warnings"] == []  # and the shim says nothing about the variable
 
 
-@pytest.mark.parametrize("version", V2_RELEASES)
-@pytest.mark.parametrize("env_value, expected", [("0", True), ("False", True), ("no", True), ("1", False), (None, False)])
-def test_env_maps_to_disable_overlap_on_server_args(version: str, env_value: str | None, expected: bool,
-                                                    tiny_models: dict[str, str]) -> None:
-    env = {} if env_value is None else {catalog.ENV_SPEC_V2: env_value}
-    result = sglang_env.probe(version, "server-args", {"kwargs": _kwargs(tiny_models)}, env=env)
-    assert "error" not in result, result
-    assert result["resolved"] is expected and result["value"] is expected
-    assert result["algorithm"].endswith("DFLASH")
-    assert len(result["warnings"]) == (0 if env_value is None else 1)
+#: every release with the V2 worker the tests build a CPU environment for
+ALL_V2_RELEASES = tuple(r for r in catalog.RELEASES if catalog.parse_version(r) >= catalog.parse_version(
+    catalog.FIRST_V2_RELEASE))
+#: from 0.5.20 ServerArgs is a msgspec Struct: a bare ServerArgs(...) cannot tell an explicit
+#: False from the default (docs/shim.md); Engine(...) and the command line can
+BARE_EXPLICIT_FROM = "0.5.20"
 
 
-@pytest.mark.parametrize("version", V2_RELEASES)
-def test_launch_server_cli_path_sees_the_mapping(version: str, tiny_models: dict[str, str]) -> None:
-    argv = ["--model-path", tiny_models["target"], "--speculative-algorithm", "DFLASH",
-            "--speculative-draft-model-path", tiny_models["draft"]]
-    result = sglang_env.probe(version, "server-args", {"argv": argv}, env={catalog.ENV_SPEC_V2: "0"})
-    assert "error" not in result, result
-    assert result["resolved"] is True
+def _cases(models: dict[str, str]) -> list[dict]:
+    env0 = {catalog.ENV_SPEC_V2: "0"}
+    argv = ["--model-path", models["target"], "--speculative-algorithm", "DFLASH",
+            "--speculative-draft-model-path", models["draft"]]
+    cases: list[dict] = [{"name": "unset", "kwargs": _kwargs(models)}]
+    for value in ("0", "False", "no", "1"):
+        cases.append({"name": f"env={value}", "env": {catalog.ENV_SPEC_V2: value}, "kwargs": _kwargs(models)})
+    cases += [
+        {"name": "explicit-false", "env": env0, "kwargs": _kwargs(models, disable_overlap_schedule=False)},
+        {"name": "explicit-true", "env": env0, "kwargs": _kwargs(models, disable_overlap_schedule=True)},
+        {"name": "engine", "env": env0, "engine": _kwargs(models)},
+        {"name": "engine-explicit-false", "env": env0, "engine": _kwargs(models, disable_overlap_schedule=False)},
+        {"name": "cli", "env": env0, "argv": argv},
+        {"name": "cli-flag", "env": env0, "argv": [*argv, catalog.DISABLE_OVERLAP_FLAG]},
+    ]
+    return cases
 
 
-def test_explicit_false_kwarg_is_respected_on_dataclass_server_args(tiny_models: dict[str, str]) -> None:
-    kwargs = _kwargs(tiny_models, disable_overlap_schedule=False)
-    result = sglang_env.probe("0.5.17", "server-args", {"kwargs": kwargs}, env={catalog.ENV_SPEC_V2: "0"})
-    assert "error" not in result, result
-    assert result["resolved"] is False
-    assert "explicitly" in result["warnings"][0]["message"]
+@pytest.mark.parametrize("version", ALL_V2_RELEASES)
+def test_env_and_explicit_values_on_every_release(version: str, tiny_models: dict[str, str]) -> None:
+    """One probe process per release runs every case (one shared environment per release)."""
+    result = sglang_env.probe(version, "server-args-matrix", {"cases": _cases(tiny_models)})
+    assert result["status"] == "active"
+    errors = {name: case["error"] for name, case in result.items() if name != "status" and "error" in case}
+    assert not errors, errors
+    bare_explicit_known = catalog.parse_version(version) < catalog.parse_version(BARE_EXPLICIT_FROM)
+    expected = {"unset": False, "env=0": True, "env=False": True, "env=no": True, "env=1": False,
+                "explicit-true": True, "engine": True, "engine-explicit-false": False, "cli": True, "cli-flag": True,
+                "explicit-false": not bare_explicit_known}
+    got = {name: result[name]["resolved"] for name in expected}
+    assert got == expected, got
+    assert result["unset"]["warnings"] == []
+    assert all(len(result[f"env={v}"]["warnings"]) == 1 for v in ("0", "False", "no", "1"))
+    assert "explicitly" in result["engine-explicit-false"]["warnings"][0]["message"]
+    if bare_explicit_known:
+        assert "explicitly" in result["explicit-false"]["warnings"][0]["message"]
 
 
 def test_strict_mode_fails_the_launch(tiny_models: dict[str, str]) -> None:
