@@ -69,9 +69,11 @@ class ServerBackend:
     """``python -m shims.launch_server ARGV`` in its own process group, driven over HTTP."""
 
     def __init__(self, spec: dict):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
+        self.port = spec.get("port")
+        if self.port is None:
+            with socket.socket() as s:
+                s.bind(("127.0.0.1", 0))
+                self.port = s.getsockname()[1]
         argv = list(spec["server_argv"]) + ["--host", "127.0.0.1", "--port", str(self.port)]
         cmd = [sys.executable, "-m", spec.get("server_module", "shims.launch_server"), *argv]
         print("[driver] starting:", " ".join(cmd), flush=True)

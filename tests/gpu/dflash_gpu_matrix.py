@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -55,13 +56,56 @@ class Config:
     expect_overlap: bool | None = None
     expect_worker: str | None = None  # qualified class name, or None for plain
     expect_shim_loaded: bool | None = None
-    fork: str | None = None  # "migrated" or "unmigrated": a copy of examples/legacy_fork on PYTHONPATH
+    fork: str | None = None  # "migrated"/"unmigrated" (examples/legacy_fork) or "acme" (tests/data/forks/acme_spec)
     fork_entry: str = "register"  # legacy_fork.sglang_plugin function declared as the sglang plugin
     heavy_reference: bool = False  # also run the 64 x 256 throughput set once (reference outputs)
     known_gap: str | None = None  # expected-to-differ explanation, reported by the tests as xfail
 
 
-def engine_kwargs(cfg: Config, model_dir: str) -> dict:
+class PortPool:
+    """Explicit, distinct ports for every engine of a run (sglang's ``port`` and ``nccl_port``).
+
+    Engines started together used to pick their ``nccl_port`` with ``get_free_port()`` each,
+    and two could pick the same one (torch's TCP store then fails with EADDRINUSE). Each
+    engine now gets a pair no other engine of this run has, checked free by binding it.
+    """
+
+    def __init__(self, first: int = 41000, last: int = 60000) -> None:
+        self._next = first
+        self._last = last
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def is_free(port: int) -> bool:
+        import socket
+
+        for host in ("127.0.0.1", "0.0.0.0"):
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    sock.bind((host, port))
+                except OSError:
+                    return False
+        return True
+
+    def take(self) -> dict:
+        with self._lock:
+            while self._next + 1 < self._last:
+                port, nccl = self._next, self._next + 1
+                self._next += 10
+                if self.is_free(port) and self.is_free(nccl):
+                    return {"port": port, "nccl_port": nccl}
+        raise RuntimeError("no free port pair left")
+
+
+PORTS = PortPool()
+
+
+def address_in_use(text: str) -> bool:
+    return "EADDRINUSE" in text or "Address already in use" in text or "address already in use" in text
+
+
+def engine_kwargs(cfg: Config, model_dir: str, ports: dict | None = None) -> dict:
     kw = dict(
         model_path=os.path.join(model_dir, "target"),
         skip_tokenizer_init=True,
@@ -86,6 +130,7 @@ def engine_kwargs(cfg: Config, model_dir: str) -> dict:
     if cfg.spec:
         kw["speculative_algorithm"] = "DFLASH"
         kw["speculative_draft_model_path"] = os.path.join(model_dir, "draft")
+    kw.update(ports or {})
     kw.update(cfg.extra_kwargs)
     return kw
 
@@ -108,6 +153,9 @@ V2 = "sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2"
 
 
 FORK_WORKER = "legacy_fork.workers.counting_worker.CountingDFlashWorker"
+ACME_WORKER = "acme_spec.workers.MetricsDFlashWorker"
+ACME_LABEL = "fork_acme_dead_override"
+ACME_DIR = os.path.join(ROOT, "tests", "data", "forks", "acme_spec")
 
 
 def default_configs() -> list[Config]:
@@ -147,6 +195,13 @@ def default_configs() -> list[Config]:
                "SGLANG_ENABLE_SPEC_V2=0; worker swapped in for DFLASH through HookRegistry",
                fork="unmigrated", fork_entry="register_as_dflash", env=dict(shim_env), monitor=True,
                expect_overlap=False, expect_worker=FORK_WORKER, expect_shim_loaded=True),
+        # issue 20: a fork-style subclass with dead V1 overrides and a live forward_batch_generation
+        Config(ACME_LABEL, "tests/data/forks/acme_spec unmigrated + DFLASH_MIGRATE_SHIM=1, SGLANG_ENABLE_SPEC_V2=0 "
+               "and DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1 (its kv.py imports _compute_paged_keep_slots); "
+               "MetricsDFlashWorker (dead _prepare_for_speculative_decoding/_append_target_hidden_to_draft_kv "
+               "overrides, live forward_batch_generation calling super()) swapped in for DFLASH through HookRegistry",
+               fork="acme", env={**shim_env, "DFLASH_MIGRATE_SHIM_DEFER_REMOVED": "1"}, monitor=True,
+               expect_overlap=False, expect_worker=ACME_WORKER, expect_shim_loaded=True),
         # wave 2: interleaved throughput A/B, identical effective settings (sync DFLASH + decode CUDA graphs)
         Config("ab_shim", "A/B 'with shim': SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1, decode CUDA graphs",
                wave=2, env=dict(shim_env), cuda_graph=True, monitor=True, expect_overlap=False, expect_worker=V2,
@@ -285,6 +340,10 @@ def prepare_forks(workdir: str) -> dict:
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     out["migrated"]["codemod"] = {"cmd": "python -m migrator fix <copy> --allow-dirty (target: installed sglang)",
                                   "rc": q.returncode, "stderr_tail": q.stderr[-3000:], "stdout_tail": q.stdout[-3000:]}
+    acme = os.path.join(workdir, "forks", "acme")
+    shutil.rmtree(acme, ignore_errors=True)
+    shutil.copytree(ACME_DIR, acme, ignore=shutil.ignore_patterns("__pycache__"))
+    out["acme"] = {"path": acme}
     worker = os.path.join(out["migrated"]["path"], "legacy_fork", "workers", "counting_worker.py")
     with open(worker) as f:
         out["migrated"]["counting_worker_imports_v2"] = "dflash_worker_v2 import DFlashWorkerV2" in f.read()
@@ -300,7 +359,10 @@ def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
         fork_dir = prep["forks"][cfg.fork]["path"]
         site = os.path.join(workdir, "fork_sites", cfg.label)
         shutil.rmtree(site, ignore_errors=True)
-        probe.write_entry_point(site, "legacy_fork", f"legacy_fork.sglang_plugin:{cfg.fork_entry}", "legacy_fork")
+        if cfg.fork == "acme":
+            probe.write_entry_point(site, "acme_spec", "acme_spec.plugin:register_with_sglang", "acme_spec")
+        else:
+            probe.write_entry_point(site, "legacy_fork", f"legacy_fork.sglang_plugin:{cfg.fork_entry}", "legacy_fork")
         paths += [site, fork_dir]
         env["DFLASH_GPU_PROBE_WATCH"] = fork_dir
     if env.get("PYTHONPATH"):
@@ -316,9 +378,10 @@ def config_env(cfg: Config, prep: dict, workdir: str) -> dict:
 
 
 def driver_spec(cfg: Config, prep: dict) -> dict:
-    kw = engine_kwargs(cfg, prep["model_dir"])
+    kw = engine_kwargs(cfg, prep["model_dir"], PORTS.take())
     spec = {"label": cfg.label, "mode": cfg.mode, "models": prep["model_dir"], "preload": cfg.preload}
     if cfg.mode == "server":
+        spec["port"] = kw.pop("port")
         spec["server_argv"] = kwargs_to_argv(kw)
         spec["server_module"] = cfg.server_module
         spec["cwd"] = ROOT
@@ -335,27 +398,60 @@ def _summarize_generate(reply: dict) -> dict:
 
 
 def run_correctness(cfg: Config, prep: dict, workdir: str, out: dict, reps: int = 2) -> None:
+    """One engine: start, generate, probe. Retried once, on fresh ports, when a port was taken."""
     rec = out.setdefault(cfg.label, {"description": cfg.description, "wave": cfg.wave})
     t0 = time.time()
-    drv = Driver(cfg, driver_spec(cfg, prep), config_env(cfg, prep, workdir), workdir)
+    for attempt in (1, 2):
+        rec.pop("error", None)
+        spec = driver_spec(cfg, prep)
+        rec["ports"] = {k: spec.get("engine_kwargs", {}).get(k) for k in ("port", "nccl_port")} \
+            if cfg.mode == "engine" else {"port": spec.get("port")}
+        drv = Driver(cfg, spec, config_env(cfg, prep, workdir), workdir)
+        try:
+            start = drv.read(timeout=300)
+            if not start.get("ok"):
+                raise RuntimeError(f"start failed: {start.get('error')}\n{start.get('traceback')}")
+            rec["startup_s"] = start["startup_s"]
+            rec["mixed_runs"] = [drv.request(op="generate", set="mixed", max_new=MIXED_NEW, tag=f"rep{i}")
+                                 for i in range(reps)]
+            if cfg.heavy_reference:
+                r = drv.request(op="generate", set="accepting", max_new=HEAVY_NEW, tag="heavy_reference", timeout=300)
+                rec["heavy_reference_ids"] = r.pop("output_ids")
+                rec["heavy_reference"] = _summarize_generate(r)
+            rec["probe"] = drv.request(op="probe", timeout=120)["probe"]
+        except Exception as exc:
+            rec["error"] = f"{exc}"
+            rec["log_tail"] = drv.tail()
+        finally:
+            drv.close()
+        rec["shim_warnings"] = shim_warnings(drv.log_path)
+        if "error" in rec and attempt == 1 and address_in_use(rec["error"] + rec.get("log_tail", "") + drv.tail(400)):
+            rec["retried_after_eaddrinuse"] = {"first_ports": rec["ports"], "first_error": rec["error"][-500:]}
+            os.replace(drv.log_path, drv.log_path + ".attempt1")
+            continue
+        break
+    rec["wall_total_s"] = round(time.time() - t0, 1)
+
+
+_WARNING = re.compile(r"DFlashMigrationWarning: (DFM\d+): ")
+_OVERRIDE = re.compile(r"class `([^`]+)` (?:defines|overrides) `([^`]+)`")
+
+
+def shim_warnings(log_path: str) -> dict:
+    """How often each shim warning was printed in this engine's log (all its processes):
+    ``"DFM106 acme_spec.workers.X._prepare_for_speculative_decoding": 1``, or just the code."""
+    counts: dict = {}
     try:
-        start = drv.read(timeout=300)
-        if not start.get("ok"):
-            raise RuntimeError(f"start failed: {start.get('error')}\n{start.get('traceback')}")
-        rec["startup_s"] = start["startup_s"]
-        rec["mixed_runs"] = [drv.request(op="generate", set="mixed", max_new=MIXED_NEW, tag=f"rep{i}")
-                             for i in range(reps)]
-        if cfg.heavy_reference:
-            r = drv.request(op="generate", set="accepting", max_new=HEAVY_NEW, tag="heavy_reference", timeout=300)
-            rec["heavy_reference_ids"] = r.pop("output_ids")
-            rec["heavy_reference"] = _summarize_generate(r)
-        rec["probe"] = drv.request(op="probe", timeout=120)["probe"]
-    except Exception as exc:
-        rec["error"] = f"{exc}"
-        rec["log_tail"] = drv.tail()
-    finally:
-        drv.close()
-        rec["wall_total_s"] = round(time.time() - t0, 1)
+        with open(log_path, errors="replace") as handle:
+            for line in handle:
+                match = _WARNING.search(line)
+                if match:
+                    override = _OVERRIDE.search(line, match.end())
+                    key = f"{match.group(1)} {override.group(1)}.{override.group(2)}" if override else match.group(1)
+                    counts[key] = counts.get(key, 0) + 1
+    except OSError:
+        pass
+    return counts
 
 
 def run_wave1(configs, prep, workdir, out, parallel: int) -> None:
@@ -504,6 +600,7 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
                 "legacy_dflash_worker_module": sp.get("legacy_dflash_worker_module"),
                 "draft_worker_source": sp.get("draft_worker_source"),
                 "draft_worker_forward_calls": sp.get("draft_worker_forward_calls"),
+                "draft_worker_counters": sp.get("draft_worker_counters"),
                 "forward_ct": sp.get("forward_ct"),
             }
             if sp.get("monitor"):
@@ -529,6 +626,10 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
         v["ok"] = bool(checks) and all(checks.values()) and "error" not in v
         if cfg.known_gap:
             v["known_gap"] = cfg.known_gap
+        v["shim_warnings"] = rec.get("shim_warnings")
+        v["ports"] = rec.get("ports")
+        if rec.get("retried_after_eaddrinuse"):
+            v["retried_after_eaddrinuse"] = rec["retried_after_eaddrinuse"]
         verdicts[cfg.label] = v
     return verdicts
 

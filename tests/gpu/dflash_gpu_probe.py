@@ -131,6 +131,10 @@ def _facts(scheduler) -> dict:
                 facts["draft_worker_source"] = {"error": repr(exc)}
             calls = getattr(type(dw), "forward_calls", None)
             facts["draft_worker_forward_calls"] = calls if isinstance(calls, int) else None
+            # a fork's own class-level counters (e.g. acme_spec's draft_stage_calls of a dead override)
+            facts["draft_worker_counters"] = {
+                name: getattr(type(dw), name) for name in dir(type(dw))
+                if name.endswith("_calls") and isinstance(getattr(type(dw), name, None), int)}
     facts["forward_ct"] = int(getattr(scheduler, "forward_ct", 0) or 0)
     return facts
 

@@ -110,7 +110,7 @@ def test_no_shim_code_runs_per_forward_step(gpu_matrix, label):
     steps = mon["run_batch_calls_seen"]
     assert steps >= 30, f"{label}: too few steps ({steps}) to tell per-step code from one-time code"
     assert all(n <= 3 for n in shim_calls.values()), f"shim code ran per step while serving: {shim_calls} over {steps} steps"
-    if not label.startswith("fork_unmigrated"):
+    if not label.startswith(("fork_unmigrated", "fork_acme")):
         assert shim_calls == {}, f"shim code ran while serving: {shim_calls}"
 
 
@@ -129,3 +129,32 @@ def test_doctor_ran_on_the_gpu_machine(gpu_matrix):
     doc = gpu_matrix.get("doctor")
     assert doc, "dflash-migrate doctor was not captured"
     assert doc["runs"] and all(run["rc"] == 0 for run in doc["runs"]), doc
+
+
+def test_fork_with_a_dead_v1_override_serves_through_the_real_v2_worker(gpu_matrix):
+    """Issue 20: a fork-style subclass of the aliased worker, dead V1 overrides and a live
+    forward_batch_generation calling super(), under the shim on the real DFlashWorkerV2."""
+    v = _verdict(gpu_matrix, matrix.ACME_LABEL)
+    assert v["matches_reference"] and v["matches_pi_chain"], "greedy tokens differ from plain decoding"
+    s = v["scheduler"]
+    assert s["draft_worker"] == matrix.ACME_WORKER and s["is_DFlashWorkerV2"] is True
+    assert s["shims_loaded"] is True
+    mon = v["shim_monitor"]
+    counters = s["draft_worker_counters"]
+    steps = mon["run_batch_calls_seen"]
+    control = mon["control_DFlashWorkerV2_forward_batch_generation_calls"]
+    assert steps >= 30 and control == steps, (steps, control)
+    assert counters["forward_calls"] == control, counters  # the live override ran on every step
+    assert counters["draft_stage_calls"] == 0, counters  # the dead override never ran
+    warned = v["shim_warnings"]
+    for method in ("_prepare_for_speculative_decoding", "_append_target_hidden_to_draft_kv"):
+        code = "DFM106" if method.startswith("_prepare") else "DFM107"
+        assert warned.get(f"{code} {matrix.ACME_WORKER}.{method}") == 1, warned
+    shim_calls = {k: n for k, n in mon["shim_calls_during_serving"].items() if k.startswith("shims")}
+    assert all(n <= 3 for n in shim_calls.values()), f"shim code ran per step: {shim_calls} over {steps} steps"
+
+
+def test_engines_get_distinct_explicit_ports(gpu_matrix):
+    ports = [tuple(sorted((v.get("ports") or {}).items())) for v in gpu_matrix["verdicts"].values() if v.get("ports")]
+    flat = [p for pair in ports for _, p in pair if p is not None]
+    assert len(ports) >= len(CONFIGS) - 2 and len(flat) == len(set(flat)), ports
