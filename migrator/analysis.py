@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections import namedtuple
 from itertools import accumulate
 from pathlib import Path
+from typing import NamedTuple
 
 from . import catalog
 from .lines import split_lines
-from .records import Record
+from .records import record
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
 V2_MARKERS = ("_v2", "V2")
@@ -95,18 +95,30 @@ class ClassInfo:
         self.attr_types: dict[str, frozenset[str]] = {}
 
 
-class ImportedName(Record, namedtuple("ImportedName", "statement qualname name_span local has_asname guarded")):
+@record
+class ImportedName(NamedTuple):
     """One alias of an import statement: ``qualname`` it refers to, ``name_span`` of the
     name alone (line, col, end_line, end_col; chars, 0-based col), the ``local`` name."""
 
-    __slots__ = ()
+    statement: ast.Import | ast.ImportFrom
+    qualname: str
+    name_span: tuple[int, int, int, int]
+    local: str
+    has_asname: bool
+    guarded: bool
 
 
-class ImportFromInfo(Record, namedtuple("ImportFromInfo", "statement module module_span level names guarded")):
+@record
+class ImportFromInfo(NamedTuple):
     """A ``from`` import: absolute ``module``, ``module_span`` of the dotted module text (or
     None), relative ``level``, its ``names`` (``ImportedName``)."""
 
-    __slots__ = ()
+    statement: ast.ImportFrom
+    module: str
+    module_span: tuple[int, int, int, int] | None
+    level: int
+    names: tuple[ImportedName, ...]
+    guarded: bool
 
 
 def module_name_for(path: Path) -> str | None:

@@ -15,10 +15,10 @@ This module must stay import-light: the CLI's ``--version`` path and the shim im
 
 from __future__ import annotations
 
-from collections import namedtuple
 from functools import cache
+from typing import NamedTuple
 
-from .records import Record
+from .records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,10 +71,12 @@ def next_release(version: str) -> str | None:
     return RELEASES[index + 1] if index + 1 < len(RELEASES) else None
 
 
-class VersionRange(Record, namedtuple("VersionRange", "first last", defaults=(None,))):
+@record
+class VersionRange(NamedTuple):
     """Inclusive range of sglang releases; ``last=None`` means still present."""
 
-    __slots__ = ()
+    first: str
+    last: str | None = None
 
     def __contains__(self, version: str) -> bool:
         v = parse_version(version)
@@ -91,16 +93,16 @@ class VersionRange(Record, namedtuple("VersionRange", "first last", defaults=(No
         return self.first if self.last == self.first else f"{self.first}–{self.last}"
 
 
-class Replacement(Record, namedtuple("Replacement", "targets new")):
+@record
+class Replacement(NamedTuple):
     """What replaces the old thing (``new``, None: nothing does) for targets in ``targets``."""
 
-    __slots__ = ()
+    targets: VersionRange
+    new: str | None
 
 
-class Entry(Record, namedtuple("Entry", (
-    "code", "old", "kind", "exists", "replacements", "fix", "message", "guidance", "before", "after",
-    "also", "fires_from", "cues",
-), defaults=((), None, ()))):
+@record
+class Entry(NamedTuple):
     """One removed or changed V1 name: the single source of truth for rules, lint, shim and
     MIGRATION.md.
 
@@ -115,7 +117,19 @@ class Entry(Record, namedtuple("Entry", (
       also occur in a file for the rule to fire there (sharpens the byte prefilter).
     """
 
-    __slots__ = ()
+    code: str
+    old: str
+    kind: Kind
+    exists: VersionRange
+    replacements: tuple[Replacement, ...]
+    fix: Applicability
+    message: str
+    guidance: str
+    before: str
+    after: str
+    also: tuple[str, ...] = ()
+    fires_from: str | None = None
+    cues: tuple[str, ...] = ()
 
     @property
     def anchor(self) -> str:
@@ -548,7 +562,15 @@ ENTRIES: tuple[Entry, ...] = (
 #: "word": the last component as a whole word; "member": ``Class.member``;
 #: "context": the member name only on a line that also holds an unambiguous spelling
 #: (``forward_batch_generation`` is also NGRAM's and the target worker's method).
-TextMirror = namedtuple("TextMirror", "code mirrors style")
+@record
+class TextMirror(NamedTuple):
+    """A text code (``code``) that finds the names of the entry ``mirrors`` in ``style``."""
+
+    code: str
+    mirrors: str
+    style: str
+
+
 TEXT_MIRRORS: tuple[TextMirror, ...] = (
     TextMirror("DFM401", "DFM101", "module"),
     TextMirror("DFM402", "DFM102", "context"),
@@ -798,10 +820,12 @@ def sglang_bool(value: str) -> bool | None:
     return None
 
 
-class EnvMeaning(Record, namedtuple("EnvMeaning", "versions meaning")):
+@record
+class EnvMeaning(NamedTuple):
     """What the variable does (``meaning``) in the releases ``versions``."""
 
-    __slots__ = ()
+    versions: VersionRange
+    meaning: str
 
 
 #: What ``SGLANG_ENABLE_SPEC_V2`` does in each release range (for MIGRATION.md and doctor).

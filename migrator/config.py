@@ -21,11 +21,10 @@ so a typo never silently lints with the wrong rules.
 from __future__ import annotations
 
 import sys
-from collections import namedtuple
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from migrator import catalog
-from migrator.records import Record
 
 KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version")
 
@@ -34,14 +33,19 @@ class ConfigError(ValueError):
     """A malformed ``[tool.dflash-migrate]`` table (message names file and key)."""
 
 
-class Config(Record, namedtuple("Config", "select ignore exclude per_file_ignores target_version root source",
-                                 defaults=((), (), (), (), None, None, None))):
+class Config(NamedTuple):
     """``[tool.dflash-migrate]``: ``select``/``ignore``/``exclude`` (tuples of text),
     ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``root`` is the folder
     relative patterns are anchored at (the pyproject's), ``source`` the file it came from
-    (not part of equality)."""
+    (not part of equality, so ``migrator.records.record`` is not used)."""
 
-    __slots__ = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    target_version: str | None = None
+    root: Path | None = None
+    source: Path | None = None
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Config and self[:-1] == other[:-1]  # type: ignore[index]

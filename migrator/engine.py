@@ -18,20 +18,22 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections import namedtuple
 from functools import cache
 from pathlib import Path
+from typing import NamedTuple
 
 from . import catalog, partial
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
-from .records import Record
+from .records import record
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Literal, Sequence
+
+    from .uncommitted import Uncommitted
 
     Mode = Literal["fix", "check", "diff", "lint"]
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
@@ -43,10 +45,8 @@ MAX_ANALYSE_BYTES = 8 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 
 
-class Options(Record, namedtuple("Options", (
-    "mode", "target_version", "select", "ignore", "unsafe_fixes", "jobs", "exclude", "allow_dirty",
-    "respect_gitignore", "dirty", "per_file_ignores", "parse_all",
-), defaults=("fix", catalog.NEWEST_RELEASE, None, frozenset(), False, None, (), False, True, None, (), False))):
+@record
+class Options(NamedTuple):
     """What a run does; ``options._replace(field=value)`` for a changed copy.
 
     * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: sglang release;
@@ -60,7 +60,18 @@ class Options(Record, namedtuple("Options", (
       match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md).
     """
 
-    __slots__ = ()
+    mode: Mode = "fix"
+    target_version: str = catalog.NEWEST_RELEASE
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    unsafe_fixes: bool = False
+    jobs: int | None = None
+    exclude: tuple[str, ...] = ()
+    allow_dirty: bool = False
+    respect_gitignore: bool = True
+    dirty: Uncommitted | None = None
+    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
+    parse_all: bool = False
 
     @property
     def writes(self) -> bool:
@@ -408,12 +419,6 @@ def process_path(path: Path | str, options: Options) -> FileResult:
     return result
 
 
-def _ignore_sigint() -> None:
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -451,15 +456,16 @@ def run(
 
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
-    from . import gitscan, pool as fork_pool
+    from . import gitscan, pool
 
     jobs = options.jobs or default_jobs()
     folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
     # git scans the bytes on all cores while the workers start (they import the analysis)
     # and this process walks the folder; git is the longest of the three, so it goes first.
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
-    workers = fork_pool.ForkPool(jobs, _process_chunk_task, _warm_up) if jobs > 1 and folders and fork_pool.available() else None
-    try:
+    # a few files named one by one: starting processes would cost more than it saves
+    kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
+    with pool.start(jobs, _process_chunk_task, _warm_up, kind) as workers:
         found = discover(paths, options.exclude, options.respect_gitignore)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
@@ -469,24 +475,26 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
-        outcome.summary.files_scanned = len(files)
+        outcome.summary = outcome.summary._replace(files_scanned=len(files))
         todo = _narrow_with_git(scans, files, sizes, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
             on_progress(done, len(files))
-        if workers is not None and len(todo) > 1:
-            _run_fork_pool(workers, todo, options, done, len(files), on_progress, outcome.results)
-        elif len(todo) < POOL_MIN_FILES or jobs == 1:
-            for path, _ in todo:
-                outcome.results.append(process_path(path, options))
-                done += 1
-                if on_progress:
-                    on_progress(done, len(files))
-        else:
-            _run_pool(todo, options, jobs, done, len(files), on_progress, outcome.results)
-    finally:
-        if workers is not None:
-            workers.close()
+        chunks = _largest_first_chunks(todo, jobs) if kind != "serial" else [[path] for path, _ in todo]
+
+        def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
+            nonlocal done
+            if ok:
+                outcome.results.extend(value)  # type: ignore[arg-type]
+            else:
+                batch = f" (a batch of {len(payload[0])} files including this one)" if len(payload[0]) > 1 else ""
+                outcome.results.extend(FileResult(path, error=FileError(path, f"internal error: {value}{batch}; file left unchanged"))
+                                       for path in payload[0])
+            done += len(payload[0])
+            if on_progress:
+                on_progress(done, len(files))
+
+        workers.run([(chunk, options) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
 
 
 def _narrow_with_git(scans: list, files: list[str], sizes: list[int], results: list[FileResult]) -> list[tuple[str, int]]:
@@ -550,61 +558,6 @@ def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
     return [process_path(path, options) for path in paths]
 
 
-def _run_fork_pool(workers, todo: list[tuple[str, int]], options: Options, done: int, total: int,
-                   on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
-    payloads = [(chunk, options) for chunk in _largest_first_chunks(todo, len(workers.workers))]
-
-    def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
-        nonlocal done
-        if ok:
-            results.extend(value)  # type: ignore[arg-type]
-        else:
-            batch = f" (a batch of {len(payload[0])} files including this one)" if len(payload[0]) > 1 else ""
-            results.extend(FileResult(path, error=FileError(path, f"internal error: {value}{batch}; file left unchanged"))
-                           for path in payload[0])
-        done += len(payload[0])
-        if on_progress:
-            on_progress(done, total)
-
-    workers.run(payloads, collect)
-
-
-def _process_chunk(paths: list[str], options: Options) -> list[FileResult]:
-    return [process_path(path, options) for path in paths]
-
-
-def _run_pool(todo: list[tuple[str, int]], options: Options, jobs: int, done: int, total: int,
-              on_progress: Callable[[int, int], None] | None, results: list[FileResult]) -> None:
-    """Where ``os.fork`` is not used (``migrator.pool.available``): the standard executor.
-
-    Results are appended to ``results`` as chunks finish, so they are kept when the run is
-    interrupted; chunks already running finish (workers ignore SIGINT) and are reported.
-    """
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    chunks = _largest_first_chunks(todo, jobs)
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    collected: set = set()
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint) as pool:
-        futures = [pool.submit(_process_chunk, part, options) for part in chunks]
-        try:
-            for future in futures:
-                part = future.result()
-                collected.add(future)
-                results.extend(part)
-                done += len(part)
-                if on_progress:
-                    on_progress(done, total)
-        except KeyboardInterrupt:
-            for future in futures:
-                future.cancel()
-            for future in futures:  # chunks already running finish (workers ignore SIGINT): report them
-                if not future.cancelled() and future not in collected:
-                    results.extend(future.result())
-            raise
-
-
 def left_for_humans(finding: Finding, options: Options) -> bool:
     """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
     fix = finding.fix
@@ -612,14 +565,13 @@ def left_for_humans(finding: Finding, options: Options) -> bool:
 
 
 def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
-    summary = outcome.summary
-    summary.files_scanned = scanned
-    for result in outcome.results:
-        summary.findings += len(result.findings)
-        summary.suppressed += result.suppressed
-        if result.error is not None:
-            summary.files_with_errors += 1
-        if result.changed:
-            summary.files_changed += 1
-            summary.fixes_applied += result.fixes_applied
-        summary.todos_left += sum(1 for f in result.findings if left_for_humans(f, options))
+    results = outcome.results
+    outcome.summary = RunSummary(
+        files_scanned=scanned,
+        files_changed=sum(1 for r in results if r.changed),
+        fixes_applied=sum(r.fixes_applied for r in results if r.changed),
+        todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),
+        files_with_errors=sum(1 for r in results if r.error is not None),
+        findings=sum(len(r.findings) for r in results),
+        suppressed=sum(r.suppressed for r in results),
+    )

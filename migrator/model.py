@@ -7,9 +7,9 @@ column where their consumers expect 1-based columns.
 
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple
 
-from .records import Record
+from .records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,16 +19,20 @@ if TYPE_CHECKING:
     Edit = Union["Replace", "RemoveStatement", "RemoveDictEntry", "AddKeyword", "AppendListItem", "AddImport", "InsertComment"]
 
 
-class Position(Record, namedtuple("Position", "line column")):
+@record
+class Position(NamedTuple):
     """``line`` (1-based, int) and ``column`` (0-based characters, int)."""
 
-    __slots__ = ()
+    line: int
+    column: int
 
 
-class Span(Record, namedtuple("Span", "start end")):
+@record
+class Span(NamedTuple):
     """``start`` and ``end`` ``Position``; spans order by start, then end."""
 
-    __slots__ = ()
+    start: Position
+    end: Position
 
     @classmethod
     def of(cls, line: int, column: int, end_line: int, end_column: int) -> "Span":
@@ -40,47 +44,60 @@ class Span(Record, namedtuple("Span", "start end")):
 # text-file edits (shell, YAML, ...) are applied by splicing the same spans.
 
 
-class Replace(Record, namedtuple("Replace", "span text")):
+@record
+class Replace(NamedTuple):
     """Replace the node (or text) exactly covering ``span`` by ``text``."""
 
-    __slots__ = ()
+    span: Span
+    text: str
 
 
-class RemoveStatement(Record, namedtuple("RemoveStatement", "span")):
+@record
+class RemoveStatement(NamedTuple):
     """Remove the simple statement exactly covering ``span`` (a line, for text files)."""
 
-    __slots__ = ()
+    span: Span
 
 
-class RemoveDictEntry(Record, namedtuple("RemoveDictEntry", "span")):
+@record
+class RemoveDictEntry(NamedTuple):
     """Remove the dict element whose key exactly covers ``span``."""
 
-    __slots__ = ()
+    span: Span
 
 
-class AddKeyword(Record, namedtuple("AddKeyword", "span keyword value")):
+@record
+class AddKeyword(NamedTuple):
     """Add ``keyword=value`` to the call exactly covering ``span`` unless already passed."""
 
-    __slots__ = ()
+    span: Span
+    keyword: str
+    value: str
 
 
-class AppendListItem(Record, namedtuple("AppendListItem", "span text")):
+@record
+class AppendListItem(NamedTuple):
     """Append the expression ``text`` to the list/tuple literal exactly covering ``span``."""
 
-    __slots__ = ()
+    span: Span
+    text: str
 
 
-class AddImport(Record, namedtuple("AddImport", "module name")):
+@record
+class AddImport(NamedTuple):
     """Ensure ``from module import name`` exists in the module (libcst's AddImportsVisitor)."""
 
-    __slots__ = ()
+    module: str
+    name: str
 
 
-class InsertComment(Record, namedtuple("InsertComment", "line text")):
+@record
+class InsertComment(NamedTuple):
     """Put ``text`` (a full ``# ...`` comment) on its own line above the statement starting
     at ``line``, unless an identical comment is already there (idempotent)."""
 
-    __slots__ = ()
+    line: int
+    text: str
 
 
 if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and plain text
@@ -88,7 +105,8 @@ if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and pl
     Applicability = str
 
 
-class Fix(Record, namedtuple("Fix", "applicability edits replacement fallback", defaults=(None, ()))):
+@record
+class Fix(NamedTuple):
     """How to fix a finding.
 
     * ``applicability``: "safe", "unsafe" or "manual";
@@ -99,13 +117,21 @@ class Fix(Record, namedtuple("Fix", "applicability edits replacement fallback", 
       without ``--unsafe-fixes``): the TODO comment that tells a human what to do.
     """
 
-    __slots__ = ()
+    applicability: Applicability
+    edits: tuple[Edit, ...]
+    replacement: str | None = None
+    fallback: tuple[Edit, ...] = ()
 
 
-class Finding(Record, namedtuple("Finding", "path span code message fix", defaults=(None,))):
+@record
+class Finding(NamedTuple):
     """One V1 reference: ``path``, ``span``, rule ``code``, ``message``, ``fix`` (or None)."""
 
-    __slots__ = ()
+    path: str
+    span: Span
+    code: str
+    message: str
+    fix: Fix | None = None
 
     @property
     def line(self) -> int:
@@ -119,10 +145,14 @@ class Finding(Record, namedtuple("Finding", "path span code message fix", defaul
         return (self.path, self.span.start.line, self.span.start.column, self.code)
 
 
-class FileError(Record, namedtuple("FileError", "path message line column", defaults=(None, None))):
+@record
+class FileError(NamedTuple):
     """A file that could not be processed. ``line`` (and ``column``) where the problem has one."""
 
-    __slots__ = ()
+    path: str
+    message: str
+    line: int | None = None
+    column: int | None = None
 
     def __str__(self) -> str:
         where = self.path if self.line is None else f"{self.path}:{self.line}:{(self.column or 0) + 1}"
@@ -164,45 +194,18 @@ class FileResult:
     def changed(self) -> bool:
         return self.new_bytes is not None
 
-    def _fields(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is FileResult and self._fields() == other._fields()  # type: ignore[union-attr]
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
     def __repr__(self) -> str:
         return "FileResult(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__) + ")"
 
-    def __getstate__(self) -> tuple:
-        return self._fields()
 
-    def __setstate__(self, state: tuple) -> None:
-        for name, value in zip(self.__slots__, state):
-            setattr(self, name, value)
+@record
+class RunSummary(NamedTuple):
+    """Counts over a whole run."""
 
-
-class RunSummary:
-    """Counts over a whole run (mutable)."""
-
-    __slots__ = ("files_scanned", "files_changed", "fixes_applied", "todos_left", "files_with_errors",
-                 "findings", "suppressed")
-
-    def __init__(self, files_scanned: int = 0, files_changed: int = 0, fixes_applied: int = 0, todos_left: int = 0,
-                 files_with_errors: int = 0, findings: int = 0, suppressed: int = 0) -> None:
-        self.files_scanned = files_scanned
-        self.files_changed = files_changed
-        self.fixes_applied = fixes_applied
-        self.todos_left = todos_left
-        self.files_with_errors = files_with_errors
-        self.findings = findings
-        self.suppressed = suppressed
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is RunSummary and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable
-
-    def __repr__(self) -> str:
-        return "RunSummary(" + ", ".join(f"{name}={getattr(self, name)}" for name in self.__slots__) + ")"
+    files_scanned: int = 0
+    files_changed: int = 0
+    fixes_applied: int = 0
+    todos_left: int = 0
+    files_with_errors: int = 0
+    findings: int = 0
+    suppressed: int = 0

@@ -1,16 +1,21 @@
-"""A small fork-based worker pool, started before discovery so that workers are warm
-(their imports done) by the time the first file reaches them.
+"""The one way the run spreads work over processes: ``start(jobs, handler)`` picks how, and
+``Workers.run(payloads, on_result)`` runs ``handler(payload)`` for each payload the same way
+whichever was picked:
 
-Why not ``concurrent.futures.ProcessPoolExecutor``: importing it and starting its queues,
-feeder and manager threads costs ~35 ms on the 2-core machines this tool is measured on,
-a sixth of a whole lint of a 2,400-file fork (BENCHMARKS.md). Here each worker has its own
-pair of pipes; the parent hands the next task to whichever worker answers first (tasks
-arrive largest first, so one big file never ends the run alone), and a worker that dies
-is reported, never waited for. Where ``os.fork`` is unavailable (Windows) or unsafe
-(macOS), callers use the executor instead (``available()``).
+* ``"fork"`` (Linux, ``jobs > 1``): forked workers started by ``start``, before discovery,
+  so that they are warm (their imports done) by the time the first file reaches them;
+* ``"executor"`` (no usable ``os.fork``: Windows; macOS, where forking is unsafe):
+  ``concurrent.futures.ProcessPoolExecutor``, started by the first ``run`` that is worth it;
+* ``"serial"`` (``jobs == 1``): in this process.
 
-Ctrl-C: workers ignore SIGINT; the parent stops handing out tasks, collects the results
-of the tasks already running, and re-raises ``KeyboardInterrupt``.
+Why not the executor everywhere: importing it and starting its queues, feeder and manager
+threads costs ~35 ms on the 2-core machines this tool is measured on, a sixth of a whole lint
+of a 2,400-file fork (BENCHMARKS.md). Here each forked worker has its own pair of pipes; the
+parent hands the next task to whichever worker answers first (tasks arrive largest first, so
+one big file never ends the run alone), and a worker that dies is reported, never waited for.
+
+Ctrl-C: workers ignore SIGINT; the parent stops handing out tasks, collects the results of the
+tasks already running, and re-raises ``KeyboardInterrupt``.
 """
 
 from __future__ import annotations
@@ -21,15 +26,135 @@ import select
 import signal
 import struct
 import sys
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, Iterable
+    from typing import Any, Callable, Iterable, Literal
+
+    Kind = Literal["fork", "executor", "serial"]
+    OnResult = Callable[[Any, bool, Any], None]
 
 _HEADER = struct.Struct("<Q")
 
 
 def available() -> bool:
+    """Can this platform fork workers safely (Linux)?"""
     return hasattr(os, "fork") and sys.platform.startswith("linux")
+
+
+def choose(jobs: int) -> Kind:
+    if jobs <= 1:
+        return "serial"
+    return "fork" if available() else "executor"
+
+
+def start(jobs: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None = None,
+          kind: Kind | None = None) -> Workers:
+    """Workers running ``handler`` on ``jobs`` processes; ``kind`` (default ``choose(jobs)``)
+    says how (module docstring). Forked workers start now; close the result when done."""
+    kind = kind or choose(jobs)
+    if kind == "fork":
+        return ForkPool(jobs, handler, warm_up)
+    if kind == "executor":
+        return ExecutorPool(jobs, handler, warm_up)
+    return SerialPool(handler)
+
+
+class Workers:
+    """What every kind of pool offers (see ``start``)."""
+
+    kind: Kind = "serial"
+
+    def run(self, payloads: Iterable[Any], on_result: OnResult, small: bool = False) -> None:
+        """Run ``handler(payload)`` for each payload in order; call ``on_result(payload, ok,
+        result_or_message)`` in this process as each finishes (``ok`` False: the handler raised,
+        or its worker died, and the message says so). ``small``: too little work to pay for
+        starting processes; a pool whose processes are not running yet does it here."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _outcome(handler: Callable[[Any], Any], payload: Any) -> tuple[bool, Any]:
+    try:
+        return True, handler(payload)
+    except Exception as error:  # noqa: BLE001 - reported to the caller, which decides
+        return False, f"{type(error).__name__}: {error}"
+
+
+class SerialPool(Workers):
+    """Runs every payload in this process (``jobs == 1``, or too little work)."""
+
+    kind: Kind = "serial"
+
+    def __init__(self, handler: Callable[[Any], Any]) -> None:
+        self.handler = handler
+
+    def run(self, payloads: Iterable[Any], on_result: OnResult, small: bool = False) -> None:
+        for payload in payloads:
+            on_result(payload, *_outcome(self.handler, payload))
+
+
+def _ignore_sigint(warm_up: Callable[[], None] | None) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if warm_up is not None:
+        warm_up()
+
+
+class ExecutorPool(Workers):
+    """``ProcessPoolExecutor`` where forking workers ourselves is not used (``available()``).
+
+    Results are handed to ``on_result`` in payload order as they finish, so they are kept when
+    the run is interrupted; payloads already running finish (workers ignore SIGINT) and are
+    reported before ``KeyboardInterrupt`` is re-raised.
+    """
+
+    kind: Kind = "executor"
+
+    def __init__(self, jobs: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None = None) -> None:
+        self.jobs = jobs
+        self.handler = handler
+        self.warm_up = warm_up
+
+    def run(self, payloads: Iterable[Any], on_result: OnResult, small: bool = False) -> None:
+        if small:
+            SerialPool(self.handler).run(payloads, on_result)
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        payloads = list(payloads)
+        context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+        reported: set[int] = set()
+        with ProcessPoolExecutor(max_workers=self.jobs, mp_context=context, initializer=_ignore_sigint,
+                                 initargs=(self.warm_up,)) as executor:
+            futures = [executor.submit(_outcome, self.handler, payload) for payload in payloads]
+            try:
+                for index, future in enumerate(futures):
+                    outcome = _future_outcome(future)
+                    reported.add(index)
+                    on_result(payloads[index], *outcome)
+            except KeyboardInterrupt:
+                for future in futures:
+                    future.cancel()
+                for index, future in enumerate(futures):
+                    if index not in reported and not future.cancelled():
+                        on_result(payloads[index], *_future_outcome(future))
+                raise
+
+
+def _future_outcome(future: Any) -> tuple[bool, Any]:
+    try:
+        return future.result()
+    except Exception as error:  # noqa: BLE001 - a worker died (BrokenProcessPool) or pickling failed
+        return False, f"the worker process failed while processing it ({type(error).__name__}: {error})"
 
 
 def _write_frame(fd: int, payload: bytes) -> None:
@@ -74,15 +199,14 @@ def _serve(tasks: int, results: int, handler: Callable[[Any], Any], warm_up: Cal
         if frame is None:
             return
         task_id, payload = pickle.loads(frame)
-        try:
-            outcome: tuple[bool, Any] = (True, handler(payload))
-        except BaseException as error:  # noqa: BLE001 - reported to the parent, which decides
-            outcome = (False, f"{type(error).__name__}: {error}")
+        outcome = _outcome(handler, payload)
         _write_frame(results, pickle.dumps((task_id, outcome), protocol=pickle.HIGHEST_PROTOCOL))
 
 
-class ForkPool:
+class ForkPool(Workers):
     """``jobs`` forked workers running ``handler(payload)``; see the module docstring."""
+
+    kind: Kind = "fork"
 
     def __init__(self, jobs: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None = None) -> None:
         sys.stdout.flush()
@@ -109,10 +233,8 @@ class ForkPool:
             os.close(result_write)
             self.workers.append(_Worker(pid, task_write, result_read))
 
-    def run(self, payloads: Iterable[Any], on_result: Callable[[Any, bool, Any], None]) -> None:
-        """Hand out ``payloads`` in order; call ``on_result(payload, ok, result_or_message)``
-        in the parent as each finishes (``ok`` False: the handler raised, or its worker
-        died, and the message says so)."""
+    def run(self, payloads: Iterable[Any], on_result: OnResult, small: bool = False) -> None:
+        """See ``Workers.run``; the workers are already running, so ``small`` work goes to them too."""
         pending = list(payloads)
         pending.reverse()  # pop() from the end keeps the caller's order
         by_fd = {worker.results: worker for worker in self.workers}

@@ -1,32 +1,50 @@
-"""Immutable records for the types the command's parent process needs before its workers
-start, without ``dataclasses``.
+"""The one record style: ``typing.NamedTuple`` classes with typed fields, decorated with
+``@record``.
 
-Why not dataclasses here: importing ``dataclasses`` (it imports ``inspect``) and the code
-it generates for every class cost ~20 ms of a ~270 ms lint of a 2,400-file fork on this
-project's 2-core machines, all of it before the first worker can start (BENCHMARKS.md).
-A named tuple is built once per class and is a C tuple per instance. ``Record`` adds what
-named tuples lack: a record equals (and hashes like) only records of its own type, so
-``RemoveStatement(span) != RemoveDictEntry(span)`` although both hold one span.
-Everything else is the named tuple API: fields with defaults, ``_replace`` for changed
-copies, ordering by fields, pickling for the worker processes.
+Why named tuples and not dataclasses: on this project's 2-core machines, ``dataclasses``
+(it imports ``inspect``) and the code it generates per class cost ~40 ms before the first
+worker can start, against ~8 ms for ``typing`` and ~20 named tuple classes (BENCHMARKS.md,
+"Records"). ``@record`` adds the one thing named tuples lack: a record equals (and hashes
+like) only records of its own type, so ``RemoveStatement(span) != RemoveDictEntry(span)``
+although both hold one span. Everything else is the named tuple API: typed fields with
+defaults, ``_replace`` for changed copies, ordering by fields, pickling for the workers.
 
-Use: ``class Position(Record, namedtuple("Position", "line column")): __slots__ = ()``.
-Types only the workers or other commands use keep ``dataclasses``.
+Use::
+
+    @record
+    class Position(NamedTuple):
+        line: int
+        column: int
+
+The two objects the engine fills in as it goes (``model.FileResult`` and the run's
+``engine.RunResult``) are mutable accumulators, not records: plain classes with
+``__slots__``.
 """
 
 from __future__ import annotations
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypeVar
 
-class Record:
-    """Mixin for a named tuple subclass: equality and hashing by type and fields."""
+    R = TypeVar("R", bound=tuple)
 
-    __slots__ = ()
 
-    def __eq__(self, other: object) -> bool:
-        return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+def _equal(self: tuple, other: object) -> bool:
+    return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[arg-type]
 
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
 
-    def __hash__(self) -> int:
-        return hash((type(self).__name__, *self))  # type: ignore[misc]
+def _not_equal(self: tuple, other: object) -> bool:
+    return not _equal(self, other)
+
+
+def _hash(self: tuple) -> int:
+    return hash((type(self).__name__, *self))
+
+
+def record(cls: type[R]) -> type[R]:
+    """Equality and hashing by type and fields for a ``typing.NamedTuple`` class."""
+    cls.__eq__ = _equal  # type: ignore[method-assign, assignment]
+    cls.__ne__ = _not_equal  # type: ignore[method-assign, assignment]
+    cls.__hash__ = _hash  # type: ignore[method-assign, assignment]
+    return cls
