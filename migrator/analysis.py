@@ -149,11 +149,11 @@ class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool,
-                 skip_cold_functions: bool = True, hot: "HotText | None" = None) -> None:
+                 skip_cold_functions: bool = True) -> None:
         self.tree = tree
         self.source = source
         if skip_cold_functions:
-            hot = hot or HotText(source)
+            hot = HotText(source)
             self.lines = hot.lines
             #: Words and lines some rule may look at; None: analyse everything (``verify``).
             self.hot_words: set[str] = set(hot.words)
@@ -164,8 +164,6 @@ class Analysis(ast.NodeVisitor):
             self.hot_words = set()
             self.line_ends = []
             self.hot_lines = None
-        #: Hot words found while walking (local aliases and subclasses of V1 names).
-        self.added_words: list[str] = []
         self.module_name = module_name or "__main__"
         self.is_package = is_package
         self.module_scope = Scope("module")
@@ -267,7 +265,6 @@ class Analysis(ast.NodeVisitor):
         """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
         assert self.hot_lines is not None
         self.hot_words.add(word)
-        self.added_words.append(word)
         found = set(self.hot_lines)
         found.update(_lines_holding(self.source, word, self.line_ends))
         self.hot_lines = sorted(found)
@@ -715,7 +712,7 @@ class Analysis(ast.NodeVisitor):
 
 class HotText:
     """A source's lines and the lines holding a word some rule may look for
-    (``catalog.relevant_words_for``); shared by ``migrator.partial`` and ``Analysis``."""
+    (``catalog.relevant_words_for``)."""
 
     def __init__(self, source: str) -> None:
         self.lines = split_lines(source) or [""]
@@ -723,9 +720,6 @@ class HotText:
         #: Offset just past each line's end, for the line of a text position.
         self.line_ends = list(accumulate(map(len, self.lines)))
         self.lines_hot = _hot_lines(source, set(self.words), self.line_ends)
-
-    def lines_holding(self, source: str, word: str) -> set[int]:
-        return _lines_holding(source, word, self.line_ends)
 
 
 def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
@@ -745,17 +739,14 @@ def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
     return found
 
 
-
-
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
-            skip_cold_functions: bool = True, hot: HotText | None = None) -> Analysis:
+            skip_cold_functions: bool = True) -> Analysis:
     """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
-    callers that look at every reference, like ``verify``, pass False. ``hot``: the
-    source's ``HotText`` if the caller already made it."""
+    callers that look at every reference, like ``verify``, pass False."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
-    return Analysis(tree, source, module_name, is_package, skip_cold_functions, hot).run()
+    return Analysis(tree, source, module_name, is_package, skip_cold_functions).run()
 
 
 def rename_qualname(qualname: str, target: str) -> str:

@@ -6,8 +6,7 @@ bytes out.
 * ``run(paths, options)`` discovers files, prefilters them on raw bytes (``git grep``
   where a folder is a work tree, ``migrator.gitscan``; else in the workers), analyses the
   candidates largest first in forked workers started before the walk (``migrator.pool``),
-  parses only the statements of a large file that can matter (``migrator.partial``), and
-  writes changed files atomically (``migrator.fileio``). Lint and fix share one
+  and writes changed files atomically (``migrator.fileio``). Lint and fix share one
   analysis: nothing is parsed twice. BENCHMARKS.md has the measurements behind each step.
 
 The scanned code is never imported or executed.
@@ -22,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
-from . import catalog, partial
+from . import catalog
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
@@ -191,8 +190,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         return result
     try:
         source = decode_python(data)
-        hot, masked = _masked_for_parsing(source, candidate and not options.parse_all)
-        tree = _parse(masked[0], source, path) if masked else ast.parse(source, filename=path)
+        tree = ast.parse(source, filename=path)
     except SourceError as error:
         result.error = FileError(path, error.message, error.line, error.column)
         return result
@@ -202,12 +200,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings, analysis = _run_rules(path, tree, source, options, module_name, hot)
-        if masked and _needs_whole_file(analysis, hot, masked[1]):
-            findings, analysis = _run_rules(path, ast.parse(source, filename=path), source, options, module_name, hot)
-    except SyntaxError as error:  # the whole file, parsed again after a partial parse
-        result.error = _parse_error(path, error)
-        return result
+        findings = _run_rules(path, tree, source, options, module_name)
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
@@ -228,45 +221,18 @@ def _parse_error(path: str, error: Exception) -> FileError:
     return FileError(path, f"cannot parse: {type(error).__name__}: {error}")
 
 
-def _masked_for_parsing(source: str, allowed: bool):  # noqa: ANN202 - (HotText | None, (str, ranges) | None)
-    """The source's hot lines and, for a large file, its text with cold statements blanked
-    (``migrator.partial``); (None, None) when the whole file is parsed anyway."""
-    if not allowed or len(source) < partial.MIN_PARTIAL_CHARS:
-        return None, None
-    from .analysis import HotText
-
-    hot = HotText(source)
-    return hot, partial.mask(source, hot.lines_hot)
-
-
-def _parse(masked: str, source: str, path: str) -> ast.Module:
-    """Parse the masked text; the whole file if the masked text does not parse (a syntax
-    error the masking cut in half, or one inside a blanked statement)."""
-    try:
-        return ast.parse(masked, filename=path)
-    except SyntaxError:
-        return ast.parse(source, filename=path)
-
-
-def _needs_whole_file(analysis, hot, blanked: list[tuple[int, int]]) -> bool:  # noqa: ANN001
-    """A local alias or subclass of a V1 name met while walking is used on a blanked line:
-    the statements there matter after all."""
-    return any(partial.covers(blanked, hot.lines_holding(analysis.source, word)) for word in analysis.added_words)
-
-
-def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None,
-               hot=None):  # noqa: ANN001, ANN202 - (list[Finding], Analysis)
+def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None) -> list[Finding]:
     from .analysis import analyze
     from .rules import RuleContext, all_rules
 
-    analysis = analyze(tree, source, Path(path), module_name, hot=hot)
+    analysis = analyze(tree, source, Path(path), module_name)
     enabled = enabled_for(path, options)
     context = RuleContext(analysis, path, options.target_version, enabled)
     for rule in all_rules():
         rule(context)
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
-    return sorted(findings, key=Finding.sort_key), analysis
+    return sorted(findings, key=Finding.sort_key)
 
 
 def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
@@ -362,11 +328,6 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         result.error = FileError(result.path, str(error))
         return
     except (SyntaxError, SourceError, ValueError, RecursionError, MemoryError) as error:
-        try:  # only part of a large file may have been parsed (migrator.partial): blame the file if it is broken
-            ast.parse(source, filename=result.path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as original:
-            result.error = _parse_error(result.path, original)
-            return
         result.error = FileError(result.path, f"internal error: the rewrite would not parse ({error}); file left unchanged")
         return
     if new == data:
