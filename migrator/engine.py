@@ -200,7 +200,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings = _run_rules(path, tree, source, options, module_name)
+        findings, module_name = _run_rules(path, tree, source, options, module_name)
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
@@ -210,7 +210,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings)
     result.findings = findings
     if options.fixes:
-        _apply(result, data, source, findings, options, module_name or analysis.module_name)
+        _apply(result, data, source, findings, options, module_name)
     return result
 
 
@@ -221,7 +221,9 @@ def _parse_error(path: str, error: Exception) -> FileError:
     return FileError(path, f"cannot parse: {type(error).__name__}: {error}")
 
 
-def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None) -> list[Finding]:
+def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
+               module_name: str | None) -> tuple[list[Finding], str]:
+    """The findings of every rule, and the module name the analysis used."""
     from .analysis import analyze
     from .rules import RuleContext, all_rules
 
@@ -232,7 +234,7 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         rule(context)
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
-    return sorted(findings, key=Finding.sort_key)
+    return sorted(findings, key=Finding.sort_key), analysis.module_name
 
 
 def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
