@@ -191,6 +191,11 @@ class Analysis(ast.NodeVisitor):
         self.imports_sglang = False
         self.current_statement: ast.stmt | None = None
         self.guard_depth = 0
+        #: Names an ``except ImportError`` handler or the other branch of an ``if`` binds
+        #: too (``except ImportError: DFlashWorker = object``): an import of such a name
+        #: keeps its local name when renamed (``DFlashWorkerV2 as DFlashWorker``).
+        self.alternative_names: set[str] = set()
+        self.shared_locals: set[str] = set()
 
     # ---- entry point ------------------------------------------------------------
     def run(self) -> "Analysis":
@@ -256,6 +261,10 @@ class Analysis(ast.NodeVisitor):
     def bind(self, name: str, binding: Binding) -> None:
         if self.guard_depth:
             binding.guarded = True
+        if name in self.shared_locals and binding.kind in ("other", "alias"):
+            current = self.scope.names.get(name)
+            if current is not None and current.kind in ("import", "from", "from-as"):
+                return  # the fallback of an import: the name still means the import where it succeeds
         self.scope.names[name] = binding
         if (self.hot_lines is not None and name not in self.hot_words and binding.qualname is not None
                 and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname, self.hot_words)):
@@ -425,7 +434,11 @@ class Analysis(ast.NodeVisitor):
                 continue
             qualname = f"{module}.{alias.name}" if module else alias.name
             local = alias.asname or alias.name
-            self.bind(local, Binding(qualname, "from-as" if alias.asname else "from", follows_rename=not alias.asname))
+            shared = local in self.alternative_names
+            if shared:
+                self.shared_locals.add(local)
+            self.bind(local, Binding(qualname, "from-as" if alias.asname else "from",
+                                     follows_rename=not alias.asname and not shared))
             line, col = alias.lineno, self.char_col(alias.lineno, alias.col_offset)
             names.append(ImportedName(node, qualname, (line, col, line, col + len(alias.name)), local, bool(alias.asname), bool(self.guard_depth)))
         self.import_froms.append(ImportFromInfo(node, module, self._module_span(node), node.level, tuple(names), bool(self.guard_depth)))
@@ -434,7 +447,12 @@ class Analysis(ast.NodeVisitor):
         if module == "sglang" or module.startswith("sglang."):
             self.imports_sglang = True
 
+    def visit_If(self, node: ast.If) -> None:
+        self.alternative_names |= _bound_names(node.body) & _bound_names(node.orelse)
+        self.generic_visit(node)
+
     def visit_Try(self, node: ast.Try) -> None:
+        self.alternative_names |= _bound_names(node.body) & set().union(*(_bound_names(h.body) for h in node.handlers))
         if self._is_version_guard(node):
             self.guard_depth += 1
             self.guarded_nodes.add(id(node))
@@ -708,6 +726,20 @@ class Analysis(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self.strings.append(node)
+
+
+def _bound_names(body: list[ast.stmt]) -> set[str]:
+    """Names the statements of ``body`` bind by assignment, import or definition (not nested)."""
+    names: set[str] = set()
+    for statement in body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition(".")[0] for a in statement.names)
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(statement.name)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 class HotText:

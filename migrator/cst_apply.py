@@ -17,7 +17,9 @@ from .model import (
     AppendListItem,
     Edit,
     InsertComment,
+    InsertStatementAfter,
     RemoveDictEntry,
+    RemoveImportName,
     RemoveStatement,
     Replace,
 )
@@ -52,6 +54,8 @@ class _Plan:
     append_item: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
     comments: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     imports: list[AddImport] = field(default_factory=list)
+    remove_import_name: set[SpanKey] = field(default_factory=set)
+    insert_after: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
     matched: set[tuple[str, object]] = field(default_factory=set)
 
     @classmethod
@@ -77,6 +81,11 @@ class _Plan:
             elif isinstance(edit, InsertComment):
                 if edit.text not in plan.comments[edit.line]:
                     plan.comments[edit.line].append(edit.text)
+            elif isinstance(edit, RemoveImportName):
+                plan.remove_import_name.add(_key(edit.span))
+            elif isinstance(edit, InsertStatementAfter):
+                if edit.text not in plan.insert_after[_key(edit.span)]:
+                    plan.insert_after[_key(edit.span)].append(edit.text)
             elif isinstance(edit, AddImport):
                 if edit not in plan.imports:
                     plan.imports.append(edit)
@@ -86,6 +95,7 @@ class _Plan:
         wanted = [("replace", k) for k in self.replace] + [("remove", k) for k in self.remove_statement]
         wanted += [("dict", k) for k in self.remove_dict_entry] + [("keyword", k) for k in self.add_keyword]
         wanted += [("append", k) for k in self.append_item] + [("comment", k) for k in self.comments]
+        wanted += [("import-name", k) for k in self.remove_import_name] + [("insert", k) for k in self.insert_after]
         return [f"{kind} at line {key if isinstance(key, int) else key[0]}" for kind, key in wanted if (kind, key) not in self.matched]
 
 
@@ -115,7 +125,8 @@ class _Applier(cst.CSTTransformer):
         if key is None:
             return result
         plan = self.plan
-        if isinstance(original, cst.BaseExpression) and key in plan.replace and isinstance(result, cst.BaseExpression):
+        if (isinstance(original, cst.BaseExpression) and key in plan.replace and isinstance(result, cst.BaseExpression)
+                and " as " not in plan.replace[key]):  # ``New as Old`` is an imported name's: leave_ImportAlias
             plan.matched.add(("replace", key))
             replacement = cst.parse_expression(plan.replace[key])
             return replacement.with_changes(lpar=result.lpar, rpar=result.rpar) if hasattr(replacement, "lpar") else replacement
@@ -152,7 +163,43 @@ class _Applier(cst.CSTTransformer):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(elements=kept)
 
+    def leave_ImportAlias(self, original: cst.ImportAlias, updated: cst.ImportAlias) -> Node:  # noqa: N802
+        key = self._span(original.name)
+        text = self.plan.replace.get(key) if key is not None else None
+        if text is None or " as " not in text:
+            return updated
+        self.plan.matched.add(("replace", key))
+        name, _, local = text.partition(" as ")
+        return updated.with_changes(name=cst.parse_expression(name), asname=cst.AsName(name=cst.Name(local)))
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> Node:  # noqa: N802
+        if isinstance(original.names, cst.ImportStar) or isinstance(updated.names, cst.ImportStar):
+            return updated
+        kept = []
+        for before, alias in zip(original.names, updated.names):
+            key = self._span(before.name)
+            if key is not None and key in self.plan.remove_import_name:
+                self.plan.matched.add(("import-name", key))
+                continue
+            kept.append(alias)
+        if len(kept) == len(updated.names) or not kept:
+            return updated
+        if not isinstance(updated.names[-1].comma, cst.Comma):
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=kept)
+
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:  # noqa: N802
+        added = []
+        for statement in original.body:
+            key = self._span(statement)
+            if key is not None and key in self.plan.insert_after:
+                self.plan.matched.add(("insert", key))
+                added.extend(cst.parse_statement(text) for text in self.plan.insert_after[key])
+        if added:
+            return cst.FlattenSentinel([self._settled(original, updated), *added])
+        return self._settled(original, updated)
+
+    def _settled(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:
         if original.body and not updated.body:
             # Keep the line's own comments in place and say what was removed and why.
             removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()

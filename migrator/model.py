@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from typing import Literal, Union
 
     Applicability = Literal["safe", "unsafe", "manual"]
-    Edit = Union["Replace", "RemoveStatement", "RemoveDictEntry", "AddKeyword", "AppendListItem", "AddImport", "InsertComment"]
+    Edit = Union["Replace", "RemoveStatement", "RemoveDictEntry", "AddKeyword", "AppendListItem", "AddImport", "InsertComment",
+                 "RemoveImportName", "InsertStatementAfter"]
 
 
 @record
@@ -100,8 +101,23 @@ class InsertComment(NamedTuple):
     text: str
 
 
+class RemoveImportName(Record, namedtuple("RemoveImportName", "span cut")):
+    """Drop the imported name whose name is at ``span`` from its ``from`` import; ``cut``:
+    the text that goes with it (the name, its ``as`` part, one comma and what follows)."""
+
+    __slots__ = ()
+
+
+class InsertStatementAfter(Record, namedtuple("InsertStatementAfter", "span text")):
+    """Put the statement ``text`` on its own line, same indentation, after the simple
+    statement exactly covering ``span`` (the moved half of a split import)."""
+
+    __slots__ = ()
+
+
 if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and plain text
-    Edit = (Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment)
+    Edit = (Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment,
+            RemoveImportName, InsertStatementAfter)
     Applicability = str
 
 

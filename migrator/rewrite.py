@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from .lines import line_ending, split_lines
-from .model import Edit, InsertComment, Replace
+from .model import Edit, InsertComment, InsertStatementAfter, RemoveImportName, Replace
 
 
 class RewriteError(Exception):
@@ -64,10 +64,21 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
 
     pieces: set[tuple[int, int, int, str]] = set()
     for edit in edits:
-        if isinstance(edit, Replace):
-            start = offset(edit.span.start.line, edit.span.start.column)
-            end = offset(edit.span.end.line, edit.span.end.column)
-            pieces.add((start, 1, end, edit.text))
+        if isinstance(edit, (Replace, RemoveImportName)):
+            span = edit.span if isinstance(edit, Replace) else edit.cut
+            start = offset(span.start.line, span.start.column)
+            end = offset(span.end.line, span.end.column)
+            pieces.add((start, 1, end, edit.text if isinstance(edit, Replace) else ""))
+        elif isinstance(edit, InsertStatementAfter):
+            offset(edit.span.end.line, 0)
+            last = edit.span.end.line
+            indent = lines[edit.span.start.line - 1][: edit.span.start.column]
+            if indent.strip():
+                raise RewriteError(f"statement at line {edit.span.start.line} does not start its line")
+            ending = line_ending(lines[last - 1], "\n")
+            at = starts[last]
+            newline = "" if lines[last - 1].endswith(("\n", "\r")) else ending
+            pieces.add((at, -1, at, f"{newline}{indent}{edit.text}{ending}"))  # above a TODO of the next line
     ordered = sorted(pieces)
     for before, after in zip(ordered, ordered[1:]):
         if before[2] > after[0]:
@@ -93,7 +104,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
 def needs_libcst(edits: Sequence[Edit]) -> bool:
     """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path."""
     return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST")) or not all(
-        isinstance(e, (Replace, InsertComment)) for e in edits)
+        isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter)) for e in edits)
 
 
 def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:

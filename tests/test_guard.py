@@ -95,3 +95,80 @@ def test_refused_fixes_are_not_counted_and_diff_equals_write(tmp_path) -> None: 
     assert diff.summary.fixes_applied == write.summary.fixes_applied == 0
     assert [r.new_bytes for r in diff.results] == [r.new_bytes for r in write.results]
     assert (tmp_path / "fork.py").read_bytes() == write.results[0].new_bytes
+
+
+# ---- split imports (issue 14 item 2) -----------------------------------------------------
+
+SPLIT_CASES = [
+    ("from sglang.srt.speculative.dflash_info import DFlashDraftInput, DFlashVerifyInput\n"
+     "x: DFlashDraftInput = DFlashVerifyInput()\n",
+     "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+     "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+     "x: DFlashDraftInputV2 = DFlashVerifyInput()\n"),
+    ("from sglang.srt.speculative.dflash_info import DFlashVerifyInput, DFlashDraftInput\n"
+     "x = DFlashDraftInput(DFlashVerifyInput)\n",
+     "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+     "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+     "x = DFlashDraftInputV2(DFlashVerifyInput)\n"),
+    ("from sglang.srt.speculative.dflash_info import (  # inputs\n"
+     "    DFlashDraftInput as Draft,  # the draft\n"
+     "    DFlashVerifyInput,  # the verify\n"
+     ")\n"
+     "x = Draft(DFlashVerifyInput)\n",
+     "from sglang.srt.speculative.dflash_info import (  # inputs\n"
+     "    DFlashVerifyInput,  # the verify\n"
+     ")\n"
+     "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2 as Draft\n"
+     "x = Draft(DFlashVerifyInput)\n"),
+    ("def load():\n"
+     "    from sglang.srt.speculative.dflash_info import DFlashVerifyInput, DFlashDraftInput  # lazy\n"
+     "    return DFlashDraftInput, DFlashVerifyInput\n",
+     "def load():\n"
+     "    from sglang.srt.speculative.dflash_info import DFlashVerifyInput  # lazy\n"
+     "    from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+     "    return DFlashDraftInputV2, DFlashVerifyInput\n"),
+]
+
+
+@pytest.mark.parametrize("libcst", [False, True], ids=["splice", "libcst"])
+@pytest.mark.parametrize(("before", "after"), SPLIT_CASES)
+def test_mixed_imports_are_split_as_a_safe_fix(before: str, after: str, libcst: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if libcst:
+        monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
+    new, findings = migrate(before)
+    assert new_flakes(before, new) == []
+    assert not todo_lines(new)
+    if not libcst:  # libcst keeps the same statements, with its own whitespace around `)`
+        assert new == after
+    else:
+        assert [line.split("#")[0].strip() for line in new.splitlines() if "import" in line] == [
+            line.split("#")[0].strip() for line in after.splitlines() if "import" in line]
+
+
+def test_relative_imports_in_a_fork_of_sglang_keep_their_relative_form() -> None:
+    before = "from .dflash_info import DFlashDraftInput, DFlashVerifyInput\nx = DFlashDraftInput(DFlashVerifyInput)\n"
+    new, _ = migrate(before, module_name="sglang.srt.speculative.my_worker")
+    assert new == ("from .dflash_info import DFlashVerifyInput\nfrom .dflash_info_v2 import DFlashDraftInputV2\n"
+                   "x = DFlashDraftInputV2(DFlashVerifyInput)\n")
+
+
+@pytest.mark.parametrize("libcst", [False, True], ids=["splice", "libcst"])
+def test_a_fallback_import_keeps_the_old_name_bound_and_reports_overrides(libcst: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if libcst:
+        monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
+    source = """\
+    try:
+        from sglang.srt.speculative.dflash_worker import DFlashWorker
+    except ImportError:
+        DFlashWorker = object
+
+
+    class W(DFlashWorker):
+        def _prepare_for_speculative_decoding(self, batch, draft_input):
+            pass
+    """
+    new, findings = migrate(source)
+    assert "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n" in new
+    assert "class W(DFlashWorker):" in new
+    assert "DFM106" in {f.code for f in findings}
+    assert new_flakes(textwrap.dedent(source), new) == []

@@ -14,8 +14,8 @@ Imports inside ``try: <new> except ImportError: <old>`` guards are left alone.
 from __future__ import annotations
 
 from .. import catalog
-from ..analysis import ImportFromInfo, rename_qualname
-from ..model import Span
+from ..analysis import ImportedName, ImportFromInfo, rename_qualname
+from ..model import Finding, Fix, InsertStatementAfter, RemoveImportName, Span
 from . import RuleContext
 
 
@@ -68,12 +68,14 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
     destinations = {move[2] for move in moves}
     staying = len(moves) < len(info.names)
     if len(destinations) > 1 or (destinations and staying and destinations != {new_module}):
-        for imported, entry, destination, _ in moves:
-            if destination != new_module:
+        home = new_module if staying or new_module in destinations else moves[0][2]
+        leaving = [move for move in moves if move[2] != home]
+        if not _split(ctx, info, leaving):
+            for imported, entry, destination, _ in leaving:
                 ctx.todo(info.statement, entry, f"{entry.message}; split this import: "
-                         f"`{imported.local}` now lives in `{destination}`")  # type: ignore[attr-defined]
-        moves = [move for move in moves if move[2] == new_module]
-        destinations = {new_module} if moves else set()
+                         f"`{imported.local}` now lives in `{destination}`")
+        moves = [move for move in moves if move[2] == home]
+        destinations = {home} if moves else set()
     target_module = destinations.pop() if destinations else new_module
     if target_module != info.module:
         entry = module_entry or (moves[0][1] if moves else None)
@@ -84,7 +86,62 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
             _replace_span(ctx, info.module_span, text, entry)
     for imported, entry, _, new_name in moves:
         if new_name != imported.qualname.rpartition(".")[2]:  # type: ignore[attr-defined]
-            _replace_span(ctx, imported.name_span, new_name, entry)  # type: ignore[attr-defined]
+            _replace_span(ctx, imported.name_span, _kept_local(ctx, imported, new_name), entry)  # type: ignore[arg-type]
+
+
+def _split(ctx: RuleContext, info: ImportFromInfo, leaving: list) -> bool:
+    """Move each name of ``leaving`` out of the statement into an import of its own from its
+    new module, on the next line (a safe fix); False where the statement does not stand
+    alone on its lines (``x = 1; from m import A, B``, a one-line ``try:`` body)."""
+    analysis = ctx.analysis
+    statement = info.statement
+    line, col, end_line, end_col = analysis.span(statement)
+    before, after = analysis.lines[line - 1][:col], analysis.lines[end_line - 1][end_col:].strip()
+    if before.strip() or (after and not after.startswith("#")) or len(statement.names) != len(info.names):
+        return False
+    starts = [(a.lineno, analysis.char_col(a.lineno, a.col_offset)) for a in statement.names]
+    ends = [(a.end_lineno, analysis.char_col(a.end_lineno, a.end_col_offset)) for a in statement.names]
+    leaving_at = {id(move[0]): move for move in leaving}
+    kept = [i for i, imported in enumerate(info.names) if id(imported) not in leaving_at]
+    if not kept:
+        return False
+    for index, imported in enumerate(info.names):
+        move = leaving_at.get(id(imported))
+        if move is None:
+            continue
+        _, entry, destination, new_name = move
+        own_line = _own_line(analysis.lines, starts[index], ends[index])
+        if own_line is not None:
+            cut = own_line
+        elif index < kept[-1]:
+            cut = Span.of(*starts[index], *starts[index + 1])
+        else:
+            cut = Span.of(*ends[index - 1], *ends[index])
+        module = _module_text(info, destination) if info.level else destination
+        module = "." * info.level + module if info.level and module is not None else destination
+        local = f" as {imported.local}" if imported.has_asname else ""
+        text = f"from {module} import {_kept_local(ctx, imported, new_name) if not local else new_name + local}"
+        edits = (RemoveImportName(Span.of(*imported.name_span), cut), InsertStatementAfter(Span.of(line, col, end_line, end_col), text))
+        ctx.findings.append(Finding(ctx.path, Span.of(*imported.name_span), entry.code,
+                                    f"{entry.message}; moved to its own import from `{destination}`",
+                                    Fix("safe", edits, replacement=text)))
+    return True
+
+
+def _own_line(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> Span | None:
+    """The whole lines of an imported name written on lines of its own (``    A,  # why``)."""
+    rest = lines[end[0] - 1][end[1]:].strip()
+    if lines[start[0] - 1][: start[1]].strip() or not rest.startswith(",") or (rest[1:].strip() and not rest[1:].strip().startswith("#")):
+        return None
+    return Span.of(start[0], 0, end[0] + 1, 0) if end[0] < len(lines) else None
+
+
+def _kept_local(ctx: RuleContext, imported: ImportedName, new_name: str) -> str:
+    """``New as Old`` where a fallback (``except ImportError: Old = object``, the other
+    branch of an ``if``) binds the old name too: the name stays bound on every path."""
+    if not imported.has_asname and imported.local in ctx.analysis.shared_locals:
+        return f"{new_name} as {imported.local}"
+    return new_name
 
 
 def _module_text(info: ImportFromInfo, new_module: str) -> str | None:
