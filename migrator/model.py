@@ -101,18 +101,22 @@ class InsertComment(NamedTuple):
     text: str
 
 
-class RemoveImportName(Record, namedtuple("RemoveImportName", "span cut")):
+@record
+class RemoveImportName(NamedTuple):
     """Drop the imported name whose name is at ``span`` from its ``from`` import; ``cut``:
     the text that goes with it (the name, its ``as`` part, one comma and what follows)."""
 
-    __slots__ = ()
+    span: Span
+    cut: Span
 
 
-class InsertStatementAfter(Record, namedtuple("InsertStatementAfter", "span text")):
+@record
+class InsertStatementAfter(NamedTuple):
     """Put the statement ``text`` on its own line, same indentation, after the simple
     statement exactly covering ``span`` (the moved half of a split import)."""
 
-    __slots__ = ()
+    span: Span
+    text: str
 
 
 if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and plain text
