@@ -66,6 +66,22 @@ def parse_version(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
+def target_release(text: str) -> str:
+    """``text`` checked as a release to migrate to: a full ``X.Y.Z`` release number (a
+    ``.postN`` suffix is allowed) no older than the first V2 release. Raises ValueError with
+    a message for the user: ``0.5``, ``0`` or ``0.5.13`` would turn every rule off."""
+    try:
+        parsed = parse_version(text)
+    except ValueError:
+        parsed = ()
+    if len(parsed) < 3:
+        raise ValueError(f"{text!r} is not a release number (X.Y.Z, e.g. {NEWEST_RELEASE})")
+    if parsed < parse_version(FIRST_V2_RELEASE):
+        raise ValueError(f"{text!r} is older than {FIRST_V2_RELEASE}, the first release with the V2 worker "
+                         f"(known releases: {FIRST_V2_RELEASE} to {NEWEST_RELEASE})")
+    return text.strip()
+
+
 def next_release(version: str) -> str | None:
     index = RELEASES.index(version)
     return RELEASES[index + 1] if index + 1 < len(RELEASES) else None

@@ -1,4 +1,5 @@
-"""``[tool.dflash-migrate]`` in the nearest ``pyproject.toml``; CLI flags override it.
+"""``[tool.dflash-migrate]`` in the nearest ``pyproject.toml``; command-line flags override it
+(:func:`migrator.commands.common.build_options` merges the two into ``Options``).
 
 ::
 
@@ -11,18 +12,23 @@
     "tests/**" = ["DFM105"]
     "docs/*.md" = ["DFM201"]
 
-The search walks up from ``start`` and stops at the first ``pyproject.toml`` that has the
-table (a ``pyproject.toml`` without it is skipped, like ruff does), and never above the top
-of the git repository (a folder holding ``.git``): a fork checked out inside another
-project is configured by its own files only. Unknown keys and unknown codes are errors,
-so a typo never silently lints with the wrong rules.
+One config per run: the search starts at the first path of the command line (its folder
+for a file), walks up and stops at the first ``pyproject.toml`` that has the table (a
+``pyproject.toml`` without it is skipped, like ruff does). It never goes above the top of
+the git repository (a folder holding ``.git``): a fork checked out inside another project
+is configured by its own files only. Outside any repository the search stops at the
+current folder (or at the scanned folder when that is not below it), so a
+``pyproject.toml`` in some writable parent folder (``/tmp``, a shared home) can never
+switch rules off. Paths in the table are relative to the file's folder.
+Unknown keys and unknown codes are errors, so a typo never silently lints with the wrong
+rules.
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path, PurePosixPath
-from typing import NamedTuple
+from pathlib import Path
+from typing import Iterable, NamedTuple
 
 from migrator import catalog
 
@@ -53,53 +59,23 @@ class Config(NamedTuple):
     def __hash__(self) -> int:
         return hash(("Config", *self[:-1]))
 
-    def with_overrides(self, **flags: object) -> "Config":
-        """CLI flags win; a flag left at None/empty keeps the configured value."""
-        changes = {k: (tuple(v) if isinstance(v, (list, tuple)) else v) for k, v in flags.items() if v}
-        return self._replace(**changes)
 
-    def _relative(self, path: str | Path) -> str:
-        p = Path(path)
-        if self.root is not None:
-            try:
-                p = p.resolve().relative_to(self.root.resolve())
-            except ValueError:
-                pass
-        return PurePosixPath(*p.parts).as_posix() if p.parts else "."
-
-    def is_excluded(self, path: str | Path) -> bool:
-        if not self.exclude:
-            return False
-        return _spec(self.exclude).match_file(self._relative(path))
-
-    def enabled(self, code: str, path: str | Path | None = None) -> bool:
-        """Whether ``code`` is reported for ``path`` (select, ignore, per-file-ignores)."""
-        if self.select and not any(code.startswith(p) for p in self.select):
-            return False
-        if any(code.startswith(p) for p in self.ignore):
-            return False
-        if path is not None and self.per_file_ignores:
-            rel = self._relative(path)
-            for pattern, codes in self.per_file_ignores:
-                if _spec((pattern,)).match_file(rel) and any(code.startswith(c) for c in codes):
-                    return False
-        return True
-
-
-def _spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec (imported lazily)
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+def unknown_code(codes: Iterable[str]) -> str | None:
+    """The first of ``codes`` that is no rule code nor a prefix of one, or None."""
+    known = catalog.by_code()
+    for code in codes:
+        if not code.startswith("DFM") or not any(k.startswith(code) for k in known):
+            return code
+    return None
 
 
 def _codes(value: object, key: str, source: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{source}: [tool.dflash-migrate] {key} must be a list of strings")
-    known = catalog.by_code()
     out = tuple(v.strip().upper() for v in value)
-    for code in out:
-        if not code.startswith("DFM") or not any(k.startswith(code) for k in known):
-            raise ConfigError(f"{source}: [tool.dflash-migrate] {key}: unknown rule code {code!r}")
+    unknown = unknown_code(out)
+    if unknown is not None:
+        raise ConfigError(f"{source}: [tool.dflash-migrate] {key}: unknown rule code {unknown!r}")
     return out
 
 
@@ -118,7 +94,7 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
         if not isinstance(target, str):
             raise ConfigError(f"{source}: [tool.dflash-migrate] target-version must be a string")
         try:
-            catalog.parse_version(target)
+            target = catalog.target_release(target)
         except ValueError as exc:
             raise ConfigError(f"{source}: [tool.dflash-migrate] target-version: {exc}") from None
     return Config(
@@ -147,11 +123,22 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
 
 
-def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
+def _search_path(start: Path) -> list[Path]:
+    """``start``'s folder and its parents up to the repository top. Outside a repository:
+    up to the current folder where ``start`` is below it, else ``start``'s folder alone."""
     here = start.resolve()
-    if here.is_file():
+    if not here.is_dir():
         here = here.parent
-    for directory in (here, *here.parents):
+    chain = [here, *here.parents]
+    for index, directory in enumerate(chain):
+        if (directory / ".git").exists():
+            return chain[: index + 1]
+    cwd = Path.cwd().resolve()
+    return chain[: chain.index(cwd) + 1] if cwd in chain else [here]
+
+
+def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
+    for directory in _search_path(start):
         candidate = directory / "pyproject.toml"
         try:
             text = candidate.read_bytes() if candidate.is_file() else b""
@@ -163,14 +150,13 @@ def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
             data = _toml_load(candidate, text)
             if isinstance(data.get("tool"), dict) and "dflash-migrate" in data["tool"]:
                 return candidate, data
-        if (directory / ".git").exists():
-            break  # a repository's settings never come from a folder above it
     return None
 
 
 def find(start: Path) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.dflash-migrate]``,
-    looking no higher than the top of the git repository ``start`` is in."""
+    looking no higher than the top of the git repository ``start`` is in (outside a
+    repository: than the current folder, or ``start``'s folder when not below it)."""
     found = _find(start)
     return found[0] if found else None
 

@@ -2,7 +2,10 @@
 
 Recursive, deterministic (sorted) order; honours ``.gitignore`` files (with pathspec's
 git semantics, including those between the git top level and the root) and ``--exclude``
-globs; prunes the usual non-source folders. Symbolic links are never followed and never
+patterns (one matcher for every command: :class:`migrator.options.Selection`, patterns relative
+to the folder they were written for); prunes the usual non-source folders. With
+``force_exclude`` the exclude patterns also drop paths given by name (how pre-commit passes
+files). Symbolic links are never followed and never
 written through: a linked file is either reached directly under the root anyway, or it
 points outside the root, where this tool never reads or writes. Each skipped link is
 reported, not dropped silently.
@@ -17,6 +20,8 @@ from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
+
+    from .options import Selection
 
 DEFAULT_EXCLUDES = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "site-packages",
@@ -55,17 +60,13 @@ def _default_accept(path: str) -> bool:
 
 
 class _IgnoreRules:
-    """``.gitignore`` files seen so far (folder -> compiled spec) plus ``--exclude`` globs.
+    """``.gitignore`` files seen so far (folder -> compiled spec) plus the exclude patterns.
     Folders and paths are plain strings: this runs for every file of a 3,000-file fork."""
 
-    def __init__(self, exclude: Sequence[str], respect_gitignore: bool) -> None:
+    def __init__(self, selection: Selection | None, respect_gitignore: bool) -> None:
         self.respect_gitignore = respect_gitignore
         self.specs: dict[str, object] = {}
-        self.exclude = None
-        if exclude:
-            import pathspec
-
-            self.exclude = pathspec.GitIgnoreSpec.from_lines(exclude)
+        self.selection = selection if selection is not None and selection.exclude else None
 
     def load(self, folder: str) -> None:
         if not self.respect_gitignore or folder in self.specs:
@@ -81,13 +82,10 @@ class _IgnoreRules:
                 return
             self.specs[folder] = pathspec.GitIgnoreSpec.from_lines(lines)
 
-    def ignored(self, path: str, root: str, is_dir: bool) -> bool:
+    def ignored(self, path: str, absolute: str, absolute_root: str, is_dir: bool) -> bool:
         slash = "/" if is_dir else ""
-        if self.exclude is not None:
-            relative = _relative(path, root)
-            if relative is not None and (self.exclude.match_file(relative + slash)
-                                         or self.exclude.match_file(os.path.basename(path) + slash)):
-                return True
+        if self.selection is not None and self.selection.excluded(absolute, is_dir, absolute_root):
+            return True
         for folder, spec in self.specs.items():
             relative = _relative(path, folder)
             if relative is not None and spec.match_file(relative + slash):  # type: ignore[attr-defined]
@@ -115,13 +113,16 @@ def _git_ancestors(root: Path) -> Iterable[Path]:
 
 def discover(
     paths: Sequence[Path],
-    exclude: Sequence[str] = (),
+    selection: Selection | None = None,
     respect_gitignore: bool = True,
     accept: Callable[[str], bool] = _default_accept,
+    force_exclude: bool = False,
 ) -> Discovered:
     found = Discovered()
     seen: set[str] = set()
     for given in paths:
+        if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
+            continue
         if given.is_symlink():
             found.skipped.append((given, "symbolic link: not followed"))
             continue
@@ -143,7 +144,7 @@ def discover(
                 found.sizes.append(given.stat().st_size)
             continue
         root = str(given)
-        rules = _IgnoreRules(exclude, respect_gitignore)
+        rules = _IgnoreRules(selection, respect_gitignore)
         resolved = given.resolve()
         for folder in _git_ancestors(resolved):
             rules.load(str(folder) if folder != resolved else root)
@@ -171,14 +172,15 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         except OSError:  # a link loop
             is_dir = False
         if is_dir:
-            if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, root, True):
+            if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, absolute_root + path[len(root):], absolute_root, True):
                 continue
             if is_link:
                 found.skipped.append((Path(path), "symbolic link to a folder: not followed"))
                 continue
             subfolders.append(path)
             continue
-        if rules.ignored(path, root, False) or not accept(path):
+        key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
+        if rules.ignored(path, key, absolute_root, False) or not accept(path):
             continue
         if is_link:
             found.skipped.append((Path(path), _symlink_reason(Path(path), Path(root))))
@@ -191,7 +193,6 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         if not stat.S_ISREG(info.st_mode):
             found.skipped.append((Path(path), _special_reason(Path(path))))
             continue
-        key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
         if key not in seen:
             seen.add(key)
             found.files.append(path)

@@ -19,22 +19,19 @@ import os
 import re
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple
 
 from . import catalog
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
-from .records import record
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
+from .options import Options, enabled_for, selection
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Literal, Sequence
 
-    from .uncommitted import Uncommitted
-
-    Mode = Literal["fix", "check", "diff", "lint"]
+    from .options import Mode
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
 #: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory)
@@ -42,49 +39,6 @@ POOL_MIN_FILES = 256  # below this many files a process pool costs more than it 
 #: exhaust the machine; the other files are still processed.
 MAX_ANALYSE_BYTES = 8 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
-
-
-@record
-class Options(NamedTuple):
-    """What a run does; ``options._replace(field=value)`` for a changed copy.
-
-    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: sglang release;
-    * ``select`` (codes or prefixes, None: all) and ``ignore``; ``per_file_ignores``:
-      (glob, codes) pairs from ``[tool.dflash-migrate] per-file-ignores``;
-    * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``exclude`` (gitignore-style globs),
-      ``allow_dirty``, ``respect_gitignore``;
-    * ``dirty``: a ``migrator.uncommitted.Uncommitted`` saying which files hold work git
-      has not committed (filled by ``run``; None: no check);
-    * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
-      match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md).
-    """
-
-    mode: Mode = "fix"
-    target_version: str = catalog.NEWEST_RELEASE
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-    unsafe_fixes: bool = False
-    jobs: int | None = None
-    exclude: tuple[str, ...] = ()
-    allow_dirty: bool = False
-    respect_gitignore: bool = True
-    dirty: Uncommitted | None = None
-    per_file_ignores: tuple[tuple[str, frozenset[str]], ...] = ()
-    parse_all: bool = False
-
-    @property
-    def writes(self) -> bool:
-        return self.mode == "fix"
-
-    @property
-    def fixes(self) -> bool:
-        return self.mode != "lint"
-
-    def enabled(self, code: str) -> bool:
-        code = code.upper()
-        if self.select is not None and not any(code.startswith(s) for s in self.select):
-            return False
-        return not any(code.startswith(i) for i in self.ignore)
 
 
 class RunResult:
@@ -149,6 +103,8 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
     Never raises for bad input: whatever goes wrong becomes the result's ``error`` and the
     caller moves on to the next file.
     """
+    if options.target_version is None:
+        options = options._replace(target_version=catalog.NEWEST_RELEASE)
     try:
         return _process_bytes(path, data, options, module_name)
     except Exception as error:  # noqa: BLE001 - one file's failure must not stop the run
@@ -235,21 +191,6 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
     return sorted(findings, key=Finding.sort_key), analysis.module_name
-
-
-def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
-    """Is a rule code on for ``path``: --select/--ignore and per-file-ignores (all file types)."""
-    ignored: set[str] = set()
-    if options.per_file_ignores:
-        import fnmatch
-
-        posix = Path(path).as_posix()
-        for pattern, codes in options.per_file_ignores:
-            if fnmatch.fnmatch(posix, pattern) or fnmatch.fnmatch(posix, f"*/{pattern}"):
-                ignored |= codes
-    if not ignored:
-        return options.enabled
-    return lambda code: options.enabled(code) and not any(code.startswith(i) for i in ignored)
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
@@ -402,6 +343,8 @@ def run(
     import gc
 
     outcome = RunResult(mode=options.mode)
+    if options.target_version is None:
+        options = options._replace(target_version=catalog.NEWEST_RELEASE)
     # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
     # collector only costs time, ~15% of a lint run (BENCHMARKS.md).
     collecting = gc.isenabled()
@@ -429,7 +372,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     # a few files named one by one: starting processes would cost more than it saves
     kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
     with pool.start(jobs, _process_chunk_task, _warm_up, kind) as workers:
-        found = discover(paths, options.exclude, options.respect_gitignore)
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))

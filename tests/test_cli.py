@@ -110,6 +110,27 @@ def test_version_and_help(tmp_path: Path) -> None:
     assert cli("--version", cwd=tmp_path).stdout.strip().startswith("dflash-migrate ")
     helped = cli("--help", cwd=tmp_path)
     assert helped.returncode == 0 and "fix" in helped.stdout and "lint" in helped.stdout
+    assert "--version" in helped.stdout  # listed, not only understood
+    assert "`./check` or `-- check`" in " ".join(helped.stdout.split())
+
+
+@pytest.mark.parametrize("command", ["fix", "lint", "check", "verify", "explain", "rules", "doctor"])
+def test_help_shows_metavars_not_python_types(tmp_path: Path, command: str) -> None:
+    helped = cli(command, "--help", cwd=tmp_path)
+    assert helped.returncode == 0, helped.stderr
+    assert "<list[" not in helped.stdout and "<str>" not in helped.stdout and "<int" not in helped.stdout, helped.stdout
+
+
+def test_readme_first_command_says_exit_1_is_expected() -> None:
+    """``dflash-migrate examples/legacy_fork --diff`` exits 1 (there is work to do): the README
+    says so right under the command, and the command does exit 1."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    first_block = readme.split("```")[1]
+    assert "dflash-migrate examples/legacy_fork --diff" in first_block
+    after = readme.split("```", 5)[4]
+    assert "exit" in after.lower() and "1" in after and "expected" in after.lower(), after
+    repo = Path(__file__).resolve().parents[1]
+    assert cli("examples/legacy_fork", "--diff", cwd=repo).returncode == 1
 
 
 @pytest.mark.parametrize("bad", ["--target-version=banana"])

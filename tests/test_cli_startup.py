@@ -33,7 +33,7 @@ def test_fix_and_lint_without_matches_import_no_other_subcommand_nor_libcst(tmp_
     for args in (["--check", str(tmp_path)], [str(tmp_path)], ["lint", str(tmp_path)]):
         mods = loaded(*args, cwd=tmp_path)
         assert "migrator.engine" in mods, args
-        assert not {"migrator.verify_cli", "migrator.verify.command", "libcst"} & mods, (args, mods)
+        assert not {"migrator.verify", "shims.doctor", "typer", "libcst"} & mods, (args, mods)
 
 
 def test_help_still_lists_every_subcommand(tmp_path: Path) -> None:
@@ -48,25 +48,27 @@ def test_help_still_lists_every_subcommand(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["fix", "lint"])
-def test_fast_path_knows_exactly_the_typer_options(command: str) -> None:
+def test_fast_path_and_typer_read_one_declaration(command: str) -> None:
+    """Every option typer knows is declared once, in the command's PARAMS; the fast path
+    parses each of them (the value it would give typer's callback) without typer."""
     import typer.main
 
     from migrator import cli
 
-    params = typer.main.get_command(cli.build_app(command)).commands[command].params  # type: ignore[attr-defined]
-    flags, multi, single = cli.FAST_OPTIONS[command]
-    declared = {opt for param in params for opt in param.opts if opt.startswith("-")}
-    assert declared == set(flags) | set(multi) | set(single)
-    assert {opt for param in params if getattr(param, "is_flag", False) for opt in param.opts} == set(flags)
-    assert {opt for param in params if getattr(param, "multiple", False) for opt in param.opts} == set(multi)
-    for param in params:  # same keyword names as the typer callbacks (lint's --format is `fmt`)
-        for opt in param.opts:
-            if opt.startswith("-"):
-                assert {**flags, **multi, **single}[opt] == param.name, opt
+    declared = cli.by_name()[command]
+    params = typer.main.get_command(cli.build_app()).commands[command].params  # type: ignore[attr-defined]
+    assert {opt for p in params for opt in p.opts if opt.startswith("-")} == {f for p in declared.params for f in p.flags}
+    assert {p.name for p in params} == {p.name for p in declared.params}
+    for param in declared.params:
+        if param.kind == "flag":
+            assert cli.parse_fast(command, [param.flags[0]])[param.name] is True  # type: ignore[index]
+        elif param.kind != "paths":
+            value = param.choices[-1] if param.choices else "7"
+            assert cli.parse_fast(command, [param.flags[0], value])[param.name] not in (None, param.default), param
 
 
 @pytest.mark.parametrize("args", [
-    ["--help"], ["--", "x"], ["--bogus"], ["--jobs", "0"], ["-j", "x"], ["-j2"], ["--select"],
+    ["--help"], ["--bogus"], ["-j", "x"], ["-j2"], ["--select"],
     ["--select", "--check"], ["--check=1"], ["--target-version="],
 ])
 def test_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
@@ -95,6 +97,7 @@ LEGACY = (
     [], ["--check"], ["--diff"], ["--check", "--select", "DFM1"], ["--select=DFM1", "--select", "DFM2", "--check"],
     ["--ignore", "DFM101", "--unsafe-fixes", "-j", "1"], ["--jobs=2", "--target-version", "0.5.16", "--check"],
     ["--exclude", "b.py", "--allow-dirty"], ["--parse-all", "--check"], ["--target-version", "nonsense"],
+    ["--select", "DFM1,DFM201", "--check"], ["--jobs", "0"], ["--check", "--force-exclude", "--exclude", "a.py"],
 ])
 def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
     from migrator import cli
@@ -122,6 +125,7 @@ def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list
     [], ["--format", "json"], ["--format=sarif", "--select", "DFM1"], ["--exit-zero", "-j", "1"],
     ["--ignore", "DFM101", "--ignore=DFM2", "--format", "github"], ["--target-version", "0.5.16"],
     ["--exclude", "b.py", "--parse-all"], ["--target-version", "nonsense"], ["--format", "junit"],
+    ["--select=DFM1,DFM201"], ["--select", "DFM999"],
 ])
 def test_lint_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
     from migrator import cli

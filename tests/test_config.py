@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from migrator.commands.common import build_options
 from migrator.config import Config, ConfigError, find, load
+from migrator.options import selection
 
 
 def write(tmp_path: Path, body: str, where: str = "") -> Path:
@@ -35,21 +37,28 @@ def test_defaults_when_no_config(tmp_path: Path) -> None:
 
 def test_full_table(tmp_path: Path) -> None:
     root = write(tmp_path, FULL)
-    cfg = load(root / "src" / "deep")  # start need not exist below the root
+    (root / ".git").mkdir()
+    (root / "src" / "deep").mkdir(parents=True)
+    cfg = load(root / "src" / "deep")
     assert cfg.select == ("DFM1", "DFM201") and cfg.ignore == ("DFM105",)
     assert cfg.target_version == "0.5.17" and cfg.root == root
-    assert cfg.enabled("DFM101") and cfg.enabled("DFM201")
-    assert not cfg.enabled("DFM105")  # ignored
-    assert not cfg.enabled("DFM203")  # not selected
-    assert not cfg.enabled("DFM109", root / "tests" / "unit" / "t.py")
-    assert cfg.enabled("DFM109", root / "src" / "t.py")
-    assert not cfg.enabled("DFM201", root / "docs" / "guide.md")
-    assert cfg.is_excluded(root / "vendor" / "lib.py") and cfg.is_excluded(root / "a" / "b.gen.py")
-    assert not cfg.is_excluded(root / "src" / "lib.py")
+    options = build_options("lint", [root / "src" / "deep"])
+    assert options.config == str(root / "pyproject.toml") and options.target_version == "0.5.17"
+    enabled = selection(options).enabled_for
+    assert enabled(str(root / "src" / "t.py"))("DFM101") and enabled(str(root / "src" / "t.py"))("DFM201")
+    assert not enabled(str(root / "src" / "t.py"))("DFM105")  # ignored
+    assert not enabled(str(root / "src" / "t.py"))("DFM203")  # not selected
+    assert not enabled(str(root / "tests" / "unit" / "t.py"))("DFM109")
+    assert enabled(str(root / "src" / "t.py"))("DFM109")
+    assert not enabled(str(root / "docs" / "guide.md"))("DFM201")
+    excluded = selection(options).excluded
+    assert excluded(str(root / "vendor" / "lib.py")) and excluded(str(root / "a" / "b.gen.py"))
+    assert not excluded(str(root / "src" / "lib.py"))
 
 
 def test_nearest_table_wins_and_tableless_pyprojects_are_skipped(tmp_path: Path) -> None:
     write(tmp_path, FULL)
+    (tmp_path / ".git").mkdir()
     write(tmp_path, "[project]\nname='inner'\n", "pkg")
     write(tmp_path, "[tool.dflash-migrate]\nignore=['DFM201']\n", "pkg/sub")
     assert find(tmp_path / "pkg") == tmp_path / "pyproject.toml"
@@ -57,9 +66,12 @@ def test_nearest_table_wins_and_tableless_pyprojects_are_skipped(tmp_path: Path)
 
 
 def test_cli_overrides(tmp_path: Path) -> None:
-    cfg = load(write(tmp_path, FULL))
-    over = cfg.with_overrides(select=["DFM203"], ignore=None, target_version="0.5.20")
-    assert over.select == ("DFM203",) and over.ignore == ("DFM105",) and over.target_version == "0.5.20"
+    root = write(tmp_path, FULL)
+    over = build_options("lint", [root], select=["DFM203"], ignore=None, target_version="0.5.20")
+    assert over.select == {"DFM203"} and over.ignore == {"DFM105"} and over.target_version == "0.5.20"
+    more = build_options("lint", [root], ignore=["DFM301,dfm302"], exclude=["gen/"])
+    assert more.ignore == {"DFM105", "DFM301", "DFM302"}
+    assert {pattern for _, pattern in more.exclude} == {"gen/", "vendor/", "*.gen.py"}
 
 
 @pytest.mark.parametrize(
@@ -87,11 +99,23 @@ def test_search_stops_at_the_repository_top(tmp_path: Path) -> None:
     (fork / "pkg").mkdir()
     assert find(fork / "pkg") is None and load(fork / "pkg") == Config()
     (fork / ".git").rmdir()
+    (tmp_path / ".git").mkdir()
     assert find(fork / "pkg") == tmp_path / "pyproject.toml"
+
+
+def test_outside_a_repository_only_the_scanned_folder_is_searched(tmp_path: Path) -> None:
+    """A ``pyproject.toml`` in a writable parent (no ``.git`` anywhere) must not apply."""
+    (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM"]\n')
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    assert find(project) is None and find(project / "pkg") is None
+    (project / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM2"]\n')
+    assert find(project) == project / "pyproject.toml"
 
 
 def test_pyproject_without_the_name_is_neither_parsed_nor_an_error(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM2"]\n')
+    (tmp_path / ".git").mkdir()
     inner = tmp_path / "inner"
     inner.mkdir()
     (inner / "pyproject.toml").write_text("[project\nname = broken")  # invalid TOML, other tool's file

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
-from migrator.report.commands import explain, lint, rules_table
+from migrator.commands.lint import run as lint
+from migrator.commands.rules import explain, rules_table
 
 
 def tree(root: Path) -> Path:

@@ -13,7 +13,7 @@ import pytest
 
 from migrator import catalog
 from migrator.cli import main as cli_main
-from migrator.verify.command import drop_acknowledged
+from migrator.verify import drop_acknowledged
 from migrator.verify import target_for_version, verify_paths
 
 pytestmark = pytest.mark.slow

@@ -27,11 +27,14 @@ def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: st
            config: str | None = None) -> str:
     """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
     the text summary counts (default "V1 reference"; verify counts unresolved references);
-    ``config`` is the configuration file the run used (shown in JSON and SARIF run properties)."""
+    ``config`` is the configuration file the run used (shown in the text summary and in JSON
+    and SARIF run properties)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
-    if fmt in ("text", "concise") and subject:
+    if fmt == "text":
+        return module.render(results, summary, subject=subject or "V1 reference", config=config)
+    if fmt == "concise" and subject:
         return module.render(results, summary, subject=subject)
     if fmt in ("json", "sarif"):
         return module.render(results, summary, config=config)

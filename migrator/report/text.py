@@ -25,7 +25,8 @@ def format_finding(finding: Finding) -> str:
                    f"{_fix_marker(finding)}")
 
 
-def summary_line(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
+def summary_line(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
+                 config: str | None = None) -> str:
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
@@ -36,6 +37,8 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
         tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
+    if config:
+        tail += f" (config: {config})"
     return tail + "."
 
 
@@ -49,8 +52,9 @@ def problem_lines(results: list[FileResult]) -> list[str]:
     return lines
 
 
-def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
+def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
+           config: str | None = None) -> str:
     lines = [format_finding(f) for f in findings_of(results)]
     lines += problem_lines(results)
-    lines.append(summary_line(results, summary, subject))
+    lines.append(visible(summary_line(results, summary, subject, config)))
     return "\n".join(lines) + "\n"

@@ -250,7 +250,7 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
     kind = _module_for(path)
     if kind not in ("markdown", "fallback", None):  # prose and other text: the mention scanner reports
         found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
-    from migrator.engine import enabled_for
+    from migrator.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
     raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]

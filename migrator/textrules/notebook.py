@@ -138,7 +138,7 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)
     replacements: list[tuple[int, int, str]] = []
-    from migrator.engine import enabled_for
+    from migrator.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
     for cell in cells:

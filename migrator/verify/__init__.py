@@ -16,16 +16,17 @@ The target is one of:
 Codes (verify-specific, not catalog entries; see :mod:`migrator.verify.checker`):
 ``DFM900`` unresolved reference, ``DFM901`` override of a method the base no longer has.
 Results are ``FileResult``s so that :mod:`migrator.report` renders them in every format
-with lint's exit codes (0 clean, 1 findings, 2 a file could not be processed).
+with lint's exit codes (0 clean, 1 findings, 2 a file could not be processed). Files are
+found by the shared discovery (``.gitignore`` and the run's excludes are honoured); the
+command itself is :mod:`migrator.commands.verify`.
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable
 
 from migrator import catalog
 from migrator.model import FileError, FileResult, Finding, RunSummary
@@ -33,13 +34,19 @@ from migrator.sglang_index import SglangIndex
 
 from .checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from migrator.options import Selection
+
 __all__ = [
     "OVERRIDE_CODE", "UNRESOLVED_CODE", "VERIFY_CODES", "Target", "verify_source", "verify_paths",
-    "target_for_version", "target_for_tree", "installed_target", "summarize", "exit_code",
-    "iter_python_files", "acknowledged_by_todo",
+    "target_for_version", "target_for_tree", "installed_target", "load_target", "summarize", "exit_code",
+    "acknowledged_by_todo", "drop_acknowledged", "DEFAULT_FROM_VERSION",
 ]
 
-_SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", ".tox", "node_modules", "build", "dist", ".mypy_cache"}
+#: The release a V1 fork was most likely written against; its members tell overrides
+#: from a subclass's own methods.
+DEFAULT_FROM_VERSION = catalog.V1.last or "0.5.13"
 
 
 def _baseline(version: str | None) -> SglangIndex | None:
@@ -78,33 +85,38 @@ def installed_target(baseline_version: str | None = None) -> Target:
     return Target(index, version, _baseline(baseline_version))
 
 
-def iter_python_files(paths: Iterable[str | Path]) -> Iterator[Path]:
-    for path in map(Path, paths):
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-                for name in sorted(files):
-                    if name.endswith(".py"):
-                        yield Path(root) / name
-        else:
-            yield path
-
-
 def verify_source(path: str, source: str, target: Target, module_name: str | None = None) -> list[Finding]:
     """Findings for one file's text (raises ``SyntaxError`` when it does not parse)."""
     tree = ast.parse(source, filename=path)
     return FileChecker(path, source, tree, target, module_name).run()
 
 
-def verify_paths(paths: Iterable[str | Path], target: Target) -> list[FileResult]:
-    """One ``FileResult`` per Python file under ``paths`` (errors, not exceptions, for
-    files that cannot be read or parsed)."""
-    results: list[FileResult] = []
-    for file in iter_python_files(paths):
-        display = str(file)
+def load_target(sglang: str | None, target_version: str | None, from_version: str | None) -> Target:
+    """The sglang to check against: a folder, a released wheel, or the installed one."""
+    if sglang and target_version:
+        raise ValueError("pass either --sglang DIR or --target-version X.Y.Z, not both")
+    if target_version:
+        return target_for_version(target_version, from_version)
+    if sglang:
+        return target_for_tree(sglang, from_version)
+    return installed_target(from_version)
+
+
+def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selection | None = None,
+                 skipped: list[tuple[Path, str]] | None = None) -> list[FileResult]:
+    """One ``FileResult`` per Python file under ``paths``, found by the shared discovery
+    (errors, not exceptions, for paths that do not exist and files that cannot be read or
+    parsed); what discovery skipped (links, special files) is appended to ``skipped``."""
+    from migrator.discovery import discover, is_python
+
+    found = discover([Path(p) for p in paths], selection, accept=is_python)
+    if skipped is not None:
+        skipped.extend(found.skipped)
+    results = [FileResult(str(p), error=FileError(str(p), "no such file or folder")) for p in found.missing]
+    for display in found.files:
         result = FileResult(display)
         try:
-            source = file.read_bytes().decode("utf-8-sig")
+            source = Path(display).read_bytes().decode("utf-8-sig")
             result.findings = verify_source(display, source, target)
         except SyntaxError as exc:
             result.error = FileError(display, f"cannot parse: {exc.msg}", exc.lineno, (exc.offset or 1) - 1)
@@ -141,3 +153,43 @@ def acknowledged_by_todo(finding: Finding, lines: list[str]) -> bool:
             return True
         index -= 1
     return False
+
+
+def _statement_starts(text: str) -> dict[int, int]:
+    """line -> first line of the innermost simple statement covering it (the codemod puts
+    its TODO above the statement, while a finding may sit on a continuation line)."""
+    starts: dict[int, int] = {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return starts
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+                starts[line] = max(starts.get(line, 0), node.lineno)
+    return starts
+
+
+def _at_line(finding: Finding, line: int) -> Finding:
+    from migrator.model import Span
+
+    return finding._replace(span=Span.of(line, 0, line, 0))
+
+
+def drop_acknowledged(results: list[FileResult]) -> int:
+    """Remove findings under a ``TODO(dflash-migrate)`` the codemod left; returns how many."""
+    dropped = 0
+    for result in results:
+        if not result.findings:
+            continue
+        text = Path(result.path).read_text(encoding="utf-8-sig", errors="replace")
+        lines = text.splitlines()
+        starts = _statement_starts(text)
+        kept = [
+            f for f in result.findings
+            if not acknowledged_by_todo(f, lines) and not acknowledged_by_todo(_at_line(f, starts.get(f.line, f.line)), lines)
+        ]
+        dropped += len(result.findings) - len(kept)
+        result.suppressed += len(result.findings) - len(kept)
+        result.findings = kept
+    return dropped

@@ -6,6 +6,6 @@ from .._isolate import drop_current_folder_from_path
 
 drop_current_folder_from_path()
 
-from .command import main  # noqa: E402
+from ..cli import main  # noqa: E402
 
-sys.exit(main())
+sys.exit(main(["verify", *sys.argv[1:]]))

@@ -1,0 +1,164 @@
+"""What every command shares: the parameters they have in common, the one function that
+turns a command line and ``[tool.dflash-migrate]`` into :class:`~migrator.options.Options`,
+the progress bar and the error format.
+
+Errors that stop a run before it starts (a bad ``--target-version``, an unknown rule code,
+a malformed config) raise :class:`UsageError`; ``migrator.cli`` prints them as
+``dflash-migrate: error: MESSAGE`` and exits 2, before any file is read.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from ..options import Options, parse_codes
+from .params import Param
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterator, Sequence, TextIO
+
+    from ..config import Config
+
+SELECT = Param("select", ("--select",), "multi", "CODES",
+               "Only these rule codes, comma-separated or repeated (prefixes allowed: DFM1,DFM201).")
+IGNORE = Param("ignore", ("--ignore",), "multi", "CODES", "Skip these rule codes (comma-separated or repeated; prefixes allowed).")
+EXCLUDE = Param("exclude", ("--exclude",), "multi", "GLOB",
+                "Gitignore-style pattern to skip, relative to the current folder (repeatable); "
+                "added to the config's `exclude`.")
+FORCE_EXCLUDE = Param("force_exclude", ("--force-exclude",), "flag", None,
+                      "Apply the exclude patterns also to files named on the command line (as pre-commit passes them).")
+TARGET_VERSION = Param("target_version", ("--target-version",), "text", "X.Y.Z",
+                       "sglang release to migrate to (default: the installed sglang if it is >= 0.5.14, else the newest known).")
+JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs).")
+PARSE_ALL = Param("parse_all", ("--parse-all",), "flag", None,
+                  "Also parse files that cannot match, to report every syntax error (slower).")
+#: The file-selection and rule-selection parameters of ``fix`` and ``lint``.
+SHARED = (SELECT, IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL)
+
+
+class UsageError(Exception):
+    """A command line or configuration that cannot run: nothing was read or written."""
+
+
+def load_config(paths: Sequence[Path]) -> Config:
+    """The one config of a run: the nearest ``[tool.dflash-migrate]`` from the first path
+    (see :mod:`migrator.config` for where the search stops)."""
+    from ..config import ConfigError, load
+
+    start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
+    try:
+        return load(start)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def check_target(text: str, where: str = "--target-version") -> str:
+    """A release to migrate to, checked against the catalog (raises UsageError)."""
+    from .. import catalog
+
+    try:
+        return catalog.target_release(text)
+    except ValueError as error:
+        raise UsageError(f"{where}: {error}") from None
+
+
+def _codes(values: list[str] | None, flag: str) -> frozenset[str] | None:
+    from ..config import unknown_code
+
+    codes = parse_codes(values)
+    unknown = unknown_code(codes or ())
+    if unknown is not None:
+        raise UsageError(f"{flag}: unknown rule code {unknown!r} (`dflash-migrate rules` lists them)")
+    return codes
+
+
+def build_options(
+    mode: str,
+    paths: Sequence[Path],
+    *,
+    target_version: str | None = None,
+    select: list[str] | None = None,
+    ignore: list[str] | None = None,
+    exclude: list[str] | None = None,
+    force_exclude: bool = False,
+    unsafe_fixes: bool = False,
+    jobs: int | None = None,
+    allow_dirty: bool = False,
+    parse_all: bool = False,
+    default_target: bool = True,
+) -> Options:
+    """Options for every command from its command line, layered over the run's config.
+
+    Command-line ``--select`` replaces the config's; ``--ignore`` and ``--exclude`` add to
+    it; ``--target-version`` wins over ``target-version``. Without either, the target is
+    the installed V2 sglang or the newest known release (``default_target=False``: None,
+    for ``verify``, which then checks against the installed sglang itself).
+    """
+    from .. import catalog
+
+    config = load_config(paths)
+    if target_version is not None:
+        target: str | None = check_target(target_version)
+    elif config.target_version is not None:
+        target = config.target_version
+    else:
+        target = catalog.default_target_version() if default_target else None
+    if jobs is not None and jobs < 1:
+        raise UsageError(f"--jobs: {jobs} is not a number of workers (1 or more)")
+    cwd = os.getcwd()
+    root = str(config.root) if config.root is not None else cwd
+    return Options(
+        mode=mode,
+        target_version=target,
+        select=_codes(select, "--select") or (frozenset(config.select) if config.select else None),
+        ignore=(_codes(ignore, "--ignore") or frozenset()) | frozenset(config.ignore),
+        unsafe_fixes=unsafe_fixes,
+        jobs=jobs,
+        exclude=tuple((cwd, pattern) for pattern in exclude or ()) + tuple((root, pattern) for pattern in config.exclude),
+        allow_dirty=allow_dirty,
+        per_file_ignores=tuple((root, pattern, frozenset(codes)) for pattern, codes in config.per_file_ignores),
+        parse_all=parse_all,
+        force_exclude=force_exclude,
+        config=str(config.source) if config.source is not None else None,
+    )
+
+
+class progress:
+    """``with progress("linting") as on_progress:``: a rich progress bar on stderr for runs
+    of many files when stderr is a terminal; ``on_progress`` is None otherwise."""
+
+    MIN_FILES = 200
+
+    def __init__(self, label: str, stream: TextIO | None = None) -> None:
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> Callable[[int, int], None] | None:
+        if not (hasattr(self.stream, "isatty") and self.stream.isatty()):
+            return None
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if total < self.MIN_FILES:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(file=self.stream), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.label, total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:
+    return list(paths or [Path(".")])

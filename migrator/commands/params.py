@@ -1,0 +1,38 @@
+"""The command line, declared once as data: each command module lists its ``Param``s.
+
+``migrator.cli`` reads these declarations twice: to build the typer app (help, errors,
+everything unusual) and to parse plain command lines without importing typer (most of a
+run's start-up time; see ``migrator.cli.parse_fast``). No option is spelled anywhere else.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Kind = Literal["paths", "argument", "flag", "multi", "text", "int", "path", "choice"]
+
+
+class Param(namedtuple("Param", "name flags kind metavar help default choices", defaults=(None, ()))):
+    """One parameter: ``name`` is the keyword of the command's ``run`` function; ``flags``
+    the option strings (none for a positional); ``kind``:
+
+    * ``paths``: the positional files or folders (a list of ``Path``, possibly empty);
+    * ``argument``: one required positional text;
+    * ``flag``: on/off (default False); ``multi``: repeatable text (a list, or None);
+    * ``text``/``int``/``path``: one value (None when not given); ``choice``: one of
+      ``choices`` (default ``default``).
+    """
+
+    __slots__ = ()
+
+
+class Command(namedtuple("Command", "name run params help fast aliases", defaults=(False, ()))):
+    """A subcommand: ``run(**keywords) -> exit code``; ``fast``: plain command lines of it
+    are parsed without typer; ``aliases``: other names that run it (``check`` for ``lint``)."""
+
+    __slots__ = ()
+

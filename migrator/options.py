@@ -1,0 +1,169 @@
+"""What a run does (:class:`Options`) and the one matcher that decides, per file, whether it
+is excluded and which rule codes are on (:class:`Selection`).
+
+A leaf module: it imports nothing of the project, so the engine, the text rules, the
+configuration and the commands all share it without import cycles. ``Options`` are built
+for every command by :func:`migrator.commands.common.build_options` (command line over
+``[tool.dflash-migrate]``); code that drives the engine directly builds them by hand.
+
+Patterns are gitignore-style (pathspec's git semantics), and each carries the folder it
+is relative to: ``exclude`` and ``per-file-ignores`` from ``pyproject.toml`` are relative to
+that file's folder, ``--exclude`` on the command line to the current folder (as in ruff).
+A pattern without a slash (``vendor/``, ``*.gen.py``) matches at any depth.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any, Callable, Iterable, Literal, NamedTuple
+
+Mode = Literal["fix", "check", "diff", "lint"]
+
+
+def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
+    """``--select DFM1,DFM201 --select dfm3`` -> {"DFM1", "DFM201", "DFM3"}; None when empty."""
+    if not values:
+        return None
+    codes = frozenset(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return codes or None
+
+
+class Options(NamedTuple):
+    """What a run does; ``options._replace(field=value)`` for a changed copy.
+
+    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the sglang release
+      migrated to (None: the newest release the catalog knows; the commands default to the
+      installed sglang where it is V2);
+    * ``select`` (code prefixes, None: all) and ``ignore``;
+    * ``exclude``: (folder, pattern) pairs; ``per_file_ignores``: (folder, pattern, codes);
+      ``force_exclude``: excludes also apply to paths named on the command line;
+    * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``allow_dirty``, ``respect_gitignore``;
+    * ``dirty``: a ``migrator.uncommitted.Uncommitted`` saying which files hold work git has
+      not committed (filled by the engine's ``run``; None: no check);
+    * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
+      match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
+    * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports.
+
+    Not a ``migrator.records.record``: this module imports nothing of the project, and
+    no other record type holds the same fields.
+    """
+
+    mode: Mode = "fix"
+    target_version: str | None = None
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    unsafe_fixes: bool = False
+    jobs: int | None = None
+    exclude: tuple[tuple[str, str], ...] = ()
+    allow_dirty: bool = False
+    respect_gitignore: bool = True
+    dirty: Any = None
+    per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    parse_all: bool = False
+    force_exclude: bool = False
+    config: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.mode == "fix"
+
+    @property
+    def fixes(self) -> bool:
+        return self.mode != "lint"
+
+    def enabled(self, code: str) -> bool:
+        """Whether ``code`` is on by --select/--ignore (per-file-ignores aside: :func:`selection`)."""
+        code = code.upper()
+        if self.select is not None and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(i) for i in self.ignore)
+
+
+class Selection:
+    """The one matcher: is a path excluded, which codes are on for a file. Built once per
+    process for a set of options (:func:`selection`); paths are matched relative to the
+    folder each pattern belongs to."""
+
+    __slots__ = ("options", "exclude", "per_file", "cwd")
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.cwd = os.getcwd()
+        self.exclude = [(folder, _spec(patterns)) for folder, patterns in _by_folder(options.exclude, self.cwd)]
+        self.per_file = [(folder, _spec((pattern,)), frozenset(codes))
+                         for folder, pattern, codes in _absolute(options.per_file_ignores, self.cwd)]
+
+    def absolute(self, path: str) -> str:
+        return path if os.path.isabs(path) else os.path.normpath(os.path.join(self.cwd, path))
+
+    def excluded(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
+        """Whether an exclude pattern matches ``path`` (absolute or relative to the current
+        folder). Outside a pattern's folder it is matched relative to ``root`` (the folder
+        being walked), so ``vendor/`` still drops ``vendor`` folders of any scanned tree."""
+        if not self.exclude:
+            return False
+        absolute = self.absolute(path)
+        suffix = "/" if is_dir else ""
+        for folder, spec in self.exclude:
+            relative = _relative(absolute, folder)
+            if relative is None and root is not None:
+                relative = _relative(absolute, self.absolute(root))
+            if relative and spec.match_file(relative + suffix):
+                return True
+        return False
+
+    def enabled_for(self, path: str) -> Callable[[str], bool]:
+        """Is a rule code on for ``path``: --select/--ignore and per-file-ignores."""
+        ignored: set[str] = set()
+        if self.per_file:
+            absolute = self.absolute(path)
+            for folder, spec, codes in self.per_file:
+                relative = _relative(absolute, folder)
+                if relative and spec.match_file(relative):
+                    ignored |= codes
+        enabled = self.options.enabled
+        if not ignored:
+            return enabled
+        return lambda code: enabled(code) and not any(code.upper().startswith(i) for i in ignored)
+
+
+@lru_cache(maxsize=8)
+def selection(options: Options) -> Selection:
+    """The matcher for ``options`` (compiled once per process and set of options)."""
+    return Selection(options)
+
+
+def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
+    """Which rule codes are on for ``path`` under ``options``."""
+    if not options.per_file_ignores:
+        return options.enabled
+    return selection(options).enabled_for(path)
+
+
+def _absolute(rows: Iterable[tuple], cwd: str) -> list[tuple]:
+    return [(os.path.normpath(os.path.join(cwd, row[0] or ".")), *row[1:]) for row in rows]
+
+
+def _by_folder(pairs: Iterable[tuple[str, str]], cwd: str) -> list[tuple[str, tuple[str, ...]]]:
+    grouped: dict[str, list[str]] = {}
+    for folder, pattern in _absolute(pairs, cwd):
+        grouped.setdefault(folder, []).append(pattern)
+    return [(folder, tuple(patterns)) for folder, patterns in grouped.items()]
+
+
+def _relative(path: str, folder: str) -> str | None:
+    """``path`` below ``folder`` with forward slashes ("" for the folder itself), else None."""
+    if path == folder:
+        return ""
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    if not path.startswith(prefix):
+        return None
+    relative = path[len(prefix):]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+
+def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(patterns)

@@ -1,0 +1,145 @@
+"""One options path for every command: config relative to its file, one matcher for
+excludes and per-file-ignores, comma lists, the config search's limits, the config named in
+reports, an up-front check of ``--target-version``, ``--force-exclude``, and a mistyped
+subcommand that must not run (each a bug reproduced on the code before this change)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codemod_helpers import write_tree
+
+REPO = Path(__file__).resolve().parents[1]
+V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+ENV = "import os\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '1'\n"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "migrator", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def codes_by_file(stdout: str) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for finding in json.loads(stdout)["findings"]:
+        found.setdefault(Path(finding["path"]).name, set()).add(finding["code"])
+    return found
+
+
+def test_config_patterns_are_relative_to_the_config_file_from_a_subfolder(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "pyproject.toml": '[tool.dflash-migrate]\nexclude = ["sub/vendor/"]\n'
+                          '[tool.dflash-migrate.per-file-ignores]\n"sub/src/*.py" = ["DFM1"]\n',
+        "sub/vendor/v.py": V1,
+        "sub/src/s.py": V1 + ENV,
+        "sub/other/o.py": V1,
+    })
+    (tmp_path / ".git").mkdir()
+    result = cli("lint", "--format", "json", ".", cwd=tmp_path / "sub")
+    found = codes_by_file(result.stdout)
+    assert "v.py" not in found, found  # excluded: sub/vendor/ relative to the pyproject
+    assert found["s.py"] == {"DFM201"}, found  # DFM1xx ignored there, DFM201 still reported
+    assert "DFM101" in found["o.py"]
+    # The same from the top, and through fix's matcher (no file under sub/vendor/ rewritten).
+    assert codes_by_file(cli("lint", "--format", "json", ".", cwd=tmp_path).stdout) == found
+    cli("fix", "--allow-dirty", ".", cwd=tmp_path / "sub")
+    assert (tmp_path / "sub" / "vendor" / "v.py").read_text() == V1
+    assert "dflash_worker_v2" in (tmp_path / "sub" / "other" / "o.py").read_text()
+
+
+@pytest.mark.parametrize("command", ["lint", "fix"])
+def test_comma_separated_select_works_in_every_command(tmp_path: Path, command: str) -> None:
+    write_tree(tmp_path, {"a.py": V1 + ENV})
+    args = ["--check"] if command == "fix" else []
+    result = cli(command, *args, "--select", "DFM1,DFM201", "a.py", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout
+    assert "DFM101" in out and "DFM201" in out
+    ignored = cli(command, *args, "--ignore", "DFM1,DFM201", "a.py", cwd=tmp_path)
+    assert "DFM101" not in ignored.stdout and "DFM201" not in ignored.stdout
+
+
+def test_unknown_rule_code_on_the_command_line_is_an_error(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"a.py": V1})
+    result = cli("lint", "--select", "DMF101", "a.py", cwd=tmp_path)
+    assert result.returncode == 2 and "unknown rule code 'DMF101'" in result.stderr
+
+
+@pytest.mark.parametrize("bad", ["0.5", "0", "abc", "0.5.13"])
+@pytest.mark.parametrize("command", ["lint", "fix"])
+def test_bad_target_version_is_one_error_before_any_file_is_read(tmp_path: Path, command: str, bad: str) -> None:
+    write_tree(tmp_path, {"a.py": V1, "b.py": V1})
+    result = cli(command, "--target-version", bad, ".", cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [result.stderr.strip()] and "--target-version" in result.stderr, result.stderr
+    assert result.stdout == "" and (tmp_path / "a.py").read_text() == V1
+
+
+def test_bad_target_version_in_config_is_an_error(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\ntarget-version = "0.5"\n', "a.py": V1})
+    result = cli("lint", ".", cwd=tmp_path)
+    assert result.returncode == 2 and "target-version" in result.stderr and "a.py" not in result.stdout
+
+
+def test_pyproject_in_a_parent_outside_any_repository_does_not_apply(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nignore = ["DFM"]\n', "project/a.py": V1})
+    result = cli("lint", ".", cwd=tmp_path / "project")
+    assert result.returncode == 1 and "DFM101" in result.stdout
+
+
+def test_the_config_used_is_named_in_text_and_json_and_sarif(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nignore = ["DFM2"]\n', "a.py": V1})
+    config = str(tmp_path / "pyproject.toml")
+    assert f"(config: {config})" in cli("lint", ".", cwd=tmp_path).stdout
+    assert json.loads(cli("lint", "--format", "json", ".", cwd=tmp_path).stdout)["summary"]["config"] == config
+    sarif = json.loads(cli("lint", "--format", "sarif", ".", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["properties"]["summary"]["config"] == config
+    assert f"config {config}" in cli("fix", "--check", ".", cwd=tmp_path).stderr
+    assert json.loads(cli("lint", "--format", "json", "a.py", cwd=tmp_path / "..").stdout)["summary"]["config"] is None
+
+
+def test_force_exclude_applies_config_excludes_to_files_named_on_the_command_line(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nexclude = ["vendored/"]\n',
+                          "vendored/v.py": V1, "src/s.py": V1})
+    kept = cli("fix", "--allow-dirty", "--force-exclude", "vendored/v.py", "src/s.py", cwd=tmp_path)
+    assert kept.returncode == 0, kept.stderr
+    assert (tmp_path / "vendored" / "v.py").read_text() == V1
+    assert "dflash_worker_v2" in (tmp_path / "src" / "s.py").read_text()
+    assert cli("lint", "--force-exclude", "vendored/v.py", cwd=tmp_path).returncode == 0
+    assert cli("lint", "vendored/v.py", cwd=tmp_path).returncode == 1  # named without the flag: linted
+
+
+@pytest.mark.parametrize("typo, meant", [("chek", "check"), ("lnit", "lint"), ("fixx", "fix"), ("verfy", "verify")])
+def test_a_mistyped_subcommand_runs_nothing(tmp_path: Path, typo: str, meant: str) -> None:
+    write_tree(tmp_path, {"n.py": V1})
+    result = cli(typo, "n.py", cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"did you mean `dflash-migrate {meant}`" in result.stderr, result.stderr
+    assert (tmp_path / "n.py").read_text() == V1 and result.stdout == ""
+
+
+def test_check_is_lint_and_a_command_wins_over_a_folder_of_its_name(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"n.py": V1, "check/c.py": V1})
+    linted = cli("check", "n.py", cwd=tmp_path)
+    assert linted.returncode == 1 and "DFM101" in linted.stdout
+    assert (tmp_path / "n.py").read_text() == V1  # `check` lints, never writes
+    cli("--allow-dirty", "./check", cwd=tmp_path)
+    assert "dflash_worker_v2" in (tmp_path / "check" / "c.py").read_text()
+    assert (tmp_path / "n.py").read_text() == V1
+    write_tree(tmp_path, {"check/c.py": V1})
+    cli("--allow-dirty", "--", "check", cwd=tmp_path)
+    assert "dflash_worker_v2" in (tmp_path / "check" / "c.py").read_text()
+
+
+def test_other_missing_paths_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"n.py": V1})
+    result = cli("--allow-dirty", "no_such_folder", "n.py", cwd=tmp_path)
+    assert result.returncode == 2 and "no_such_folder: error: no such file or folder" in result.stderr
+    assert "dflash_worker_v2" in (tmp_path / "n.py").read_text()
