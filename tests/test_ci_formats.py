@@ -14,7 +14,7 @@ import pytest
 from migrator import catalog, report
 from migrator.model import FileResult, Finding, RunSummary, Span
 from migrator.report import sarif
-from migrator.report.commands import lint
+from migrator.commands.lint import run as lint
 
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 

@@ -98,11 +98,11 @@ def test_the_config_used_is_named_in_text_and_json_and_sarif(tmp_path: Path) -> 
     write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nignore = ["DFM2"]\n', "a.py": V1})
     config = str(tmp_path / "pyproject.toml")
     assert f"(config: {config})" in cli("lint", ".", cwd=tmp_path).stdout
-    assert json.loads(cli("lint", "--format", "json", ".", cwd=tmp_path).stdout)["summary"]["config"] == config
+    assert json.loads(cli("lint", "--format", "json", ".", cwd=tmp_path).stdout)["config"] == config
     sarif = json.loads(cli("lint", "--format", "sarif", ".", cwd=tmp_path).stdout)
-    assert sarif["runs"][0]["properties"]["summary"]["config"] == config
+    assert sarif["runs"][0]["properties"]["config"] == config
     assert f"config {config}" in cli("fix", "--check", ".", cwd=tmp_path).stderr
-    assert json.loads(cli("lint", "--format", "json", "a.py", cwd=tmp_path / "..").stdout)["summary"]["config"] is None
+    assert json.loads(cli("lint", "--format", "json", "a.py", cwd=tmp_path / "..").stdout)["config"] is None
 
 
 def test_force_exclude_applies_config_excludes_to_files_named_on_the_command_line(tmp_path: Path) -> None:

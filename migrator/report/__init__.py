@@ -1,4 +1,4 @@
-"""Report formats for ``dflash-migrate lint`` (and the verify command).
+"""Report formats for ``dflash-migrate lint`` and ``verify`` (the commands: :mod:`migrator.commands`).
 
 One module per format, each with ``render(results, summary) -> str``. Modules are imported
 lazily so that a run that prints nothing never pays for XML or JSON machinery.
