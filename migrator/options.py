@@ -16,7 +16,11 @@ from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Literal, NamedTuple
+from typing import Callable, Iterable, Literal, NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # for the annotation only: at run time this module imports nothing of the project
+    from .uncommitted import Uncommitted
 
 Mode = Literal["fix", "check", "diff", "lint"]
 
@@ -45,8 +49,8 @@ class Options(NamedTuple):
       match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports.
 
-    Not a ``migrator.records.record``: this module imports nothing of the project, and
-    no other record type holds the same fields.
+    A plain ``typing.NamedTuple`` (not ``migrator.records.record``): this module imports
+    nothing of the project, and no other record type holds the same fields.
     """
 
     mode: Mode = "fix"
@@ -58,7 +62,7 @@ class Options(NamedTuple):
     exclude: tuple[tuple[str, str], ...] = ()
     allow_dirty: bool = False
     respect_gitignore: bool = True
-    dirty: Any = None
+    dirty: Uncommitted | None = None
     per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...] = ()
     parse_all: bool = False
     force_exclude: bool = False
