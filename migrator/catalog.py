@@ -206,6 +206,9 @@ LAUNCH_SERVER_MODULE = "sglang.launch_server"
 ENV_SPEC_V2 = "SGLANG_ENABLE_SPEC_V2"
 DISABLE_OVERLAP_ARG = "disable_overlap_schedule"
 DISABLE_OVERLAP_FLAG = "--disable-overlap-schedule"
+#: The keywords of V1 ``DFlashVerifyInput.verify(*, batch, logits_output, page_size)``: the
+#: call form that names it on a receiver of unknown type.
+V1_VERIFY_KEYWORDS = ("batch", "logits_output", "page_size")
 V1 = VersionRange("0.5.11", "0.5.13")
 V2 = VersionRange(FIRST_V2_RELEASE)
 DOC = "MIGRATION.md"
@@ -447,12 +450,17 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         fix="unsafe",
-        message="`supports_spec_v2()` was removed: every algorithm runs the V2 worker",
-        guidance="The unsafe fix replaces the call with `True`, which is what every 0.5.14+ "
-        "release behaves like; review branches that handled the V1 case. Plugins set "
-        "`supports_overlap` instead.",
-        before="if algo.supports_spec_v2(): ...",
-        after="if True: ...",
+        message="`supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead",
+        guidance="In 0.5.13 it was False for `NONE` and for DFLASH. 0.5.14 rewrote each call site as a "
+        "test for 'speculative at all', and so does the unsafe fix: `algo.supports_spec_v2()` becomes "
+        "`not algo.is_none()` (never `True`, which would send non-speculative batches down the "
+        "speculative path); DFLASH now takes the V2 branch on purpose, so review it. A plugin's own "
+        "`CustomSpecAlgo.supports_spec_v2` (it returned `supports_overlap`) is left as a TODO: "
+        "plugins set `supports_overlap` instead.",
+        before="from sglang.srt.speculative.spec_info import SpeculativeAlgorithm\n\n"
+        "def uses_v2(algo: SpeculativeAlgorithm) -> bool:\n    return algo.supports_spec_v2()",
+        after="from sglang.srt.speculative.spec_info import SpeculativeAlgorithm\n\n"
+        "def uses_v2(algo: SpeculativeAlgorithm) -> bool:\n    return not algo.is_none()",
     ),
     Entry(
         code="DFM206",
@@ -461,10 +469,15 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         fix="unsafe",
-        message="`ScheduleBatch.is_spec_v2` was removed: every batch is V2",
-        guidance="The unsafe fix replaces the attribute with `True`; review the V1 branches it guarded.",
-        before="if batch.is_spec_v2: ...",
-        after="if True: ...",
+        message="`ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests `not batch.spec_algorithm.is_none()` instead",
+        guidance="In 0.5.13 it was `spec_algorithm.supports_spec_v2()`: False for batches without "
+        "speculative decoding and for DFLASH. The unsafe fix is what 0.5.14 wrote at each site, "
+        "`not batch.spec_algorithm.is_none()` (never `True`: a non-speculative batch would call "
+        "`None.prepare_for_decode` and skip the future-map publish); review the branches it guards.",
+        before="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"
+        "def publish(batch: ScheduleBatch) -> bool:\n    return batch.is_spec_v2",
+        after="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"
+        "def publish(batch: ScheduleBatch) -> bool:\n    return not batch.spec_algorithm.is_none()",
     ),
     Entry(
         code="DFM301",
@@ -732,6 +745,8 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     groups.extend(((owner,), tuple(sorted(words))) for owner, words in sorted(by_owner.items()))
     builders = {name.rpartition(".")[2] for name in ENGINE_CALLABLES} | {LAUNCH_SERVER_MODULE.rpartition(".")[2]}
     groups.append(((f'"{ENV_SPEC_V2}"', f"'{ENV_SPEC_V2}'"), tuple(sorted(builders))))
+    verify = f"{VERIFY_INPUT}.verify".rpartition(".")[2]
+    groups.append((tuple(f"{keyword}=" for keyword in V1_VERIFY_KEYWORDS[1:]), (verify,)))
     return tuple(groups)
 
 

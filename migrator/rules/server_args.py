@@ -2,7 +2,9 @@
 
 ``--speculative-dflash-draft-window-size`` in argv lists or strings becomes
 ``--speculative-draft-window-size`` (its alias was removed in 0.5.20), also in the
-``--flag=value`` form; the keyword ``speculative_dflash_draft_window_size=`` of
+``--flag=value`` form, except in the ``add_argument(...)`` call that registers the alias
+(SGLang's own ``server_args.py`` up to 0.5.19): renaming it would register the new flag
+twice (argparse: ``conflicting option string``), so it is reported; the keyword ``speculative_dflash_draft_window_size=`` of
 ``ServerArgs``/``Engine`` and attribute reads of it become ``speculative_draft_window_size``.
 Both spellings are distinctive, so no type information is needed. Shell scripts and other
 text files are handled by ``migrator.textrules``.
@@ -10,9 +12,20 @@ text files are handled by ``migrator.textrules``.
 
 from __future__ import annotations
 
+import ast
+
 from . import RuleContext
 from .string_refs import literal_with
 from .verify_input import rename_attribute, rename_keyword
+
+
+def _registers_flag(analysis, node: ast.Constant) -> bool:  # noqa: ANN001 - Analysis
+    """Is the string an argument of an ``add_argument(...)`` call (argparse declaring it)?"""
+    parent = analysis.parents.get(node)
+    if not isinstance(parent, ast.Call) or node not in parent.args:
+        return False
+    func = parent.func
+    return (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) == "add_argument"
 
 
 def check(ctx: RuleContext) -> None:
@@ -23,6 +36,11 @@ def check(ctx: RuleContext) -> None:
         for node in analysis.strings:
             value: str = node.value
             if value == flag.old or value.startswith(flag.old + "="):
+                if _registers_flag(analysis, node):
+                    ctx.todo(node, flag, f"this `add_argument` registers the deprecated alias `{flag.old}`: "
+                             f"keep it while older command lines must work, remove it for 0.5.20+ "
+                             f"(renaming it would register `{new_flag}` twice)")
+                    continue
                 new_value = new_flag + value[len(flag.old):]
                 literal = literal_with(analysis.segment(node), value, new_value)
                 if literal is None:

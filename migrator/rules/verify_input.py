@@ -2,9 +2,11 @@
 form ``prepare_for_verify(batch, page_size)`` (DFM110) and ``num_tokens_per_batch`` renamed
 ``num_tokens_per_req`` (DFM302).
 
-Only values known to be ``DFlashVerifyInput`` are considered (constructed here, annotated,
+Values known to be ``DFlashVerifyInput`` are considered (constructed here, annotated,
 or ``self`` in a subclass), so ``DDTreeVerifyInput.verify`` or EAGLE's inputs are never
-flagged. ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
+flagged; on a receiver of unknown type (``verify_input = batch.spec_info``) only V1's own
+keyword-only call form ``verify(batch=..., logits_output=..., page_size=...)`` is
+(EAGLE and NGRAM call their ``verify`` positionally). ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
 the V1 form is recognised by a ``page_size``/``build_custom_mask`` keyword, an integer
 literal, or an argument spelled ``...page_size``.
 """
@@ -46,6 +48,24 @@ def is_v1_prepare_call(call: ast.Call, segment_of) -> bool:
     return False
 
 
+def _check_untyped_verify(ctx: RuleContext) -> None:
+    """``x.verify(batch=..., logits_output=..., page_size=...)`` on a receiver of unknown type:
+    V1 ``DFlashVerifyInput.verify`` is keyword-only, while EAGLE's and NGRAM's ``verify``
+    (still there in 0.5.14) are called positionally, so the all-keyword form is DFLASH V1's."""
+    entry = ctx.entry("DFM105")
+    if entry is None:
+        return
+    analysis = ctx.analysis
+    typed = {id(node) for node, _ in analysis.typed_attributes}
+    for node in analysis.attributes_by_name.get(entry.member, []):
+        call = analysis.parents.get(node)
+        if not (isinstance(call, ast.Call) and call.func is node) or call.args or id(node) in typed:
+            continue
+        if set(catalog.V1_VERIFY_KEYWORDS) <= {k.arg for k in call.keywords}:
+            ctx.todo(call, entry, "the keyword-only call `verify(batch=..., logits_output=..., page_size=...)` is "
+                     f"V1 `DFlashVerifyInput.verify`: {entry.message}")
+
+
 def check(ctx: RuleContext) -> None:
     analysis = ctx.analysis
     verify_input = catalog.VERIFY_INPUT
@@ -65,6 +85,7 @@ def check(ctx: RuleContext) -> None:
             ctx.todo(node, entry)
         else:
             rename_attribute(ctx, node, entry)
+    _check_untyped_verify(ctx)
     for qualname, info in analysis.classes.items():
         if qualname != verify_input and verify_input in analysis.ancestors(qualname):
             for statement in info.node.body:

@@ -23,3 +23,22 @@ def test_flag_and_keyword_renamed() -> None:
 def test_block_size_flag_untouched() -> None:
     source = 'argv = ["--speculative-dflash-block-size", "16"]\n'
     assert migrate(source) == (source, [])
+
+
+def test_the_add_argument_that_registers_the_deprecated_alias_is_reported_not_rewritten() -> None:
+    """sglang's own server_args.py: renaming it would register the new flag twice."""
+    import argparse
+
+    source = """
+    import argparse
+    import sglang
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--speculative-draft-window-size", type=int)
+    parser.add_argument("--speculative-dflash-draft-window-size", type=int, dest="speculative_draft_window_size")
+    """
+    new, findings = migrate(source, target="0.5.17")
+    assert 'parser.add_argument("--speculative-dflash-draft-window-size", type=int' in new
+    assert [f.code for f in findings] == ["DFM203"] and findings[0].fix.applicability == "manual"
+    namespace: dict = {"argparse": argparse, "sglang": None}
+    exec(compile(new.replace("import sglang", ""), "server_args.py", "exec"), namespace)  # registers no flag twice

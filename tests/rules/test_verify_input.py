@@ -45,3 +45,27 @@ def test_override_of_verify_in_subclass() -> None:
     source = HEADER + "class Mine(DFlashVerifyInput):\n    def verify(self, *, batch, logits_output, page_size):\n        pass\n"
     _, findings = migrate(source)
     assert codes(findings) == ["DFM105"]
+
+
+def test_v1_keyword_only_verify_on_an_untyped_receiver_is_a_finding() -> None:
+    source = """
+    from sglang.srt.speculative.dflash_worker import DFlashWorker
+
+    def step(batch, out, ps):
+        verify_input = batch.spec_info
+        bonus, commit_lens, hidden, per_req = verify_input.verify(batch=batch, logits_output=out, page_size=ps)
+        return bonus
+    """
+    _, findings = migrate(source)
+    assert "DFM105" in [f.code for f in findings]
+
+
+def test_positional_verify_of_eagle_and_ngram_is_left_alone() -> None:
+    source = """
+    from sglang.srt.speculative.dflash_worker import DFlashWorker
+
+    def step(self, batch, verify_input, logits_output, vocab_mask):
+        return verify_input.verify(batch, logits_output, self.page_size, vocab_mask)
+    """
+    _, findings = migrate(source)
+    assert "DFM105" not in [f.code for f in findings]

@@ -43,5 +43,5 @@ def check_request(req) -> None:
 
 
 def worker_supports_overlap(spec_algorithm) -> bool:
-    # TODO(dflash-migrate): DFM205 `supports_spec_v2()` was removed: every algorithm runs the V2 worker (MIGRATION.md#dfm205)
+    # TODO(dflash-migrate): DFM205 `supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead (MIGRATION.md#dfm205)
     return spec_algorithm.supports_spec_v2()
