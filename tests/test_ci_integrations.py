@@ -234,3 +234,13 @@ def test_pre_commit_try_repo_lints_every_file_type(tmp_path: Path) -> None:
     assert done.returncode == 1, output[-3000:]
     reported = {line.split(":", 1)[0] for line in output.splitlines() if re.match(r"^\S+:\d+:\d+: DFM", line)}
     assert reported == set(SAMPLES), output[-3000:]
+
+
+def test_cache_variable_is_documented_and_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 13: `DFLASH_MIGRATE_CACHE` was documented only in a docstring."""
+    from migrator.wheels import cache_dir
+
+    for doc in ("README.md", "MIGRATION.md"):
+        assert "DFLASH_MIGRATE_CACHE" in (ROOT / doc).read_text(), doc
+    monkeypatch.setenv("DFLASH_MIGRATE_CACHE", str(tmp_path / "c"))
+    assert cache_dir() == tmp_path / "c"
