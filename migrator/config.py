@@ -171,3 +171,16 @@ def load(start: Path) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{source}: [tool.dflash-migrate] must be a table")
     return parse_table(table, source)
+
+
+def load_file(path: Path) -> Config:
+    """Config from a file named on the command line (``--config``): a ``pyproject.toml``-style
+    file with ``[tool.dflash-migrate]``, or a file whose top level holds the same keys."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: --config: no such file")
+    data = _toml_load(path)
+    tool = data.get("tool")
+    table = tool.get("dflash-migrate") if isinstance(tool, dict) and "dflash-migrate" in tool else data
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.dflash-migrate] must be a table")
+    return parse_table(table, path.resolve())

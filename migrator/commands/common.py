@@ -35,22 +35,36 @@ TARGET_VERSION = Param("target_version", ("--target-version",), "text", "X.Y.Z",
 JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs).")
 PARSE_ALL = Param("parse_all", ("--parse-all",), "flag", None,
                   "Also parse files that cannot match, to report every syntax error (slower).")
+EXTEND_SELECT = Param("extend_select", ("--extend-select",), "multi", "CODES",
+                      "Rule codes to add to the selection (the config's `select` or --select), as in ruff.")
+EXTEND_IGNORE = Param("extend_ignore", ("--extend-ignore",), "multi", "CODES",
+                      "Rule codes to skip in addition to the config's and --ignore's, as in ruff.")
+CONFIG = Param("config_file", ("--config",), "path", "FILE",
+               "Use the settings in FILE (a pyproject.toml with [tool.dflash-migrate], or a TOML file of the same "
+               "keys) instead of searching for one.")
+ISOLATED = Param("isolated", ("--isolated",), "flag", None, "Ignore every configuration file (as in ruff).")
 #: The file-selection and rule-selection parameters of ``fix`` and ``lint``.
-SHARED = (SELECT, IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL)
+SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL,
+          CONFIG, ISOLATED)
 
 
 class UsageError(Exception):
     """A command line or configuration that cannot run: nothing was read or written."""
 
 
-def load_config(paths: Sequence[Path]) -> Config:
-    """The one config of a run: the nearest ``[tool.dflash-migrate]`` from the first path
-    (see :mod:`migrator.config` for where the search stops)."""
-    from ..config import ConfigError, load
+def load_config(paths: Sequence[Path], config_file: Path | None = None, isolated: bool = False) -> Config:
+    """The one config of a run: ``config_file`` if given, none with ``isolated``, else the
+    nearest ``[tool.dflash-migrate]`` from the first path (see :mod:`migrator.config` for
+    where the search stops)."""
+    from ..config import Config, ConfigError, load, load_file
 
+    if isolated:
+        if config_file is not None:
+            raise UsageError("--config and --isolated contradict each other")
+        return Config()
     start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
     try:
-        return load(start)
+        return load_file(config_file) if config_file is not None else load(start)
     except ConfigError as error:
         raise UsageError(str(error)) from None
 
@@ -82,6 +96,8 @@ def build_options(
     target_version: str | None = None,
     select: list[str] | None = None,
     ignore: list[str] | None = None,
+    extend_select: list[str] | None = None,
+    extend_ignore: list[str] | None = None,
     exclude: list[str] | None = None,
     force_exclude: bool = False,
     unsafe_fixes: bool = False,
@@ -89,6 +105,8 @@ def build_options(
     allow_dirty: bool = False,
     parse_all: bool = False,
     default_target: bool = True,
+    config_file: Path | None = None,
+    isolated: bool = False,
 ) -> Options:
     """Options for every command from its command line, layered over the run's config.
 
@@ -99,7 +117,7 @@ def build_options(
     """
     from .. import catalog
 
-    config = load_config(paths)
+    config = load_config(paths, config_file, isolated)
     if target_version is not None:
         target: str | None = check_target(target_version)
     elif config.target_version is not None:
@@ -113,8 +131,10 @@ def build_options(
     return Options(
         mode=mode,
         target_version=target,
-        select=_codes(select, "--select") or (frozenset(config.select) if config.select else None),
-        ignore=(_codes(ignore, "--ignore") or frozenset()) | frozenset(config.ignore),
+        select=_extended(_codes(select, "--select") or (frozenset(config.select) if config.select else None),
+                         _codes(extend_select, "--extend-select")),
+        ignore=((_codes(ignore, "--ignore") or frozenset()) | frozenset(config.ignore)
+                | (_codes(extend_ignore, "--extend-ignore") or frozenset())),
         unsafe_fixes=unsafe_fixes,
         jobs=jobs,
         exclude=tuple((cwd, pattern) for pattern in exclude or ()) + tuple((root, pattern) for pattern in config.exclude),
@@ -124,6 +144,11 @@ def build_options(
         force_exclude=force_exclude,
         config=str(config.source) if config.source is not None else None,
     )
+
+
+def _extended(select: frozenset[str] | None, extra: frozenset[str] | None) -> frozenset[str] | None:
+    """``--extend-select`` adds to a selection; with none (every rule) there is nothing to add."""
+    return select if select is None or not extra else select | extra
 
 
 class progress:

@@ -1,8 +1,16 @@
 """``dflash-migrate lint [PATH ...]`` (also ``check``, as ruff users type it): report every
-DFLASH V1 reference in every file type, in one of the report formats; never writes.
+DFLASH V1 reference in every file type, in one of the report formats.
 
 Exit codes: 0 clean, 1 findings, 2 a file could not be processed (every other file is
 still reported); ``--exit-zero`` turns 1 into 0 (never 2).
+
+ruff's flags mean what they mean in ruff: ``--output-format`` (alias of ``--format``),
+``--statistics`` (a table by code instead of the report), ``--fix`` (apply the safe fixes,
+then report what is left; ``--unsafe-fixes`` too), ``--show-fixes``,
+``--exit-non-zero-on-fix``, ``-`` with ``--stdin-filename``, ``-q``; and
+``--extend-select``/``--extend-ignore``/``--config``/``--isolated`` (:mod:`.common`).
+Gradual adoption: ``--write-baseline FILE`` / ``--baseline FILE`` (:mod:`migrator.baseline`)
+and ``--add-noqa`` (:mod:`migrator.add_noqa`).
 """
 
 from __future__ import annotations
@@ -11,18 +19,38 @@ import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from .common import SHARED, build_options, paths_or_here, progress
+from .common import SHARED, UsageError, build_options, paths_or_here, progress
 from .params import Command, Param
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
+    from ..engine import RunResult
+    from ..model import FileResult
+    from ..options import Options
+
 PARAMS = (
-    Param("paths", (), "paths", "PATH", "Files or folders (default: .)."),
-    Param("fmt", ("--format",), "choice", "FORMAT", "Report format.", "text", FORMATS),
+    Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
+    Param("fmt", ("--format", "--output-format"), "choice", "FORMAT", "Report format.", "text", FORMATS),
     Param("output", ("--output", "-o"), "path", "FILE", "Write the report to FILE instead of standard output."),
     Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with findings (2 still means a file could not be processed)."),
+    Param("statistics", ("--statistics",), "flag", None, "Print the number of findings per rule code instead of the report."),
+    Param("fix", ("--fix",), "flag", None, "Apply the safe fixes (as `dflash-migrate fix` does), then report what is left."),
+    Param("unsafe_fixes", ("--unsafe-fixes",), "flag", None, "With --fix: also apply fixes marked unsafe."),
+    Param("allow_dirty", ("--allow-dirty",), "flag", None, "With --fix: modify files with uncommitted git changes."),
+    Param("show_fixes", ("--show-fixes",), "flag", None, "List the fixes applied by --fix (without it: the fixes it would apply)."),
+    Param("exit_non_zero_on_fix", ("--exit-non-zero-on-fix",), "flag", None,
+          "With --fix: exit 1 when anything was fixed, even if nothing is left."),
+    Param("stdin_filename", ("--stdin-filename",), "text", "NAME",
+          "Name of the `-` input (chooses the rules by its type; default <stdin>.py)."),
+    Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on stderr."),
+    Param("baseline", ("--baseline",), "path", "FILE",
+          "Report and fail only on findings not recorded in FILE (see --write-baseline); say how many entries are fixed."),
+    Param("write_baseline", ("--write-baseline",), "path", "FILE",
+          "Record every finding of this run in FILE (by fingerprint, robust to line moves) and exit 0."),
+    Param("add_noqa", ("--add-noqa",), "flag", None,
+          "Write a `# dflash-migrate: ignore[CODE]` comment for every finding where one changes nothing else."),
     *SHARED,
 )
 
@@ -33,29 +61,157 @@ def run(
     fmt: str = "text",
     output: Path | None = None,
     exit_zero: bool = False,
+    statistics: bool = False,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    allow_dirty: bool = False,
+    show_fixes: bool = False,
+    exit_non_zero_on_fix: bool = False,
+    stdin_filename: str | None = None,
+    quiet: bool = False,
+    baseline: Path | None = None,
+    write_baseline: Path | None = None,
+    add_noqa: bool = False,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     **shared: object,
 ) -> int:
     """Lint ``paths``; print or write the report; return the exit code. ``shared``: the
     parameters of :data:`common.SHARED` (``select``, ``target_version``, ...)."""
-    from .. import engine, report
+    from .. import report
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     paths = paths_or_here(paths)
-    options = build_options("lint", paths, **shared)  # type: ignore[arg-type]
-    with progress("linting", stderr) as on_progress:
-        outcome = engine.run(paths, options, on_progress)
-    for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
-        stderr.write(report.stderr_line(fmt, f"{skipped_path}: skipped: {reason}") + "\n")
-    text = report.render(fmt, outcome.results, outcome.summary, config=options.config)
+    if fix and (add_noqa or write_baseline is not None):
+        raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
+    options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
+                            **shared)  # type: ignore[arg-type]
+
+    def note(text: str) -> None:
+        if not quiet:
+            stderr.write(report.stderr_line(fmt, text) + "\n")
+
+    stdin = [str(p) for p in paths] == ["-"]
+    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout) if stdin else _run_tree(paths, options, stderr)
+    if not stdin:
+        for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
+            note(f"{skipped_path}: skipped: {reason}")
+    results = outcome.results
+    if write_baseline is not None:
+        return _write_baseline(write_baseline, results, note)
+    if add_noqa:
+        return _add_noqa(results, note)
+    listing = None
+    if show_fixes:
+        from ..report.statistics import fixes
+
+        listing = fixes(results, applied=fix, unsafe_fixes=options.unsafe_fixes)
+    fixed = _keep_what_is_left(results, options) if fix else 0
+    if baseline is not None:
+        _apply_baseline(baseline, results, note)
+    if statistics:
+        from ..report.statistics import statistics as table
+
+        text = table(results, options.unsafe_fixes)
+    else:
+        text = report.render(fmt, results, outcome.summary, config=options.config)
+        if quiet and fmt in ("text", "concise"):
+            text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
+    if listing is not None:
+        if fmt in ("text", "concise") and output is None and not stdin:
+            text += listing
+        else:
+            stderr.write(listing)
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
-        stdout.write(text)
-    code = outcome.exit_code
+        (stderr if stdin and fix else stdout).write(text)
+    code = _exit_code(results, outcome.interrupted)
+    if fix and exit_non_zero_on_fix and fixed and code == 0:
+        code = 1
     return 0 if exit_zero and code == 1 else code
+
+
+def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
+    from .. import engine
+
+    with progress("linting", stderr) as on_progress:
+        return engine.run(paths, options, on_progress)
+
+
+def _run_stdin(name: str, options: Options, stdout: TextIO) -> RunResult:
+    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout)."""
+    from .. import engine
+    from ..model import RunSummary
+
+    data = sys.stdin.buffer.read()
+    result = engine.process_bytes(name, data, options._replace(mode="lint" if options.mode == "lint" else "diff"))
+    outcome = engine.RunResult(mode="lint")
+    outcome.results = [result]
+    outcome.summary = RunSummary(files_scanned=1, findings=len(result.findings), files_with_errors=int(result.error is not None))
+    if options.mode == "fix":
+        stdout.flush()
+        sys.stdout.buffer.write(result.new_bytes if result.new_bytes is not None else data)
+        sys.stdout.buffer.flush()
+    return outcome
+
+
+def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
+    """After ``--fix``: drop the findings that were fixed; return how many."""
+    from ..engine import left_for_humans
+
+    fixed = 0
+    for result in results:
+        if result.changed:
+            left = [f for f in result.findings if left_for_humans(f, options)]
+            fixed += len(result.findings) - len(left)
+            result.findings = left
+    return fixed
+
+
+def _exit_code(results: list[FileResult], interrupted: bool) -> int:
+    if interrupted or any(r.error is not None for r in results):
+        return 2
+    return 1 if any(r.findings for r in results) else 0
+
+
+def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
+    from ..baseline import BaselineError, apply, load
+
+    try:
+        known = load(path)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+    applied = apply(results, known)
+    fixed = f"; {applied.fixed} baseline entr{'ies' if applied.fixed != 1 else 'y'} fixed" if applied.fixed else ""
+    hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
+    note(f"{path}: {applied.matched} known finding{'s' if applied.matched != 1 else ''} not reported{fixed}{hint}")
+
+
+def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
+    from ..baseline import BaselineError, write
+
+    try:
+        count = write(path, results)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+    note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
+    return 2 if any(r.error is not None for r in results) else 0
+
+
+def _add_noqa(results: list[FileResult], note) -> int:  # noqa: ANN001
+    from ..add_noqa import add
+
+    counts = add(results)
+    note(f"added {counts.comments} suppression comment{'s' if counts.comments != 1 else ''} in {counts.files} "
+         f"file{'s' if counts.files != 1 else ''}")
+    if counts.left:
+        note(f"{counts.left} finding{'s' if counts.left != 1 else ''} left without a comment (JSON, Markdown, notebooks, "
+             "strings, YAML block scalars): record them with --write-baseline")
+    for error in counts.errors:
+        note(error)
+    return 2 if counts.errors or any(r.error is not None for r in results) else 0
 
 
 COMMAND = Command("lint", run, PARAMS, "Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 a file could not be processed.",
