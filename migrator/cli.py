@@ -232,7 +232,9 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
     try:
         return command.run(**keywords)
     except UsageError as error:
-        print(f"dflash-migrate: error: {error}", file=sys.stderr)
+        from .report.escape import visible
+
+        print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
         return 2
 
 

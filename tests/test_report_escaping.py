@@ -112,3 +112,14 @@ def test_json_escapes_c1_controls_and_bidi_overrides(repo: Path) -> None:
     assert "\x9b" not in out and "\u202e" not in out and "\x1b" not in out
     assert "\\u009b" in out and "\\u202e" in out
     assert "\u202e" in json.loads(out)["findings"][0]["message"]  # the text itself is kept
+
+
+def test_fix_command_output_is_escaped_too(repo: Path) -> None:
+    import subprocess
+    import sys
+
+    (repo / "t.py").write_bytes(HOSTILE_TODO)
+    os.symlink("/etc/hostname", repo / "evil\x1b]0;title\x07.py")
+    done = subprocess.run([sys.executable, "-m", "migrator", "--check", "."], cwd=repo, capture_output=True, timeout=120)
+    assert b"\x1b" not in done.stdout + done.stderr and b"\x07" not in done.stdout + done.stderr
+    assert b"\\x1b]0;pwned" in done.stdout + done.stderr

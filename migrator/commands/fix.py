@@ -41,19 +41,23 @@ def _status(finding: Finding, options: Options) -> str:
 
 
 def _finding_line(path: str, finding: Finding, options: Options) -> str:
-    return f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]"
+    from ..report.escape import visible
+
+    return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]")
 
 
 def report_run(outcome: RunResult, options: Options) -> None:
     """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary."""
     out = sys.stderr if options.mode == "diff" else sys.stdout
+    from ..report.escape import visible
+
     for result in outcome.results:
         if result.error is not None:
-            print(str(result.error), file=sys.stderr)
+            print(visible(str(result.error)), file=sys.stderr)
         for finding in result.findings:
             print(_finding_line(finding.path, finding, options), file=out)
     for path, reason in outcome.skipped:
-        print(f"{path}: skipped: {reason}", file=sys.stderr)
+        print(visible(f"{path}: skipped: {reason}"), file=sys.stderr)
     summary = outcome.summary
     verb = {"fix": "changed", "check": "would change", "diff": "would change"}[options.mode]
     line = (
