@@ -40,6 +40,10 @@ from . import catalog
 from .lines import split_lines
 from .records import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .forkindex import ForkView
+
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
@@ -51,18 +55,23 @@ class Binding:
     ``kind``: "import" (import a.b.c [as x]), "from" (from m import n), "from-as", "def",
     "alias", "other"; ``guarded``: bound inside a version guard; ``follows_rename``: the
     local name is the last segment of ``qualname`` and would follow a rename; ``types``:
-    class qualnames the value is known to be.
+    class qualnames the value is known to be; ``line``: where it is bound; ``via``: for
+    kind "fork" (a fork name standing for a V1 object, ``migrator.forkindex``), the
+    (path, line) of each fork module it came through.
     """
 
-    __slots__ = ("qualname", "kind", "guarded", "follows_rename", "types")
+    __slots__ = ("qualname", "kind", "guarded", "follows_rename", "types", "line", "via")
 
     def __init__(self, qualname: str | None, kind: str = "other", guarded: bool = False,
-                 follows_rename: bool = False, types: frozenset[str] = frozenset()) -> None:
+                 follows_rename: bool = False, types: frozenset[str] = frozenset(),
+                 via: tuple[tuple[str, int], ...] = ()) -> None:
         self.qualname = qualname
         self.kind = kind
         self.guarded = guarded
         self.follows_rename = follows_rename
         self.types = types
+        self.line = 0
+        self.via = via
 
     def __repr__(self) -> str:
         return f"Binding({self.qualname!r}, {self.kind!r}, guarded={self.guarded}, types={set(self.types)})"
@@ -149,10 +158,18 @@ class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool,
-                 skip_cold_functions: bool = True) -> None:
+                 skip_cold_functions: bool = True, fork: ForkView | None = None) -> None:
         self.tree = tree
         self.source = source
-        if skip_cold_functions:
+        #: The fork index as this module sees it; None: the file is analysed on its own.
+        self.fork = fork
+        #: Names other fork modules import from this one, or that its ``__all__`` lists:
+        #: a rename must keep them bound.
+        self.exported: frozenset[str] = frozenset(all_names(tree) or ())
+        #: Module-level names bound to imported things (the last such binding, even where a
+        #: fallback rebinds the name later): what ``migrator.forkindex`` summarizes.
+        self.module_imports: dict[str, Binding] = {}
+        if skip_cold_functions and fork is None:
             hot = HotText(source)
             self.lines = hot.lines
             #: Words and lines some rule may look at; None: analyse everything (``verify``).
@@ -261,11 +278,14 @@ class Analysis(ast.NodeVisitor):
     def bind(self, name: str, binding: Binding) -> None:
         if self.guard_depth:
             binding.guarded = True
+        binding.line = getattr(self.current_statement, "lineno", 0)
         if name in self.shared_locals and binding.kind in ("other", "alias"):
             current = self.scope.names.get(name)
             if current is not None and current.kind in ("import", "from", "from-as"):
                 return  # the fallback of an import: the name still means the import where it succeeds
         self.scope.names[name] = binding
+        if self.scope is self.module_scope and binding.qualname is not None and binding.kind != "other":
+            self.module_imports[name] = binding
         if (self.hot_lines is not None and name not in self.hot_words and binding.qualname is not None
                 and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname, self.hot_words)):
             self._add_hot_word(name)  # an alias of a V1 name: its uses are hot too
@@ -278,33 +298,52 @@ class Analysis(ast.NodeVisitor):
         found.update(_lines_holding(self.source, word, self.line_ends))
         self.hot_lines = sorted(found)
 
+    def is_exported(self, name: str) -> bool:
+        """Do other fork modules import ``name`` from this one (or does ``__all__`` list it)?"""
+        return name in self.exported or (self.fork is not None and self.fork.needed(name))
+
     # ---- resolution -------------------------------------------------------------
     def qualname(self, node: ast.AST) -> tuple[str, Binding] | None:
-        """Qualified name of a Name/Attribute chain rooted in an imported name."""
+        """Qualified name of a Name/Attribute chain rooted in an imported name; a fork name
+        that stands for a V1 object (``migrator.forkindex``) gives the V1 name and a
+        binding of kind "fork"."""
         if isinstance(node, ast.Name):
             binding = self.lookup(node.id)
             if binding is None or binding.qualname is None:
                 return None
-            return binding.qualname, binding
+            return self._through_fork(binding.qualname, binding)
         if isinstance(node, ast.Attribute):
             inner = self.qualname(node.value)
             if inner is None:
                 return None
-            return f"{inner[0]}.{node.attr}", inner[1]
+            if inner[1].kind == "fork":
+                return f"{inner[0]}.{node.attr}", inner[1]
+            return self._through_fork(f"{inner[0]}.{node.attr}", inner[1])
         return None
+
+    def _through_fork(self, qualname: str, binding: Binding) -> tuple[str, Binding]:
+        if self.fork is None or binding.kind in ("def", "other", "fork"):
+            return qualname, binding
+        resolved = self.fork.resolve(qualname)
+        if resolved is None:
+            return qualname, binding
+        return resolved.qualname, Binding(resolved.qualname, "fork", guarded=binding.guarded, via=resolved.via)
 
     def types_of(self, node: ast.AST) -> frozenset[str]:
         """Class qualnames (with ancestors) the value of ``node`` is known to be."""
         if isinstance(node, ast.Name):
             binding = self.lookup(node.id)
             return binding.types if binding else frozenset()
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-            binding = self.lookup(node.value.id)
-            if binding and binding.types:
-                for class_name in binding.types:
-                    info = self.classes.get(class_name)
-                    if info and node.attr in info.attr_types:
-                        return info.attr_types[node.attr]
+        if isinstance(node, ast.Attribute) and isinstance(node.value, (ast.Name, ast.Attribute)):
+            receiver = self.types_of(node.value)
+            for class_name in receiver:
+                info = self.classes.get(class_name)
+                if info and node.attr in info.attr_types:
+                    return info.attr_types[node.attr]
+                if self.fork is not None and info is None:
+                    types = self.fork.attr_types(class_name, node.attr)
+                    if types:
+                        return frozenset().union(*(self.ancestors(t) for t in types))
             return frozenset()
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "super" and self.class_stack:
@@ -334,6 +373,8 @@ class Analysis(ast.NodeVisitor):
             info = self.classes.get(current)
             if info:
                 stack.extend(info.bases)
+            elif self.fork is not None:
+                stack.extend(self.fork.bases(current))
         return frozenset(seen)
 
     def annotation_types(self, node: ast.AST | None) -> frozenset[str]:
@@ -364,7 +405,10 @@ class Analysis(ast.NodeVisitor):
 
     def _visit_statement(self, statement: ast.stmt) -> None:
         if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
+            saved = self.current_statement
+            self.current_statement = statement
             self._bind_cold(statement)
+            self.current_statement = saved
             return
         saved = self.current_statement
         self.current_statement = statement
@@ -437,8 +481,9 @@ class Analysis(ast.NodeVisitor):
             shared = local in self.alternative_names
             if shared:
                 self.shared_locals.add(local)
+            keeps_name = shared or (self.scope is self.module_scope and self.is_exported(local))
             self.bind(local, Binding(qualname, "from-as" if alias.asname else "from",
-                                     follows_rename=not alias.asname and not shared))
+                                     follows_rename=not alias.asname and not keeps_name))
             line, col = alias.lineno, self.char_col(alias.lineno, alias.col_offset)
             names.append(ImportedName(node, qualname, (line, col, line, col + len(alias.name)), local, bool(alias.asname), bool(self.guard_depth)))
         self.import_froms.append(ImportFromInfo(node, module, self._module_span(node), node.level, tuple(names), bool(self.guard_depth)))
@@ -649,6 +694,8 @@ class Analysis(ast.NodeVisitor):
     def _assign_target(self, target: ast.AST, types: frozenset[str]) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, Binding(None, "other", types=types))
+            if self.scope.kind == "class" and self.class_stack and types:  # a class-level or dataclass field
+                self.class_stack[-1].attr_types[target.id] = types
         elif (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
@@ -772,13 +819,13 @@ def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
 
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
-            skip_cold_functions: bool = True) -> Analysis:
+            skip_cold_functions: bool = True, fork: ForkView | None = None) -> Analysis:
     """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
     callers that look at every reference, like ``verify``, pass False."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
-    return Analysis(tree, source, module_name, is_package, skip_cold_functions).run()
+    return Analysis(tree, source, module_name, is_package, skip_cold_functions, fork).run()
 
 
 def rename_qualname(qualname: str, target: str) -> str:
@@ -796,3 +843,21 @@ def rename_qualname(qualname: str, target: str) -> str:
         rest = parts[cut:]
         return ".".join([new, *rest]) if rest else new
     return qualname
+
+
+def all_names(tree: ast.Module) -> tuple[str, ...] | None:
+    """The strings of a module-level ``__all__`` list or tuple (None: no ``__all__``)."""
+    names: list[str] | None = None
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+            targets = [statement.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        if isinstance(statement.value, (ast.List, ast.Tuple)):
+            found = [e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            names = (names or []) + found if isinstance(statement, ast.AugAssign) else found
+    return tuple(names) if names is not None else None

@@ -8,7 +8,10 @@ modules across releases). Names that lost their module to another one while thei
 neighbours in the same ``from`` statement stay get a TODO (splitting an import is left to
 a human); removed names with no replacement (DFM104) get a TODO.
 
-Imports inside ``try: <new> except ImportError: <old>`` guards are left alone.
+Imports inside ``try: <new> except ImportError: <old>`` guards are left alone. A renamed
+name that other fork modules import from this one (``migrator.forkindex``) or that
+``__all__`` lists keeps its local name (``DFlashWorkerV2 as DFlashWorker``), so that every
+importer stays correct without its own fix.
 """
 
 from __future__ import annotations
@@ -138,9 +141,10 @@ def _own_line(lines: list[str], start: tuple[int, int], end: tuple[int, int]) ->
 
 def _kept_local(ctx: RuleContext, imported: ImportedName, new_name: str) -> str:
     """``New as Old`` where a fallback (``except ImportError: Old = object``, the other
-    branch of an ``if``) binds the old name too: the name stays bound on every path."""
-    if not imported.has_asname and imported.local in ctx.analysis.shared_locals:
-        return f"{new_name} as {imported.local}"
+    branch of an ``if``) binds the old name too, or where other fork modules import the old
+    name from this one or ``__all__`` lists it: the name stays bound on every path."""
+    if not imported.has_asname and (imported.local in ctx.analysis.shared_locals or ctx.analysis.is_exported(imported.local)):
+        return f"{new_name} as {imported.local}"  # also: other fork modules import it by this name
     return new_name
 
 

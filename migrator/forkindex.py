@@ -1,0 +1,401 @@
+"""The fork index: which of the fork's own modules carry V1 objects, and under which names.
+
+A team's package often imports the V1 classes once (``compat.py``) and the rest of it
+imports them from there, under the same or another name. Each file is still analysed on
+its own (``migrator.analysis``); this module joins what those analyses say about module
+level, so that the rules see through the fork's own modules:
+
+* per module (``ModuleSummary``, made by ``summarize`` in the worker that analysed the
+  file): the names it binds at module level to imported things (``from x import y [as z]``,
+  ``import x as y``, ``Y = mod.X``), its classes with their bases and annotated attributes
+  (class-level and dataclass annotations, string annotations, ``self.x = ...`` in methods),
+  its ``__all__``, its star imports, the names it binds in an ``except ImportError`` branch
+  of a ``try`` that imports V1 names (on a V2 release that branch is what runs), and the
+  names it imports from other modules;
+* ``ForkIndex.resolve(qualname)``: the V1 qualified name a fork name stands for, following
+  re-exports, aliases, chains and star imports (cycles end: each module is entered once
+  per lookup), with the files it went through;
+* ``ForkIndex.bases`` / ``attr_types``: classes of other files, for subclass chains and
+  typed wrappers;
+* ``ForkIndex.needed(module)``: the names other fork modules import from it (a fix must keep
+  them bound);
+* ``ForkIndex.words``: names bound to V1 objects that hold no V1 word (``BaseWorker``):
+  the engine's second byte-level pass looks for them in files not yet parsed.
+
+Modules are keyed by their package root (the folder above the top ``__init__.py``), so two
+copies of one package in a tree stay apart; an import resolves in its own root first.
+Dynamic imports (``importlib.import_module``, ``__import__``, ``getattr(module, name)``)
+are not followed: a documented limit.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import NamedTuple
+
+from . import catalog
+from .analysis import all_names
+from .records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+@record
+class ModuleSummary(NamedTuple):
+    """What one analysed module binds at module level (see the module docstring)."""
+
+    path: str
+    root: str
+    module: str
+    #: local name -> (qualname it is bound to, line)
+    binds: dict[str, tuple[str, int]]
+    #: class qualname -> (base qualnames, line)
+    classes: dict[str, tuple[tuple[str, ...], int]]
+    #: class qualname -> attribute -> type qualnames
+    attributes: dict[str, dict[str, frozenset[str]]]
+    star_imports: tuple[str, ...]
+    all_names: tuple[str, ...] | None
+    #: name -> line of the ``except ImportError`` assignment that binds it on V2 releases
+    fallbacks: dict[str, int]
+    #: (module, name) pairs this module imports (``from module import name``)
+    imported: tuple[tuple[str, str], ...]
+
+
+@record
+class Resolved(NamedTuple):
+    """A fork name that stands for the V1 object ``qualname``; ``via``: (path, line) of each
+    fork module it went through, nearest first; ``fallback``: (path, line) where the
+    carrying module binds something else on V2 releases (its ``except ImportError`` branch)."""
+
+    qualname: str
+    via: tuple[tuple[str, int], ...]
+    fallback: tuple[str, int] | None = None
+
+
+def package_root(path: Path, module: str | None) -> str:
+    """The folder above the top package holding ``path`` (its module name's first part)."""
+    depth = module.count(".") + 1 if module else 1
+    if path.name in ("__init__.py", "__init__.pyi"):
+        depth += 1
+    folder = path.parent
+    for _ in range(depth - 1):
+        folder = folder.parent
+    return str(folder)
+
+
+def is_v1(qualname: str) -> bool:
+    """Does ``qualname`` name a removed/renamed catalog module, class or function (or a
+    member of one)?"""
+    names = catalog.by_name()
+    parts = qualname.split(".")
+    for cut in range(len(parts), 0, -1):
+        entry = names.get(".".join(parts[:cut]))
+        if entry is not None and entry.kind in ("module", "class", "function"):
+            return True
+    return False
+
+
+def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
+    """The module-level facts of one analysed file (None for a script outside a package)."""
+    module = analysis.module_name
+    if module == "__main__":
+        return None
+    binds: dict[str, tuple[str, int]] = {}
+    for name, binding in analysis.module_imports.items():
+        if not binding.guarded:
+            binds[name] = (binding.qualname or "", binding.line)
+    classes = {q: (info.bases, info.node.lineno) for q, info in analysis.classes.items()
+               if q.count(".") == module.count(".") + 1}
+    attributes = {q: dict(info.attr_types) for q, info in analysis.classes.items() if info.attr_types}
+    star: list[str] = []
+    imported: list[tuple[str, str]] = []
+    for info in analysis.import_froms:
+        names = info.statement.names
+        if any(alias.name == "*" for alias in names):
+            star.append(info.module)
+        imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
+    return ModuleSummary(path, package_root(Path(path), module), module, binds, classes, attributes, tuple(star),
+                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported))
+
+
+def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
+    """(name, assignment) bound in the ``except ImportError`` branches of ``statement``."""
+    found: list[tuple[str, ast.stmt]] = []
+    for handler in statement.handlers:
+        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        if handler.type is not None and not any(
+                (getattr(t, "id", None) or getattr(t, "attr", None)) in IMPORT_ERRORS for t in types):
+            continue
+        for child in handler.body:
+            if isinstance(child, (ast.Assign, ast.AnnAssign)):
+                for target in (child.targets if isinstance(child, ast.Assign) else [child.target]):
+                    if isinstance(target, ast.Name):
+                        found.append((target.id, child))
+    return found
+
+
+def v1_imports(statement: ast.Try, module_name: str, is_package: bool) -> list[tuple[ast.stmt, str]]:
+    """(import statement, qualname) of V1 names imported in the body of ``statement``."""
+    found: list[tuple[ast.stmt, str]] = []
+    for child in statement.body:
+        for node in ast.walk(child):
+            if isinstance(node, ast.Import):
+                found.extend((node, alias.name) for alias in node.names if is_v1(alias.name))
+            elif isinstance(node, ast.ImportFrom):
+                module = _absolute(node.module, node.level, module_name, is_package)
+                found.extend((node, f"{module}.{alias.name}") for alias in node.names
+                             if alias.name != "*" and is_v1(f"{module}.{alias.name}"))
+    return found
+
+
+def _absolute(module: str | None, level: int, current: str, is_package: bool) -> str:
+    if level == 0:
+        return module or ""
+    package = current if is_package else current.rpartition(".")[0]
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    return f"{base}.{module}" if module and base else (module or base)
+
+
+def _fallbacks(tree: ast.Module) -> dict[str, int]:
+    """Names bound in the ``except ImportError`` branch of a module-level ``try`` that
+    imports something: what the module binds where that import fails."""
+    found: dict[str, int] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Try) and any(isinstance(n, (ast.Import, ast.ImportFrom))
+                                                  for child in statement.body for n in ast.walk(child)):
+            for name, assignment in v1_try_fallbacks(statement):
+                found.setdefault(name, assignment.lineno)
+    return found
+
+
+class ForkIndex:
+    """The summaries of a run's modules, joined (see the module docstring)."""
+
+    def __init__(self, summaries: list[ModuleSummary]) -> None:
+        self.by_key: dict[tuple[str, str], ModuleSummary] = {(s.root, s.module): s for s in summaries}
+        self.by_module: dict[str, list[ModuleSummary]] = {}
+        for summary in summaries:
+            self.by_module.setdefault(summary.module, []).append(summary)
+        self._needed: dict[tuple[str, str], set[str]] = {}
+        for summary in summaries:
+            for module, name in summary.imported:
+                target = self.find(module, summary.root)
+                if target is not None:
+                    self._needed.setdefault((target.root, target.module), set()).add(name)
+        self.words: frozenset[str] = frozenset(self._words())
+
+    # ---- lookups ------------------------------------------------------------------
+    def find(self, module: str, root: str | None) -> ModuleSummary | None:
+        """The module named ``module``: in ``root`` first, else the only one of that name."""
+        if root is not None and (root, module) in self.by_key:
+            return self.by_key[(root, module)]
+        candidates = self.by_module.get(module, ())
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _split(self, qualname: str, root: str | None) -> tuple[ModuleSummary, str, str] | None:
+        """(module summary, first name inside it, rest) for the longest module prefix."""
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            summary = self.find(".".join(parts[:cut]), root)
+            if summary is not None:
+                return summary, parts[cut], ".".join(parts[cut + 1:])
+        return None
+
+    def resolve(self, qualname: str, root: str | None = None) -> Resolved | None:
+        """The V1 object a fork name stands for (None: not a fork name carrying one)."""
+        return self._resolve(qualname, root, set())
+
+    def _resolve(self, qualname: str, root: str | None, seen: set[tuple[str, str]]) -> Resolved | None:
+        split = self._split(qualname, root)
+        if split is None:
+            return None
+        summary, name, rest = split
+        key = (summary.root, f"{summary.module}.{name}")
+        if key in seen:
+            return None  # an import cycle
+        seen.add(key)
+        bound = summary.binds.get(name)
+        if bound is None:
+            for star in summary.star_imports:
+                target = self.find(star, summary.root)
+                if target is not None and (target.all_names is None or name in target.all_names):
+                    found = self._resolve(f"{star}.{name}", summary.root, seen)
+                    if found is not None:
+                        return found._replace(via=((summary.path, 1), *found.via))
+            return None
+        target, line = bound
+        if target == qualname.rpartition(".")[0] + "." + name and not rest:
+            return None
+        full = f"{target}.{rest}" if rest else target
+        fallback = (summary.path, summary.fallbacks[name]) if name in summary.fallbacks else None
+        if is_v1(full) and not self._defined_here(full, root):
+            return Resolved(full, ((summary.path, line),), fallback)
+        found = self._resolve(full, summary.root, seen)
+        if found is None:
+            return None
+        return Resolved(found.qualname, ((summary.path, line), *found.via), found.fallback or fallback)
+
+    def _defined_here(self, qualname: str, root: str | None) -> bool:
+        """A fork of SGLang itself defines the V1 name: it is the V1 object, not a re-export."""
+        split = self._split(qualname, root)
+        return split is not None and f"{split[0].module}.{split[1]}" in split[0].classes
+
+    def bases(self, class_qualname: str, root: str | None = None) -> tuple[str, ...]:
+        """The bases of a class another fork module defines, resolved through the index."""
+        split = self._split(class_qualname, root)
+        if split is None or split[2]:
+            return ()
+        summary, name, _ = split
+        found = summary.classes.get(f"{summary.module}.{name}")
+        if found is None:
+            resolved = self.resolve(class_qualname, root)
+            return (resolved.qualname,) if resolved is not None else ()
+        return tuple((self.resolve(base, summary.root) or Resolved(base, ())).qualname for base in found[0])
+
+    def defined_class(self, qualname: str, root: str | None = None) -> tuple[str, str, int] | None:
+        """(qualname where defined, path, line) of a fork class ``qualname`` names."""
+        seen: set[str] = set()
+        while qualname not in seen:
+            seen.add(qualname)
+            split = self._split(qualname, root)
+            if split is None or split[2]:
+                return None
+            summary, name, _ = split
+            defined = f"{summary.module}.{name}"
+            if defined in summary.classes:
+                return defined, summary.path, summary.classes[defined][1]
+            bound = summary.binds.get(name)
+            if bound is None:
+                return None
+            qualname, root = bound[0], summary.root
+        return None
+
+    def attr_types(self, class_qualname: str, attribute: str, root: str | None = None) -> frozenset[str]:
+        defined = self.defined_class(class_qualname, root)
+        if defined is None:
+            return frozenset()
+        summary = self._split(defined[0], root)
+        if summary is None:
+            return frozenset()
+        types = summary[0].attributes.get(defined[0], {}).get(attribute, frozenset())
+        return frozenset((self.resolve(t, summary[0].root) or Resolved(t, ())).qualname for t in types)
+
+    def needed(self, module: str, root: str | None) -> frozenset[str]:
+        """Names other fork modules import from ``module``."""
+        summary = self.find(module, root)
+        if summary is None:
+            return frozenset()
+        return frozenset(self._needed.get((summary.root, summary.module), ()))
+
+    def carriers(self) -> frozenset[tuple[str, str]]:
+        """(root, module) of every module binding a name that resolves to a V1 object
+        through the fork, or defining a class with a V1 ancestor."""
+        found: set[tuple[str, str]] = set()
+        for key, summary in self.by_key.items():
+            for name in summary.binds:
+                if self.resolve(f"{summary.module}.{name}", summary.root) is not None:
+                    found.add(key)
+                    break
+            else:
+                if any(self.v1_ancestor(q, summary.root) for q in summary.classes):
+                    found.add(key)
+        return frozenset(found)
+
+    def v1_ancestor(self, class_qualname: str, root: str | None) -> str | None:
+        seen: set[str] = set()
+        stack = [class_qualname]
+        while stack:
+            current = stack.pop()
+            if current in seen:
+                continue
+            seen.add(current)
+            if current != class_qualname and is_v1(current):
+                return current
+            stack.extend(self.bases(current, root))
+        return None
+
+    def _words(self) -> set[str]:
+        """Names bound to V1 objects (or V1 subclasses) without a V1 word in them."""
+        from .engine import might_match
+
+        words: set[str] = set()
+        for summary in self.by_key.values():
+            for name in summary.binds:
+                if not might_match(name.encode()) and self.resolve(f"{summary.module}.{name}", summary.root):
+                    words.add(name)
+            for qualname in summary.classes:
+                name = qualname.rpartition(".")[2]
+                if not might_match(name.encode()) and self.v1_ancestor(qualname, summary.root):
+                    words.add(name)
+        return words
+
+    def mentions(self, data: bytes) -> bool:
+        """Does a file's content hold one of ``words`` (the second byte-level pass)?"""
+        return any(word.encode() in data for word in self.words)
+
+    def touches(self, summary: ModuleSummary | None, carriers: frozenset[tuple[str, str]]) -> bool:
+        """Must this module be analysed again with the index: it imports from a carrier, or
+        it is one whose names other modules import."""
+        if summary is None:
+            return False
+        if (summary.root, summary.module) in carriers and self.needed(summary.module, summary.root):
+            return True
+        for module, _ in summary.imported:
+            target = self.find(module, summary.root)
+            if target is not None and (target.root, target.module) in carriers:
+                return True
+        for qualname, _ in summary.binds.values():
+            split = self._split(qualname, summary.root)
+            if split is not None and (split[0].root, split[0].module) in carriers:
+                return True
+        return False
+
+
+class ForkView:
+    """The index as one module sees it (what ``migrator.analysis`` asks)."""
+
+    __slots__ = ("index", "root", "module", "_needed")
+
+    def __init__(self, index: ForkIndex, root: str, module: str) -> None:
+        self.index = index
+        self.root = root
+        self.module = module
+        self._needed = index.needed(module, root)
+
+    def resolve(self, qualname: str) -> Resolved | None:
+        if qualname.startswith(self.module + ".") and qualname.count(".") == self.module.count(".") + 1:
+            return None  # this module's own names: the file's analysis knows them
+        return self.index.resolve(qualname, self.root)
+
+    def bases(self, class_qualname: str) -> tuple[str, ...]:
+        return self.index.bases(class_qualname, self.root)
+
+    def attr_types(self, class_qualname: str, attribute: str) -> frozenset[str]:
+        return self.index.attr_types(class_qualname, attribute, self.root)
+
+    def defined_class(self, qualname: str) -> tuple[str, str, int] | None:
+        return self.index.defined_class(qualname, self.root)
+
+    def needed(self, name: str) -> bool:
+        return name in self._needed
+
+
+def project_root(paths: list[Path]) -> Path | None:
+    """The folder the index covers: the git repository's top above the first path, or the
+    scanned folder where there is no repository (the root configuration uses too)."""
+    if not paths:
+        return None
+    start = paths[0].resolve()
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
