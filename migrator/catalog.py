@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         "cli-flag",  # command-line flag of sglang.launch_server
         "server-arg",  # ServerArgs/Engine keyword
         "text",  # a name of another entry spelled in free text (DFM4xx, report-only)
+        "fork",  # a V1 object followed through the fork's own modules (DFM5xx, migrator.forkindex)
     ]
     Applicability = Literal["safe", "unsafe", "manual"]
 else:  # at run time: plain text
@@ -642,10 +643,68 @@ def _text_entry(mirror: TextMirror, entries: tuple[Entry, ...]) -> Entry:
 
 ENTRIES = (*ENTRIES, *(_text_entry(mirror, ENTRIES) for mirror in TEXT_MIRRORS))
 
+# ---- DFM500-DFM549: V1 objects followed through the fork's own modules -----------------
+#: These codes name no removed thing of their own (``old`` is the V1 class they are mostly
+#: about); the rules find them through ``migrator.forkindex``.
+FORK_KIND = "fork"
+ENTRIES = (
+    *ENTRIES,
+    Entry(
+        code="DFM500",
+        old=V1_WORKER_CLASS,
+        kind=FORK_KIND,
+        exists=V1,
+        replacements=(Replacement(V2, V2_WORKER_CLASS),),
+        fix="safe",
+        message="this name is a V1 object re-exported by another module of the fork",
+        guidance="`from .compat import DFlashWorker` (also `from mypkg.compat import ...`, `import mypkg.compat "
+        "as c` then `c.DFlashWorker`, renamed re-exports, chains and star imports) reaches the V1 class "
+        "through the fork's own module; the finding names that module. The fix is made there: the "
+        "re-exporting import becomes `from ...dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker`, so this "
+        "file keeps working without an edit of its own. Overrides of removed methods in subclasses of the name "
+        "are reported as usual (DFM106-DFM108).",
+        before="from .compat import DFlashWorker  # compat.py: from sglang.srt.speculative.dflash_worker import DFlashWorker",
+        after="from .compat import DFlashWorker  # compat.py: ...dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker",
+    ),
+    Entry(
+        code="DFM501",
+        old=DFLASH_WORKER,
+        kind=FORK_KIND,
+        exists=V1,
+        replacements=(Replacement(V2, DFLASH_WORKER_V2),),
+        fix="safe",
+        message="on this release, without the shim, this `try` always fails and its `except ImportError` branch "
+        "silently turns the feature off",
+        guidance="A `try` whose body imports V1 names and whose `except ImportError` branch sets fallbacks "
+        "(`HAS_DFLASH = False`, `DFlashWorker = None`) runs the fallback on every V2 release: DFLASH is "
+        "disabled without an error. The import fixes in the `try` (DFM101-DFM103) make it succeed again; "
+        "where a name has no replacement the finding stays a TODO.",
+        before="try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker\n    HAS_DFLASH = True\n"
+        "except ImportError:\n    HAS_DFLASH = False",
+        after="try:\n    from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"
+        "    HAS_DFLASH = True\nexcept ImportError:\n    HAS_DFLASH = False",
+    ),
+    Entry(
+        code="DFM502",
+        old=V1_WORKER_CLASS,
+        kind=FORK_KIND,
+        exists=V1,
+        replacements=(Replacement(V2, V2_WORKER_CLASS),),
+        fix="manual",
+        message="a registry or container holds a subclass of the V1 `DFlashWorker`",
+        guidance="A dict, list, tuple or set that holds a fork class derived from the V1 worker (in any "
+        "module of the fork) hands that class to whatever builds workers from it. On V2 the worker is "
+        "`DFlashWorkerV2`, which never calls the V1 hooks the subclass overrides: port the subclass "
+        "(DFM106-DFM108 mark its overrides) before registering it.",
+        before='WORKERS = {"metrics": MetricsDFlashWorker}  # class MetricsDFlashWorker(DFlashWorker) in workers.py',
+        after='WORKERS = {"metrics": MetricsDFlashWorkerV2}  # ported to DFlashWorkerV2',
+    ),
+)
+
 
 def _name_entries() -> tuple[Entry, ...]:
     """The entries that name a removed thing (the text codes only mirror them)."""
-    return tuple(entry for entry in ENTRIES if entry.kind != TEXT_KIND)
+    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND))
 
 
 @cache

@@ -145,13 +145,17 @@ class Fix(NamedTuple):
 
 @record
 class Finding(NamedTuple):
-    """One V1 reference: ``path``, ``span``, rule ``code``, ``message``, ``fix`` (or None)."""
+    """One V1 reference: ``path``, ``span``, rule ``code``, ``message``, ``fix`` (or None),
+    ``related`` files."""
 
     path: str
     span: Span
     code: str
     message: str
     fix: Fix | None = None
+    #: (path, line) of other files the finding comes through (a fork module re-exporting
+    #: a V1 object, a base class defined elsewhere): SARIF related locations.
+    related: tuple[tuple[str, int], ...] = ()
 
     @property
     def line(self) -> int:

@@ -146,6 +146,11 @@ def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> d
     }
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
+    if finding.related:  # the fork modules the finding came through (migrator.forkindex)
+        result["relatedLocations"] = [
+            {"id": number, "physicalLocation": {"artifactLocation": artifact_location(path), "region": {"startLine": line}},
+             "message": {"text": "through this module"}}
+            for number, (path, line) in enumerate(finding.related)]
     fixes = _fixes(finding)
     if fixes:
         result["fixes"] = fixes

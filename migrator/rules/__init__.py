@@ -40,22 +40,24 @@ class RuleContext:
     def span_of(self, node: ast.AST) -> Span:
         return Span.of(*self.analysis.span(node))
 
-    def report(self, node: ast.AST | Span, entry: catalog.Entry, fix: Fix | None, detail: str | None = None) -> None:
+    def report(self, node: ast.AST | Span, entry: catalog.Entry, fix: Fix | None, detail: str | None = None,
+               related: tuple[tuple[str, int], ...] = ()) -> None:
         if isinstance(node, ast.AST) and self.analysis.is_guarded(node):
             return
         span = node if isinstance(node, Span) else self.span_of(node)
-        self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix))
+        self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix, related))
 
     def replace_span(self, span: Span, text: str, entry: catalog.Entry, detail: str | None = None) -> None:
         """A safe replacement of a span that is not a whole expression node (import names)."""
         fix = Fix("safe", (Replace(span, text),), replacement=text)
         self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix))
 
-    def todo(self, node: ast.AST, entry: catalog.Entry, detail: str | None = None) -> None:
+    def todo(self, node: ast.AST, entry: catalog.Entry, detail: str | None = None,
+             related: tuple[tuple[str, int], ...] = ()) -> None:
         """A manual finding: one idempotent TODO comment above the enclosing statement."""
         comment = catalog.todo_comment(entry, detail)
         fix = Fix("manual", (InsertComment(self.analysis.anchor_line(node), comment),))
-        self.report(node, entry, fix, detail)
+        self.report(node, entry, fix, detail, related)
 
     def replace(
         self,
@@ -87,12 +89,39 @@ def entry_for_member(qualname_types: frozenset[str], member: str, codes: Iterabl
     return None
 
 
+def through(related: tuple[tuple[str, int], ...]) -> str:
+    """`` (through pkg/compat.py:7)`` for a finding that comes through other files."""
+    return " (through " + ", ".join(f"{path}:{line}" for path, line in related) + ")" if related else ""
+
+
+def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int], ...]:
+    """(path, line) of the other fork files a class's bases come from (re-exports, classes
+    defined elsewhere), for the message and SARIF related locations of its findings."""
+    analysis = ctx.analysis
+    if analysis.fork is None:
+        return ()
+    found: list[tuple[str, int]] = []
+    for base in node.bases:
+        resolved = analysis.qualname(base)
+        if resolved is None:
+            continue
+        if resolved[1].kind == "fork":
+            found.extend(resolved[1].via)
+        elif resolved[0] not in analysis.classes:
+            defined = analysis.fork.defined_class(resolved[0])
+            if defined is not None:
+                found.append((defined[1], defined[2]))
+    return tuple(dict.fromkeys(found))
+
+
 def all_rules() -> tuple[Callable[[RuleContext], None], ...]:
     from . import (
         draft_input,
+        fork_names,
         imports,
         references,
         server_args,
+        silent_downgrade,
         spec_v2_env,
         spec_v2_flags,
         string_refs,
@@ -112,4 +141,6 @@ def all_rules() -> tuple[Callable[[RuleContext], None], ...]:
         spec_v2_flags.check,
         server_args.check,
         validate_request.check,
+        fork_names.check,
+        silent_downgrade.check,
     )

@@ -30,7 +30,7 @@ def check(ctx: RuleContext) -> None:
         parent = analysis.parents.get(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
             continue  # an inner link of a longer chain; handled from the outermost node
-        if binding.guarded or id(node) in ctx.claimed:
+        if binding.guarded or binding.kind == "fork" or id(node) in ctx.claimed:  # fork names: rules.fork_names
             continue
         _check_chain(ctx, node, qualname, binding)
 

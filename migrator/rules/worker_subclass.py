@@ -3,7 +3,7 @@
 V2 never calls ``_prepare_for_speculative_decoding`` or ``_append_target_hidden_to_draft_kv``
 and has another ``forward_batch_generation`` contract, so an override silently stops
 running (DFM106-DFM108). Caught: overrides in subclasses (also through intermediate
-classes of the same file), calls on ``self``/``super()``/values known to be a DFlash
+classes of the same file, and through other modules of the fork: ``migrator.forkindex``), calls on ``self``/``super()``/values known to be a DFlash
 worker, ``getattr``/``hasattr``/``setattr(worker, "<removed method>")``, and the
 constructor's rank arguments (DFM111, from 0.5.16). The same method names on unrelated
 classes (NGRAM's worker, ``target_worker.forward_batch_generation``) are not touched,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from . import RuleContext, entry_for_member
+from . import RuleContext, base_origins, entry_for_member, through
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 
@@ -26,11 +26,12 @@ def check(ctx: RuleContext) -> None:
     for qualname, info in analysis.classes.items():
         if qualname == worker or worker not in analysis.ancestors(qualname):
             continue
+        related = base_origins(ctx, info.node)
         for statement in info.node.body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 entry = entry_for_member(frozenset({worker}), statement.name, REMOVED_METHOD_CODES, ctx)
                 if entry is not None:
-                    ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}")
+                    ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}{through(related)}", related)
                 if statement.name == "__init__":
                     _check_super_init(ctx, statement)
     for node, types in analysis.typed_attributes:
