@@ -169,6 +169,9 @@ class Analysis(ast.NodeVisitor):
         #: Module-level names bound to imported things (the last such binding, even where a
         #: fallback rebinds the name later): what ``migrator.forkindex`` summarizes.
         self.module_imports: dict[str, Binding] = {}
+        #: id of an attribute node whose type comes from a class of another fork module ->
+        #: (path, line) of that class (``self.inner`` of a wrapper defined elsewhere).
+        self.fork_origins: dict[int, tuple[str, int]] = {}
         if skip_cold_functions and fork is None:
             hot = HotText(source)
             self.lines = hot.lines
@@ -343,6 +346,9 @@ class Analysis(ast.NodeVisitor):
                 if self.fork is not None and info is None:
                     types = self.fork.attr_types(class_name, node.attr)
                     if types:
+                        defined = self.fork.defined_class(class_name)
+                        if defined is not None:
+                            self.fork_origins[id(node)] = (defined[1], defined[2])
                         return frozenset().union(*(self.ancestors(t) for t in types))
             return frozenset()
         if isinstance(node, ast.Call):

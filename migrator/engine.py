@@ -31,6 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Literal, Sequence
 
+    from .forkindex import ModuleSummary
     from .options import Mode
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
@@ -136,7 +137,7 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
 
 def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     result = FileResult(path)
-    candidate = might_match(data)
+    candidate = might_match(data) or (options.fork is not None and options.fork.mentions(data))
     if not candidate and not options.parse_all:
         return result
     if len(data) > MAX_ANALYSE_BYTES:
@@ -156,7 +157,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings, module_name = _run_rules(path, tree, source, options, module_name)
+        findings, module_name, result.module = _run_rules(path, tree, source, options, module_name)
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
@@ -178,19 +179,26 @@ def _parse_error(path: str, error: Exception) -> FileError:
 
 
 def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
-               module_name: str | None) -> tuple[list[Finding], str]:
-    """The findings of every rule, and the module name the analysis used."""
-    from .analysis import analyze
+               module_name: str | None) -> tuple[list[Finding], str, ModuleSummary | None]:
+    """The findings of every rule, the module name the analysis used and the module's
+    summary for the fork index."""
+    from .analysis import analyze, module_name_for
+    from .forkindex import ForkView, package_root, summarize
     from .rules import RuleContext, all_rules
 
-    analysis = analyze(tree, source, Path(path), module_name)
+    view = None
+    if options.fork is not None:
+        name = module_name or module_name_for(Path(path))
+        if name is not None:
+            view = ForkView(options.fork, package_root(Path(path).resolve(), name), name)
+    analysis = analyze(tree, source, Path(path), module_name, fork=view)
     enabled = enabled_for(path, options)
     context = RuleContext(analysis, path, options.target_version, enabled)
     for rule in all_rules():
         rule(context)
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
-    return sorted(findings, key=Finding.sort_key), analysis.module_name
+    return sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path)
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
@@ -301,26 +309,49 @@ def _module_name(path: Path) -> str | None:
 
 def process_path(path: Path | str, options: Options) -> FileResult:
     """Read, process and (in fix mode) atomically write one file."""
+    result = analyse_path(path, options)
+    write_result(result, options)
+    return result
+
+
+def analyse_path(path: Path | str, options: Options) -> FileResult:
+    """Read and process one file; nothing is written (``write_result`` does that)."""
     shown = str(path)
     try:
         data = read_bytes(shown)
     except SourceError as error:
         return FileResult(shown, error=FileError(shown, error.message))
-    if not might_match(data) and not (options.parse_all and is_python(shown)):
+    if not might_match(data) and not (options.parse_all and is_python(shown)) and not (
+            options.fork is not None and is_python(shown) and options.fork.mentions(data)):
         return FileResult(shown)
     path = Path(path)
     result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
-    if options.writes and result.new_bytes is not None and result.error is None:
-        refusal = None if options.allow_dirty or options.dirty is None else options.dirty.reason(shown, data)
-        if refusal is not None:
-            result.error = FileError(shown, refusal)
-            return result
-        try:
-            write_atomic(path, result.new_bytes, data)
-            result.written = True
-        except SourceError as error:
-            result.error = FileError(shown, error.message)
+    if options.writes and result.new_bytes is not None:
+        result.original = data  # the write refuses a file that changed since
     return result
+
+
+def write_result(result: FileResult, options: Options) -> None:
+    """In fix mode, write a result's new bytes atomically, unless the file changed since it
+    was read or holds uncommitted work."""
+    if not (options.writes and result.new_bytes is not None and result.error is None):
+        return
+    shown = result.path
+    try:
+        data = read_bytes(shown)
+    except SourceError as error:
+        result.error = FileError(shown, error.message)
+        return
+    refusal = None if options.allow_dirty or options.dirty is None else options.dirty.reason(shown, data)
+    if refusal is not None:
+        result.error = FileError(shown, refusal)
+        return
+    try:
+        write_atomic(Path(shown), result.new_bytes, result.original if result.original is not None else data)
+        result.original = None
+        result.written = True
+    except SourceError as error:
+        result.error = FileError(shown, error.message)
 
 
 def default_jobs() -> int:
@@ -401,6 +432,82 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
                 on_progress(done, len(files))
 
         workers.run([(chunk, options) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
+        _through_the_fork(workers, outcome, paths, files, options, jobs, kind)
+        for result in outcome.results:
+            result.module = None
+            write_result(result, options)
+            result.original = None
+
+
+def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: list[str],  # noqa: ANN001
+                      options: Options, jobs: int, kind: str) -> None:
+    """Second step, only where the fork's modules re-export V1 objects (``migrator.forkindex``):
+    index the project's modules, look for the names they re-export under new names in the
+    files not parsed yet (to a fixed point), and analyse again, with the index, the files
+    that import from those modules or that other modules import from."""
+    from .forkindex import ForkIndex, project_root
+
+    summaries = {r.path: r.module for r in outcome.results if r.module is not None}
+    scanned = set(files)
+    index_only: set[str] = set()
+    root = project_root(list(paths))
+    if root is not None and summaries and not all(p.is_dir() and p.resolve() == root for p in paths):
+        # The index covers the whole project, so one file gives the findings it has in a run of all.
+        found = discover([root], selection(options), options.respect_gitignore)
+        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in {os.path.abspath(f) for f in files}]
+        index_only.update(extra)
+        _analyse(workers, extra, options._replace(mode="lint"), kind, jobs, summaries, None)
+    if not summaries:
+        return
+    index = ForkIndex(list(summaries.values()))
+    carriers = index.carriers()
+    if not carriers:
+        return
+    searched: set[str] = set()
+    while index.words - searched:  # names re-exported under new names: a second byte-level pass
+        searched |= index.words
+        unparsed = [p for p in (*files, *index_only) if p not in summaries and is_python(p)]
+        hits = [p for p in unparsed if _holds_any(p, index.words)]
+        if not hits:
+            break
+        _analyse(workers, hits, options._replace(mode="lint", fork=index), kind, jobs, summaries, None)
+        index = ForkIndex(list(summaries.values()))
+        carriers = index.carriers()
+    again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
+    replaced: dict[str, FileResult] = {}
+    _analyse(workers, again, options._replace(fork=index), kind, jobs, {}, replaced)
+    outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
+    known = {r.path for r in outcome.results}
+    outcome.results.extend(r for p, r in replaced.items() if p not in known)
+
+
+def _holds_any(path: str, words: frozenset[str]) -> bool:
+    try:
+        data = read_bytes(path)
+    except SourceError:
+        return False
+    return any(word.encode() in data for word in words)
+
+
+def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
+             summaries: dict, results: dict | None) -> None:
+    """Analyse ``paths`` on the pool; their summaries go to ``summaries``, their results to
+    ``results`` (None: dropped)."""
+    if not paths:
+        return
+    chunks = _largest_first_chunks([(p, 0) for p in paths], jobs) if kind != "serial" else [[p] for p in paths]
+
+    def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
+        for result in (value if ok else ()):  # type: ignore[union-attr]
+            if result.module is not None:
+                summaries[result.path] = result.module
+            if results is not None:
+                results[result.path] = result
+        if not ok and results is not None:
+            for path in payload[0]:
+                results[path] = FileResult(path, error=FileError(path, f"internal error: {value}; file left unchanged"))
+
+    workers.run([(chunk, options) for chunk in chunks], collect, small=True)
 
 
 def _narrow_with_git(scans: list, files: list[str], sizes: list[int], results: list[FileResult]) -> list[tuple[str, int]]:
@@ -461,7 +568,7 @@ def _warm_up() -> None:
 
 def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
     paths, options = task
-    return [process_path(path, options) for path in paths]
+    return [analyse_path(path, options) for path in paths]
 
 
 def left_for_humans(finding: Finding, options: Options) -> bool:

@@ -19,8 +19,9 @@ level, so that the rules see through the fork's own modules:
   typed wrappers;
 * ``ForkIndex.needed(module)``: the names other fork modules import from it (a fix must keep
   them bound);
-* ``ForkIndex.words``: names bound to V1 objects that hold no V1 word (``BaseWorker``):
-  the engine's second byte-level pass looks for them in files not yet parsed.
+* ``ForkIndex.words``: names bound to V1 objects, of V1 subclasses and of wrappers holding
+  V1 values that have no V1 word in them (``BaseWorker``): the engine's second byte-level
+  pass looks for them in files not yet parsed.
 
 Modules are keyed by their package root (the folder above the top ``__init__.py``), so two
 copies of one package in a tree stay apart; an import resolves in its own root first.
@@ -305,9 +306,17 @@ class ForkIndex:
                     found.add(key)
                     break
             else:
-                if any(self.v1_ancestor(q, summary.root) for q in summary.classes):
+                if any(self.v1_ancestor(q, summary.root) or self.holds_v1(q, summary) for q in summary.classes):
                     found.add(key)
         return frozenset(found)
+
+    def holds_v1(self, class_qualname: str, summary: ModuleSummary) -> bool:
+        """Is an attribute of the class annotated or assigned with a V1 type (a wrapper)?"""
+        for types in summary.attributes.get(class_qualname, {}).values():
+            for qualname in types:
+                if is_v1(qualname) or self.resolve(qualname, summary.root) is not None:
+                    return True
+        return False
 
     def v1_ancestor(self, class_qualname: str, root: str | None) -> str | None:
         seen: set[str] = set()
@@ -333,7 +342,8 @@ class ForkIndex:
                     words.add(name)
             for qualname in summary.classes:
                 name = qualname.rpartition(".")[2]
-                if not might_match(name.encode()) and self.v1_ancestor(qualname, summary.root):
+                if not might_match(name.encode()) and (self.v1_ancestor(qualname, summary.root)
+                                                       or self.holds_v1(qualname, summary)):
                     words.add(name)
         return words
 
@@ -389,8 +399,9 @@ class ForkView:
 
 
 def project_root(paths: list[Path]) -> Path | None:
-    """The folder the index covers: the git repository's top above the first path, or the
-    scanned folder where there is no repository (the root configuration uses too)."""
+    """The folder the index covers: the git repository's top above the first path (where
+    configuration is searched too), else the scanned folder, or for a file the folder above
+    its top package."""
     if not paths:
         return None
     start = paths[0].resolve()
@@ -398,4 +409,7 @@ def project_root(paths: list[Path]) -> Path | None:
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
             return candidate
+    if not start.is_dir():
+        while (folder / "__init__.py").exists() and folder != folder.parent:
+            folder = folder.parent
     return folder

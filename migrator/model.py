@@ -187,7 +187,7 @@ class FileResult:
     """What happened to one file (mutable: the engine fills it in as it goes)."""
 
     __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
-                 "unused_suppressions", "written")
+                 "unused_suppressions", "written", "module", "original")
 
     def __init__(
         self,
@@ -213,6 +213,10 @@ class FileResult:
         #: Suppression comments that suppressed nothing: (line, codes).
         self.unused_suppressions: list[tuple[int, tuple[str, ...]]] = unused_suppressions if unused_suppressions is not None else []
         self.written = written
+        #: The module's summary for the fork index (``migrator.forkindex``), while a run needs it.
+        self.module = None
+        #: The bytes the new bytes were made from, until they are written.
+        self.original: bytes | None = None
 
     @property
     def changed(self) -> bool:

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Literal, NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the annotation only: at run time this module imports nothing of the project
+    from .forkindex import ForkIndex
     from .uncommitted import Uncommitted
 
 Mode = Literal["fix", "check", "diff", "lint"]
@@ -47,7 +48,10 @@ class Options(NamedTuple):
       not committed (filled by the engine's ``run``; None: no check);
     * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
       match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
-    * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports.
+    * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
+    * ``fork``: the fork index (``migrator.forkindex``; filled by the engine's ``run`` where
+      the fork's modules re-export V1 objects): its names are prefilter words too, and the
+      analysis follows V1 objects through the fork's modules.
 
     A plain ``typing.NamedTuple`` (not ``migrator.records.record``): this module imports
     nothing of the project, and no other record type holds the same fields.
@@ -67,6 +71,7 @@ class Options(NamedTuple):
     parse_all: bool = False
     force_exclude: bool = False
     config: str | None = None
+    fork: ForkIndex | None = None
 
     @property
     def writes(self) -> bool:

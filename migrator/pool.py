@@ -283,20 +283,30 @@ class ForkPool(Workers):
                 for payload in reversed(pending):
                     on_result(payload, False, "no worker process left to process it")
         finally:
-            self.close()
+            if interrupted:
+                self.close()
+            else:  # the workers stay for the next run; the dead ones are gone
+                dead = [w for w in self.workers if w.results not in by_fd]
+                self.workers = [w for w in self.workers if w.results in by_fd]
+                _reap(dead)
         if interrupted:
             raise KeyboardInterrupt
 
     def close(self) -> None:
-        for worker in self.workers:
-            for fd in (worker.tasks, worker.results):
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        for worker in self.workers:
-            try:
-                os.waitpid(worker.pid, 0)
-            except ChildProcessError:
-                pass
+        _reap(self.workers)
         self.workers = []
+
+
+def _reap(workers: list[_Worker]) -> None:
+    """Close the pipes of ``workers`` (they exit when their task pipe closes) and wait for them."""
+    for worker in workers:
+        for fd in (worker.tasks, worker.results):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    for worker in workers:
+        try:
+            os.waitpid(worker.pid, 0)
+        except ChildProcessError:
+            pass

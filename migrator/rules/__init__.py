@@ -45,7 +45,11 @@ class RuleContext:
         if isinstance(node, ast.AST) and self.analysis.is_guarded(node):
             return
         span = node if isinstance(node, Span) else self.span_of(node)
-        self.findings.append(Finding(self.path, span, entry.code, detail or entry.message, fix, related))
+        message = detail or entry.message
+        if not related and isinstance(node, ast.Attribute) and id(node.value) in self.analysis.fork_origins:
+            related = (self.analysis.fork_origins[id(node.value)],)  # a typed wrapper of another module
+        message += through(related)  # in the message, not in a TODO comment: lines move
+        self.findings.append(Finding(self.path, span, entry.code, message, fix, related))
 
     def replace_span(self, span: Span, text: str, entry: catalog.Entry, detail: str | None = None) -> None:
         """A safe replacement of a span that is not a whole expression node (import names)."""

@@ -47,13 +47,15 @@ def check(ctx: RuleContext) -> None:
 
 def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, resolved) -> None:  # noqa: ANN001
     v1 = resolved.qualname
-    message = f"`{shown}` is sglang's V1 `{v1.rpartition('.')[2]}`, re-exported by another module of the fork{through(resolved.via)}"
+    message = f"`{shown}` is sglang's V1 `{v1.rpartition('.')[2]}`, re-exported by another module of the fork"
     if resolved.fallback is not None:
         path, line = resolved.fallback
         message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({path}:{line})"
+    message += through(resolved.via)
     replaced = _replaceable(v1, ctx.target)
     fix = Fix("safe", (), replacement=f"fixed where it is bound: {resolved.via[-1][0]}") if replaced else None
-    ctx.report(span, entry, fix, message, resolved.via)
+    ctx.report(span, entry, fix, message)
+    ctx.findings[-1] = ctx.findings[-1]._replace(related=resolved.via)
 
 
 def _replaceable(qualname: str, target: str) -> bool:
@@ -89,5 +91,5 @@ def _registries(ctx: RuleContext, entry: catalog.Entry) -> None:
             defined = analysis.fork.defined_class(qualname) if analysis.fork is not None else None
             related = ((defined[1], defined[2]),) if defined is not None and defined[1] != ctx.path else ()
             name = analysis.segment(element)
-            ctx.todo(element, entry, f"`{name}` is a subclass of the V1 `DFlashWorker`: {entry.message}{through(related)}",
+            ctx.todo(element, entry, f"`{name}` is a subclass of the V1 `DFlashWorker`: {entry.message}",
                      related)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from . import RuleContext, base_origins, entry_for_member, through
+from . import RuleContext, base_origins, entry_for_member
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 
@@ -31,7 +31,7 @@ def check(ctx: RuleContext) -> None:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 entry = entry_for_member(frozenset({worker}), statement.name, REMOVED_METHOD_CODES, ctx)
                 if entry is not None:
-                    ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}{through(related)}", related)
+                    ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}", related)
                 if statement.name == "__init__":
                     _check_super_init(ctx, statement)
     for node, types in analysis.typed_attributes:

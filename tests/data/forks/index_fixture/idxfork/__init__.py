@@ -1,0 +1,1 @@
+"""idxfork: a fork index fixture."""
