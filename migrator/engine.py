@@ -451,10 +451,11 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     scanned = set(files)
     index_only: set[str] = set()
     root = project_root(list(paths))
-    if root is not None and summaries and not all(p.is_dir() and p.resolve() == root for p in paths):
+    if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
         # The index covers the whole project, so one file gives the findings it has in a run of all.
         found = discover([root], selection(options), options.respect_gitignore)
-        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in {os.path.abspath(f) for f in files}]
+        given = {os.path.abspath(f) for f in files}
+        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
         index_only.update(extra)
         _analyse(workers, extra, options._replace(mode="lint"), kind, jobs, summaries, None)
     if not summaries:
@@ -464,10 +465,12 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     if not carriers:
         return
     searched: set[str] = set()
+    contents: dict[str, bytes] = {}  # read once, however many rounds a chain of renames takes
     while index.words - searched:  # names re-exported under new names: a second byte-level pass
-        searched |= index.words
+        words = index.words - searched
+        searched |= words
         unparsed = [p for p in (*files, *index_only) if p not in summaries and is_python(p)]
-        hits = [p for p in unparsed if _holds_any(p, index.words)]
+        hits = [p for p in unparsed if _holds_any(p, words, contents)]
         if not hits:
             break
         _analyse(workers, hits, options._replace(mode="lint", fork=index), kind, jobs, summaries, None)
@@ -481,11 +484,14 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
 
 
-def _holds_any(path: str, words: frozenset[str]) -> bool:
-    try:
-        data = read_bytes(path)
-    except SourceError:
-        return False
+def _holds_any(path: str, words: set[str], contents: dict[str, bytes]) -> bool:
+    data = contents.get(path)
+    if data is None:
+        try:
+            data = contents[path] = read_bytes(path)
+        except SourceError:
+            contents[path] = b""
+            return False
     return any(word.encode() in data for word in words)
 
 

@@ -1,0 +1,203 @@
+"""The fork index (issue 19): V1 objects followed through the fork's own modules, on the
+``idxfork`` fixture (tests/data/forks/index_fixture, see its README)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flakes import new_flakes
+from migrator import engine, forkindex
+from migrator.report import sarif
+
+FIXTURE = Path(__file__).resolve().parent / "data" / "forks" / "index_fixture"
+PACKAGE = "idxfork"
+TARGET = "0.5.17"
+
+#: (file, line, 0-based column, code, files it comes through): every Python finding.
+EXPECTED = [
+    ("idxfork/aliases.py", 3, 5, "DFM101", []),
+    ("idxfork/aliases.py", 3, 49, "DFM102", []),
+    ("idxfork/aliases.py", 5, 20, "DFM500", [("compat.py", 4)]),  # a renamed import from compat
+    ("idxfork/chain.py", 3, 21, "DFM500", [("aliases.py", 3)]),  # a renamed re-export, no V1 word
+    ("idxfork/compat.py", 3, 0, "DFM501", []),  # the silent downgrade
+    ("idxfork/compat.py", 4, 9, "DFM103", []),
+    ("idxfork/compat.py", 4, 51, "DFM103", []),
+    ("idxfork/compat.py", 5, 9, "DFM101", []),
+    ("idxfork/compat.py", 5, 53, "DFM102", []),
+    ("idxfork/deep.py", 7, 4, "DFM107", [("workers.py", 6)]),  # subclass of a subclass in another file
+    ("idxfork/registry.py", 8, 13, "DFM500", [("compat.py", 5)]),  # module-attribute form
+    ("idxfork/registry.py", 9, 16, "DFM502", [("workers.py", 6)]),  # a registry holding a V1 subclass
+    ("idxfork/tuned.py", 3, 26, "DFM500", [("chain.py", 3), ("aliases.py", 3)]),  # absolute, chained
+    ("idxfork/tuned.py", 7, 4, "DFM106", [("chain.py", 3), ("aliases.py", 3)]),
+    ("idxfork/uses_wrapper.py", 7, 15, "DFM109", [("wrappers.py", 13)]),  # through another module's wrapper
+    ("idxfork/workers.py", 3, 20, "DFM500", [("compat.py", 5)]),  # relative
+    ("idxfork/workers.py", 11, 4, "DFM106", [("compat.py", 5)]),
+    ("idxfork/workers.py", 13, 15, "DFM106", []),
+    ("idxfork/workers.py", 15, 4, "DFM108", [("compat.py", 5)]),
+    ("idxfork/wrappers.py", 9, 24, "DFM500", [("compat.py", 4)]),  # a TYPE_CHECKING import
+    ("idxfork/wrappers.py", 18, 15, "DFM109", []),  # a string annotation of a dataclass field
+]
+
+
+def found(outcome: engine.RunResult, root: Path) -> list[tuple]:
+    return sorted((Path(f.path).relative_to(root).as_posix(), f.line, f.column, f.code,
+                   [(Path(p).name, line) for p, line in f.related])
+                  for r in outcome.results for f in r.findings if f.path.endswith(".py"))
+
+
+@pytest.fixture
+def fork(tmp_path: Path) -> Path:
+    copy = tmp_path / "index_fixture"
+    shutil.copytree(FIXTURE, copy)
+    return copy
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_every_finding_of_the_fixture(fork: Path, jobs: int) -> None:
+    outcome = engine.run([fork], engine.Options(mode="lint", target_version=TARGET, jobs=jobs))
+    assert found(outcome, fork) == EXPECTED
+    assert not any(r.error for r in outcome.results)
+
+
+def test_the_must_not_flag_cases_and_the_third_party_package_are_clean(fork: Path) -> None:
+    outcome = engine.run([fork], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    flagged = {Path(r.path).name for r in outcome.results if r.findings}
+    assert "plain.py" not in flagged and "dflash_worker.py" not in flagged and "__init__.py" not in flagged
+
+
+def test_one_file_gives_its_part_of_the_whole_run(fork: Path) -> None:
+    whole = engine.run([fork], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    by_file = {r.path: r.findings for r in whole.results}
+    for path in sorted((fork / PACKAGE).glob("*.py")):
+        alone = engine.run([path], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+        assert [f[1:] for f in alone.results[0].findings] == [f[1:] for f in by_file.get(str(path), [])], path.name
+
+
+def test_without_the_index_the_reexports_are_invisible(fork: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the single-file analysis gave before the index (the bug of issue 19)."""
+    monkeypatch.setattr(forkindex.ForkIndex, "carriers", lambda self: frozenset())
+    outcome = engine.run([fork], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    files = {f[0] for f in found(outcome, fork)}
+    assert not files & {"idxfork/chain.py", "idxfork/tuned.py", "idxfork/deep.py", "idxfork/registry.py",
+                        "idxfork/uses_wrapper.py"}
+
+
+def test_sarif_names_the_files_a_finding_comes_through(fork: Path) -> None:
+    outcome = engine.run([fork / PACKAGE / "tuned.py"], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    document = sarif.document(outcome.results, outcome.summary)
+    results = [r for run in document["runs"] for r in run["results"] if r["ruleId"] == "DFM106"]
+    related = results[0]["relatedLocations"]
+    assert [(Path(loc["physicalLocation"]["artifactLocation"]["uri"]).name, loc["physicalLocation"]["region"]["startLine"])
+            for loc in related] == [("chain.py", 3), ("aliases.py", 3)]
+    json.dumps(document)
+    assert "chain.py:3" in results[0]["message"]["text"]
+
+
+def module_bindings(tree: ast.Module) -> set[str]:
+    """Names a module binds at module level on any path (imports, assignments, defs, in
+    ``try``/``if`` branches too)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def broken_imports(root: Path) -> list[str]:
+    """``from .x import Y`` / ``from idxfork.x import Y`` / ``import idxfork.x as c`` then
+    ``c.Y`` between the fixture's modules where ``x`` does not bind ``Y``."""
+    package = root / PACKAGE
+    bound = {p.stem: module_bindings(ast.parse(p.read_text())) for p in package.glob("*.py")}
+    broken: list[str] = []
+    for path in package.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        aliases: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.level == 1 or (node.module or "").startswith(PACKAGE + ".")):
+                module = (node.module or "").rpartition(".")[2] if node.level == 0 else node.module
+                for alias in node.names:
+                    if module in bound and alias.name not in bound[module]:
+                        broken.append(f"{path.name}: {module}.{alias.name}")
+            elif isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.startswith(PACKAGE + ".") and alias.asname:
+                        aliases[alias.asname] = alias.name.rpartition(".")[2]
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+                if node.attr not in bound[aliases[node.value.id]]:
+                    broken.append(f"{path.name}: {aliases[node.value.id]}.{node.attr}")
+    return broken
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["default", "unsafe-fixes"])
+@pytest.mark.parametrize("excluded", [None, "idxfork/registry.py", "idxfork/workers.py"])
+def test_fixing_keeps_every_import_between_the_modules(fork: Path, unsafe: bool, excluded: str | None) -> None:
+    before = {p: p.read_text() for p in (fork / PACKAGE).glob("*.py")}
+    assert broken_imports(fork) == []
+    options = engine.Options(mode="fix", target_version=TARGET, unsafe_fixes=unsafe, allow_dirty=True, jobs=1,
+                             exclude=((str(fork), excluded),) if excluded else ())
+    outcome = engine.run([fork], options)
+    assert not any(r.error for r in outcome.results), [str(r.error) for r in outcome.results if r.error]
+    assert outcome.summary.files_changed >= 5
+    if excluded:
+        assert (fork / excluded).read_text() == before[fork / excluded]
+    assert broken_imports(fork) == []
+    for path, text in before.items():
+        assert new_flakes(text, path.read_text(), path.name) == [], path.name
+    compat = (fork / PACKAGE / "compat.py").read_text()
+    assert "import DFlashWorkerV2 as DFlashWorker" in compat and "import DFlashDraftInputV2 as DFlashDraftInput" in compat
+    again = engine.run([fork], options)
+    assert again.summary.files_changed == 0, [r.path for r in again.results if r.changed]
+
+
+def test_a_second_lint_after_fixing_finds_no_reexported_v1_name(fork: Path) -> None:
+    engine.run([fork], engine.Options(mode="fix", target_version=TARGET, allow_dirty=True, jobs=1))
+    outcome = engine.run([fork], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    codes = {f.code for r in outcome.results for f in r.findings}
+    assert not codes & {"DFM500", "DFM501", "DFM101", "DFM102", "DFM103"}, codes
+
+
+def test_a_tree_without_reexports_pays_no_second_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n\ndef f():\n    return DFlashWorker\n")
+    (tmp_path / "pkg" / "b.py").write_text("x = 1\n")
+    second: list[int] = []
+    real = engine._analyse
+    monkeypatch.setattr(engine, "_analyse", lambda *args, **kwargs: second.append(len(args[1])) or real(*args, **kwargs))
+    engine.run([tmp_path], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    assert sum(second) == 0  # no file analysed twice, none read for index words
+
+
+def test_import_cycles_end(tmp_path: Path) -> None:
+    (tmp_path / "cyc").mkdir()
+    (tmp_path / "cyc" / "__init__.py").write_text("")
+    (tmp_path / "cyc" / "a.py").write_text("from .b import Thing as Other\nfrom sglang.srt.speculative.dflash_worker import DFlashWorker\n")
+    (tmp_path / "cyc" / "b.py").write_text("from .a import Other as Thing\nx = DFlashWorker = None\n")
+    outcome = engine.run([tmp_path], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    assert not any(r.error for r in outcome.results)
+
+
+@pytest.mark.slow
+def test_the_migrated_fixture_imports_against_0_5_17(fork: Path) -> None:
+    """Before migration the V1 imports fail and compat's fallbacks break the subclasses;
+    after it every module imports without the shim (tests/sglang_env.py)."""
+    import sglang_env
+
+    before = sglang_env.probe(TARGET, "fork", {"root": str(fork), "package": PACKAGE, "modes": ["no-shim"]})
+    failing = {name for name, error in before["no-shim"]["imports"].items() if error}
+    assert {"idxfork.aliases", "idxfork.workers", "idxfork.registry", "idxfork.tuned"} <= failing, failing
+    engine.run([fork], engine.Options(mode="fix", target_version=TARGET, allow_dirty=True, jobs=1))
+    after = sglang_env.probe(TARGET, "fork", {"root": str(fork), "package": PACKAGE, "modes": ["no-shim"]})
+    assert {name: error for name, error in after["no-shim"]["imports"].items() if error} == {}
+    assert after["no-shim"]["registry"]["stock"]["is_v2"]
+    assert after["no-shim"]["compat_draft_input_is_v2"]
