@@ -119,3 +119,31 @@ def probe(version: str, command: str, payload: dict | None = None, env: dict[str
             return json.loads(line[len("SHIM-PROBE "):])
     raise EnvError(f"probe {command} on sglang {version} printed no result (rc={proc.returncode}):\n"
                    f"{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+
+
+def project_wheel(dest: Path) -> Path:
+    """Build this working tree's wheel into ``dest`` (what ``pip install dflash-migrate`` installs)."""
+    dest.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
+                           "-w", str(dest), str(REPO)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise EnvError(f"building the project wheel failed:\n{proc.stderr[-3000:]}")
+    return next(dest.glob("dflash_migrate-*.whl"))
+
+
+def wheel_venv(dest: Path, wheel: Path) -> Path:
+    """A fresh virtual environment at ``dest`` with only ``wheel`` installed (no dependencies,
+    no sglang); returns its interpreter. The shim and the catalog need only the standard library."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(dest)], check=True)
+    python = dest / "bin" / "python"
+    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
+                           "--no-index", "--disable-pip-version-check", str(wheel)], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise EnvError(f"installing {wheel.name} failed:\n{proc.stderr[-3000:]}")
+    return python
+
+
+def site_packages(python: Path) -> Path:
+    out = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    return Path(out)

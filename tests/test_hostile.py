@@ -490,23 +490,55 @@ def _large_tree(root: Path, count: int) -> dict[str, bytes]:
     return files
 
 
+# Runs the CLI with two observation points the SIGINT test controls (pipes, no timers): a
+# worker that has written its 20th file says so and waits; the parent's SIGINT handler says
+# it ran before raising KeyboardInterrupt as Python's default handler does.
+_SIGINT_RUNNER = r"""
+import os, signal, sys
+from migrator import cli, engine
+ready, go, ack = (int(fd) for fd in sys.argv[1:4])
+written = 0
+real_write = engine.write_atomic
+
+def write_atomic(path, data, expected_old):
+    global written
+    real_write(path, data, expected_old)
+    written += 1
+    if written == 20:
+        os.write(ready, b"%d\n" % os.getpid())
+        os.read(go, 1)  # until the parent has taken the SIGINT
+
+def on_sigint(signum, frame):
+    os.write(ack, b"interrupted\n")
+    signal.default_int_handler(signum, frame)
+
+engine.write_atomic = write_atomic
+signal.signal(signal.SIGINT, on_sigint)
+sys.argv = ["dflash-migrate", *sys.argv[4:]]
+sys.exit(cli.main())
+"""
+
+
 @pytest.mark.slow
 def test_sigint_half_way_through_a_large_tree(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     files = _large_tree(root, 3000)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.Popen([sys.executable, "-m", "migrator", "fix", str(root), "--allow-dirty", "--jobs=2"],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    # Wait until some files have been rewritten, then interrupt.
-    deadline = time.monotonic() + 300
     first = root / next(iter(files))
-    while time.monotonic() < deadline and proc.poll() is None:
-        done = sum(1 for rel in list(files)[:200] if (root / rel).read_bytes() != files[rel])
-        if done >= 20:
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None, "the run finished before it could be interrupted; make the tree larger"
-    proc.send_signal(signal.SIGINT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    ack_r, ack_w = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-c", _SIGINT_RUNNER, str(ready_w), str(go_r), str(ack_w),
+                             "fix", str(root), "--allow-dirty", "--jobs=2"],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            pass_fds=(ready_w, go_r, ack_w))
+    for fd in (ready_w, go_r, ack_w):
+        os.close(fd)
+    with os.fdopen(ready_r) as ready, os.fdopen(ack_r) as ack:
+        assert ready.readline(), "no worker reached its 20th file"  # a worker has written 20 files and waits
+        proc.send_signal(signal.SIGINT)
+        assert ack.readline() == "interrupted\n"  # the parent took it while that worker still waits
+        os.close(go_w)  # let the waiting workers finish their chunk
     stdout, stderr = proc.communicate(timeout=300)
     text = stderr.decode(errors="replace")
     assert proc.returncode == 2, text[-3000:]
