@@ -32,6 +32,17 @@ class DFlashMigrationWarning(DeprecationWarning):
     """A V1 name or setting was used and the shim kept it working; the message says what to change."""
 
 
+#: the "on" spellings, exactly as the ``.pth`` line and ``shims/_pth.py`` spell them (they may
+#: import nothing); ``tests/test_shim.py`` checks the three agree with ``catalog.sglang_bool``
+ON_VALUES = ("1", "true", "yes", "y")
+
+
+def switched_on(name: str, environ: "os._Environ[str] | dict[str, str] | None" = None) -> bool:
+    """Is ``name`` one of the "on" values in ``environ`` (default ``os.environ``)?"""
+    value = (os.environ if environ is None else environ).get(name, "")
+    return value.strip().lower() in ON_VALUES
+
+
 def env_flag(name: str) -> bool:
     """True when ``name`` is set to a truthy SGLang boolean (``1/true/yes/y``, any case)."""
     value = os.environ.get(name)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from migrator import catalog
-from shims import _pth, _switches, status
+from shims import _switches, status
 from shims.server_args import decide
 
 PTH_FILE = "dflash_migrate_shim.pth"
@@ -45,7 +45,7 @@ def _hook_file() -> Path | None:
 
 
 def _removed_names_mode(env: dict[str, str]) -> str:
-    if catalog.sglang_bool(env.get(_switches.ENV_DEFER_REMOVED, "") or "x") is True:
+    if _switches.switched_on(_switches.ENV_DEFER_REMOVED, env):
         return (f"removed names without a replacement import as stand-ins that raise when called "
                 f"({_switches.ENV_DEFER_REMOVED}=1)")
     return f"removed names without a replacement fail on import (default; {_switches.ENV_DEFER_REMOVED}=1 defers)"
@@ -66,7 +66,7 @@ def doctor_report(environ: dict[str, str] | None = None) -> dict[str, Any]:
     has_v1 = bool(root and _module_file_exists(root, catalog.DFLASH_WORKER))
     has_v2 = bool(root and _module_file_exists(root, catalog.DFLASH_WORKER_V2))
     env_value = env.get(catalog.ENV_SPEC_V2)
-    shim_env = _pth.switched_on(env)
+    shim_env = _switches.switched_on(_switches.ENV_ACTIVATE, env)
     hook = _hook_file()
     package = Path(__file__).resolve().parent
     shim_acts = (shim.active or shim_env) and not has_v1
@@ -100,8 +100,8 @@ def doctor_report(environ: dict[str, str] | None = None) -> dict[str, Any]:
             "active_in_this_process": shim.active,
             "reason": shim.reason,
             "opted_in_by_env": shim_env,
-            "strict": catalog.sglang_bool(env.get(_switches.ENV_STRICT, "") or "x") is True,
-            "silent": catalog.sglang_bool(env.get(_switches.ENV_SILENT, "") or "x") is True,
+            "strict": _switches.switched_on(_switches.ENV_STRICT, env),
+            "silent": _switches.switched_on(_switches.ENV_SILENT, env),
             "removed_names": _removed_names_mode(env),
         },
         "dflash_launch": {catalog.DISABLE_OVERLAP_ARG: effective, "why": why},

@@ -203,6 +203,15 @@ def test_pth_hook_never_runs_a_projects_own_shims_package(tmp_path: Path) -> Non
     assert off.returncode == 0 and off.stderr == "" and off.stdout.split()[:2] == ["False", "False"]
 
 
+def test_on_values_are_spelled_alike_everywhere() -> None:
+    """The .pth line and the hook may import nothing, so they spell the values themselves."""
+    from shims import _pth
+
+    truthy = tuple(v for v in ("1", "true", "yes", "y", "on", "t") if catalog.sglang_bool(v) is True)
+    assert _pth.ON_VALUES == _switches.ON_VALUES == truthy
+    assert str(truthy).replace("'", '"') in (REPO / "shims" / "dflash_migrate_shim.pth").read_text()
+
+
 def test_launch_server_without_sglang_exits_with_one_line(tmp_path: Path) -> None:
     """Issue 13: a raw 17-line traceback before."""
     proc = _run("import runpy, sys; sys.argv = ['x', '--help']; runpy.run_module('shims.launch_server', "

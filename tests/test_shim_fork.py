@@ -50,7 +50,7 @@ def test_removed_helper_fails_the_import_that_uses_it(fork_run: dict) -> None:
     assert fork_run["status"] == "active"
     imports = fork_run["default"]["imports"]
     assert {name for name, error in imports.items() if error is None} == {
-        PACKAGE, f"{PACKAGE}.compat", f"{PACKAGE}.metrics", f"{PACKAGE}.debug"}, imports
+        PACKAGE, f"{PACKAGE}.compat", f"{PACKAGE}.metrics", f"{PACKAGE}.debug", f"{PACKAGE}.plugin"}, imports
     where = f"kv.py:{_line_of('acme_spec/kv.py', 'import _compute_paged_keep_slots')}"
     for name in NEEDS_KV:
         error = imports[name]

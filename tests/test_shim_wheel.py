@@ -57,11 +57,13 @@ def test_on_without_sglang_the_hook_says_so(venv: Path, tmp_path: Path) -> None:
 
 def test_on_with_sglang_the_installed_shim_is_active_without_importing_sglang(venv: Path, tmp_path: Path) -> None:
     site = sglang_env.site_packages(venv)
-    (site / "sglang_release.pth").write_text(f"{sglang_env.release_site('0.5.17')}\n")  # sglang 0.5.17, --no-deps
+    # sglang 0.5.17 (--no-deps) on the path through a .pth that sorts before the shim's, as an
+    # editable sglang install's __editable__*.pth does; a regular install sits in site-packages
+    (site / "_sglang_release.pth").write_text(f"{sglang_env.release_site('0.5.17')}\n")  # sglang 0.5.17, --no-deps
     try:
         proc = _python(venv, STATE, "1", tmp_path)
     finally:
-        (site / "sglang_release.pth").unlink()
+        (site / "_sglang_release.pth").unlink()
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[:2] == ["True", "True"] and " active []" in proc.stdout, proc.stdout
     assert proc.stderr == ""
@@ -76,3 +78,14 @@ def test_on_with_a_projects_own_shims_package_the_installed_one_runs(venv: Path,
     assert "Traceback" not in proc.stderr and "the project" not in proc.stderr
     assert proc.stdout.split()[2].startswith(str(sglang_env.site_packages(venv)))
     assert f"`shims` at {tmp_path / 'shims'}" in proc.stderr
+
+
+def test_doctor_of_the_installed_wheel_reports_the_installed_hook(venv: Path, tmp_path: Path) -> None:
+    """Issue 13: doctor said "not installed"; on the H200 an import of the source-only
+    ``shims._pth`` broke it in the installed wheel."""
+    proc = _python(venv, "from shims.doctor import doctor_report, render_doctor; print(render_doctor(doctor_report()))",
+                   None, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    site = sglang_env.site_packages(venv)
+    assert f"shim: installed ({site / 'shims'}); .pth hook {site / 'dflash_migrate_shim.pth'}" in proc.stdout
+    assert "sglang: not installed in this environment" in proc.stdout
