@@ -35,10 +35,11 @@ if TYPE_CHECKING:
     from .options import Mode
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
-#: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory)
-#: or not rewritten (libcst needs minutes per MB): one generated giant must not stall or
-#: exhaust the machine; the other files are still processed.
-MAX_ANALYSE_BYTES = 8 * 1024 * 1024
+#: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory
+#: and the analysis ~3 s per MB of hot statements; text files ~3 s per MB of settings)
+#: or not rewritten (libcst needs minutes per MB): one generated (or hostile) giant must
+#: not stall or exhaust the machine; the other files are still processed.
+MAX_ANALYSE_BYTES = 2 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 
 
@@ -112,6 +113,13 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
         return FileResult(path, error=FileError(path, f"internal error ({type(error).__name__}: {error}); file left unchanged"))
 
 
+def _too_large(path: str, data: bytes, candidate: bool) -> FileResult:
+    line = _first_trigger_line(data) if candidate else None
+    return FileResult(path, error=FileError(
+        path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {MAX_ANALYSE_BYTES // 2**20} MiB)"
+        + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line))
+
+
 def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     if is_python(path):
         return _process_python(path, data, options, module_name)
@@ -120,7 +128,12 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     except ImportError:
         return FileResult(path)
     handler = handler_for(path)
-    return handler(path, data, options) if handler else FileResult(path)
+    if handler is None:
+        return FileResult(path)
+    # A notebook's size is mostly outputs (images); its code cells go through this check as Python.
+    if len(data) > MAX_ANALYSE_BYTES and not path.endswith(".ipynb"):
+        return _too_large(path, data, True)
+    return handler(path, data, options)
 
 
 def analyze_python(source: str, path: str, options: Options, module_name: str | None = None) -> tuple[list[Finding], str | None]:
@@ -141,10 +154,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate and not options.parse_all:
         return result
     if len(data) > MAX_ANALYSE_BYTES:
-        line = _first_trigger_line(data) if candidate else None
-        result.error = FileError(path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {MAX_ANALYSE_BYTES // 2**20} MiB)"
-                                 + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line)
-        return result
+        return _too_large(path, data, candidate)
     try:
         source = decode_python(data)
         tree = ast.parse(source, filename=path)

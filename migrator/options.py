@@ -173,6 +173,6 @@ def _relative(path: str, folder: str) -> str | None:
 
 
 def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
-    import pathspec
+    from .discovery import compile_ignore  # linear-time matching: patterns may come from a hostile tree
 
-    return pathspec.GitIgnoreSpec.from_lines(patterns)
+    return compile_ignore(patterns)

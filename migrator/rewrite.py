@@ -95,9 +95,9 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         ending = line_ending(anchor, line_ending(lines[line_number - 2]) if line_number > 1 else "\n")
         block = "".join(f"{indent}{text}{ending}" for text in texts)
         ordered.append((starts[line_number - 1], 0, starts[line_number - 1], block))
-    text = source
-    for start, _, end, replacement in sorted(ordered, reverse=True):
-        text = text[:start] + replacement + text[end:]
+    from .lines import splice as splice_text
+
+    text = splice_text(source, [(start, end, replacement) for start, _, end, replacement in sorted(ordered)])
     return text.encode(_encoding_of(data))
 
 

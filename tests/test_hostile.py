@@ -446,7 +446,7 @@ def test_fifty_megabyte_file(tmp_path: Path) -> None:
     proc = cli("fix", tmp_path, "--allow-dirty", cwd=tmp_path, timeout=600)
     seconds = time.monotonic() - start
     assert proc.returncode == 2, proc.stderr
-    assert re.search(r"generated_tables\.py:1:1: error: file too large to analyse \(5\d\.\d MiB > 8 MiB\); it mentions a V1 name", proc.stderr), proc.stderr
+    assert re.search(r"generated_tables\.py:1:1: error: file too large to analyse \(5\d\.\d MiB > 2 MiB\); it mentions a V1 name", proc.stderr), proc.stderr
     assert hashlib.sha256(big.read_bytes()).hexdigest() == original
     assert good.read_bytes() == migrated(V1)
     assert temp_files(tmp_path) == []

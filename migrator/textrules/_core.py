@@ -196,14 +196,16 @@ def apply_edits(text: str, edits: Iterable[Edit]) -> str:
             target = lines[index] if index < len(lines) else ""
             indent = target[: len(target) - len(target.lstrip(" \t"))]
             ops.add((offset(edit.line, 0), offset(edit.line, 0), indent + edit.text + newline))
-    out = text
+    from migrator.lines import splice
+
+    kept = []
     floor = len(text) + 1
     for start, end, new in sorted(ops, key=lambda op: (op[0], op[1]), reverse=True):
         if end > floor:
             continue
-        out = out[:start] + new + out[end:]
+        kept.append((start, end, new))
         floor = start
-    return out
+    return splice(text, kept[::-1])
 
 
 # ---- the driver -----------------------------------------------------------------------

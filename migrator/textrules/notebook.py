@@ -162,8 +162,8 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
             result.todos_added += todos
     result.findings.sort(key=Finding.sort_key)
     if replacements:
-        out = text
-        for start, end, new in sorted(replacements, reverse=True):
-            out = out[:start] + new + out[end:]
+        from migrator.lines import splice
+
+        out = splice(text, sorted(replacements))
         result.new_bytes = (bom + out).encode("utf-8")
     return result
