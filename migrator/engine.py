@@ -357,7 +357,8 @@ def write_result(result: FileResult, options: Options) -> None:
         result.error = FileError(shown, refusal)
         return
     try:
-        write_atomic(Path(shown), result.new_bytes, result.original if result.original is not None else data)
+        write_atomic(Path(shown), result.new_bytes, result.original if result.original is not None else data,
+                     write_read_only=options.write_read_only)
         result.original = None
         result.written = True
     except SourceError as error:

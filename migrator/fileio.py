@@ -9,6 +9,7 @@ someone else changed it since it was read, nothing is written.
 from __future__ import annotations
 
 from contextlib import contextmanager
+import errno
 import os
 import stat
 from pathlib import Path
@@ -96,12 +97,21 @@ def read_bytes(path: Path | str) -> bytes:
         os.close(descriptor)
 
 
-def write_atomic(path: Path, data: bytes, expected_old: bytes) -> None:
-    """Replace ``path``'s content by ``data`` if it still holds ``expected_old``."""
+def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_only: bool = False) -> None:
+    """Replace ``path``'s content by ``data`` if it still holds ``expected_old``.
+
+    A file without any write bit is refused unless ``write_read_only`` (root could write
+    it anyway: the mode is the owner's word). The new file keeps the old one's mode,
+    owner and group, and extended attributes (ACLs, SELinux labels) where the OS allows;
+    if the owner cannot be kept, nothing is written.
+    """
     try:
         info = os.stat(path)
     except OSError as error:
         raise SourceError(f"cannot write: {error.strerror or error}") from error
+    if not info.st_mode & 0o222 and not write_read_only:
+        raise SourceError(f"cannot write: file is read-only (mode {stat.S_IMODE(info.st_mode):04o}); "
+                          "pass --write-read-only to write it anyway")
     if not os.access(path, os.W_OK):
         raise SourceError("cannot write: file is read-only")
     try:
@@ -113,19 +123,53 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes) -> None:
     import tempfile
 
     try:
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+        # A short prefix: the file's own name may already be near the 255-byte limit.
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=TEMP_SUFFIX)
     except OSError as error:
-        raise SourceError(f"cannot write: folder is not writable ({error.strerror or error})") from error
+        if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise SourceError(f"cannot write: folder is not writable ({error.strerror or error})") from error
+        raise SourceError(f"cannot write: {error.strerror or error}") from error
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, stat.S_IMODE(info.st_mode))
+        _copy_metadata(path, temporary, info)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as error:
         try:
             os.unlink(temporary)
         except OSError:
             pass
+        if isinstance(error, OSError):
+            raise SourceError(f"cannot write: {error.strerror or error}") from error
         raise
+
+
+def _copy_metadata(original: Path, temporary: str, info: os.stat_result) -> None:
+    """Mode, owner, group and extended attributes of ``original`` onto ``temporary``."""
+    os.chmod(temporary, stat.S_IMODE(info.st_mode))
+    if hasattr(os, "chown"):
+        new = os.stat(temporary)
+        if (new.st_uid, new.st_gid) != (info.st_uid, info.st_gid):
+            try:
+                os.chown(temporary, info.st_uid, info.st_gid)
+            except OSError as error:
+                try:  # the group alone may still be settable
+                    os.chown(temporary, -1, info.st_gid)
+                except OSError:
+                    pass
+                if new.st_uid != info.st_uid:
+                    raise SourceError(f"cannot write: the file's owner (uid {info.st_uid}) could not be kept "
+                                      f"({error.strerror or error}); not written") from error
+        os.chmod(temporary, stat.S_IMODE(info.st_mode))  # chown clears setuid/setgid bits
+    if hasattr(os, "listxattr"):
+        try:
+            names = os.listxattr(original)
+        except OSError:
+            return
+        for name in names:
+            try:
+                os.setxattr(temporary, name, os.getxattr(original, name))
+            except OSError:
+                pass  # not supported here, or not ours to set (security.*): best effort

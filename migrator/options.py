@@ -51,7 +51,8 @@ class Options(NamedTuple):
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
     * ``fork``: the fork index (``migrator.forkindex``; filled by the engine's ``run`` where
       the fork's modules re-export V1 objects): its names are prefilter words too, and the
-      analysis follows V1 objects through the fork's modules.
+      analysis follows V1 objects through the fork's modules;
+    * ``write_read_only``: also rewrite files without write permission bits.
 
     A plain ``typing.NamedTuple`` (not ``migrator.records.record``): this module imports
     nothing of the project, and no other record type holds the same fields.
@@ -72,6 +73,7 @@ class Options(NamedTuple):
     force_exclude: bool = False
     config: str | None = None
     fork: ForkIndex | None = None
+    write_read_only: bool = False
 
     @property
     def writes(self) -> bool:

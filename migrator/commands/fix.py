@@ -26,6 +26,7 @@ PARAMS = (
     Param("check", ("--check",), "flag", None, "Write nothing; exit 1 if anything would change."),
     Param("unsafe_fixes", ("--unsafe-fixes",), "flag", None, "Also apply fixes marked unsafe."),
     Param("allow_dirty", ("--allow-dirty",), "flag", None, "Modify files with uncommitted git changes."),
+    Param("write_read_only", ("--write-read-only",), "flag", None, "Also rewrite read-only files (no write permission bits)."),
     Param("stdin_filename", ("--stdin-filename",), "text", "NAME", "Name to report for `-` input."),
     *SHARED,
 )
@@ -115,6 +116,7 @@ def run(
     check: bool = False,
     unsafe_fixes: bool = False,
     allow_dirty: bool = False,
+    write_read_only: bool = False,
     stdin_filename: str | None = None,
     **shared: object,
 ) -> int:
@@ -124,6 +126,7 @@ def run(
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
     options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
+    options = options._replace(write_read_only=write_read_only)
     if [str(p) for p in paths] == ["-"]:
         return _run_stdin(stdin_filename or "<stdin>.py", options)
     with progress("migrating") as on_progress:
