@@ -174,7 +174,10 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if "dflash-migrate:" in source:
         from .suppressions import filter_findings
 
-        findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings)
+        malformed: list[tuple[int, str]] = []
+        findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings, "python", malformed)
+        if malformed:
+            result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     result.findings = findings
     if options.fixes:
         _apply(result, data, source, findings, options, module_name)

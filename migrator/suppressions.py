@@ -1,30 +1,45 @@
 """Inline suppression comments, and the report of those that no longer suppress anything.
 
-Forms (any comment syntax: ``#``, ``//``, ``<!-- -->``; codes are optional, comma-separated)::
+Forms (codes are optional, comma-separated)::
 
     x = old()  # dflash-migrate: ignore[DFM101]      <- this line
     # dflash-migrate: ignore[DFM101, DFM105]         <- a comment on its own line: the next line
     # dflash-migrate: ignore-file[DFM201]            <- anywhere in the file: the whole file
 
-A bare ``ignore`` / ``ignore-file`` (no brackets) suppresses every code. A directive that
-hid no finding is returned as unused so ``lint`` can report stale suppressions (as ruff's
-RUF100 does). In notebooks the directive is found on the JSON line of the cell source line,
-which is also where notebook findings are reported, so the same rules apply.
+A directive counts only inside a real comment of the file's own syntax (``syntax``):
+Python comments as ``tokenize`` sees them (never a string literal); ``#`` comments of
+shell, YAML, TOML, Dockerfiles and ``.env`` files (a ``#`` at a word start, outside
+quotes: not ``http://x/#dflash-migrate:...``); in Markdown an HTML comment
+``<!-- dflash-migrate: ... -->`` or a ``#`` comment inside a fenced code block (never
+prose); ``//`` comments in JSON. The directive must start the comment (or a ``#`` part
+of it, as in ``# type: ignore  # dflash-migrate: ignore``), spelled exactly:
+``ignore-files`` or ``ignored`` are prose, not directives.
+
+A bare ``ignore`` / ``ignore-file`` (no brackets) suppresses every code; empty brackets
+(``ignore[]``, ``ignore[ ]``) or something that is not a rule code between them are an
+error naming the line (``malformed``), and suppress nothing. A directive that hid no
+finding is returned as unused so ``lint`` can report stale suppressions (as ruff's RUF100).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Iterator, Literal
 
 from migrator.model import Finding
 
-_DIRECTIVE = re.compile(
-    r"(?P<marker>#|//|<!--)\s*dflash-migrate:\s*(?P<kind>ignore-file|ignore)\b(?:\[(?P<codes>[^\]]*)\])?"
+Syntax = Literal["python", "hash", "markdown", "json"]
+
+_AFTER_MARKER = re.compile(
+    r"\s*dflash-migrate:\s*(?P<kind>ignore-file|ignore)(?![\w-])(?P<brackets>\[(?P<codes>[^\]]*)\])?"
 )
-#: What may precede the comment marker for the directive to count as "on its own line"
-#: (whitespace, and the opening quote of a notebook's JSON-encoded source line).
-_OWN_LINE_PREFIX = re.compile(r'^[\s"]*$')
+_MARKERS: dict[str, str] = {"python": "#", "hash": "#", "json": "//"}
+_PART = re.compile(r"(?:^|(?<=\s))(?:#|//)")
+_CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+_HASH_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
+                         "containerfile", "yaml", "yml", "toml", "env", "dotenv", "python", "py", "python3"})
 
 
 @dataclass
@@ -43,32 +58,104 @@ class Directive:
         return finding.line == self.line or (self.own_line and finding.line == self.line + 1)
 
 
-def parse(text: str) -> list[Directive]:
-    """All suppression directives in ``text`` (cheap: skipped unless the marker occurs)."""
-    if "dflash-migrate:" not in text:
-        return []
-    directives = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if "dflash-migrate:" not in line:
+def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
+    import io
+    import tokenize
+
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.start[1], token.string
+    except (tokenize.TokenError, SyntaxError):
+        return  # the comments before the error still count
+
+
+def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[tuple[int, int, str]]:
+    from migrator.textrules._core import strip_comment
+
+    for number, line in enumerate(lines, start=first):
+        if marker in line and "dflash-migrate:" in line:
+            code = strip_comment(line, marker)
+            if code != line:
+                start = line.find(marker, len(code.rstrip(" ")))
+                yield number, start, line[start:]
+
+
+def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+    fence, language = "", ""
+    for number, line in enumerate(lines, start=1):
+        opening = _FENCE.match(line)
+        if fence:
+            if line.lstrip().startswith(fence):
+                fence = ""
+            elif language in _HASH_LANGS:
+                yield from _marker_comments([line], "#", number)
             continue
-        for match in _DIRECTIVE.finditer(line):
-            raw = match.group("codes")
-            codes = tuple(sorted({c.strip().upper() for c in raw.split(",") if c.strip()})) if raw else ()
-            own = bool(_OWN_LINE_PREFIX.match(line[: match.start()]))
+        if opening:
+            fence, language = opening.group(1), opening.group(2).lower()
+            continue
+        for match in re.finditer(r"<!--(.*?)(?:-->|$)", line):
+            yield number, match.start(), "#" + match.group(1)
+
+
+def _comments(text: str, syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+    """(line, column, text) of each comment; the text starts with the marker (``#`` for HTML)."""
+    if syntax == "python":
+        return _python_comments(text)
+    lines = text.splitlines()
+    if syntax == "markdown":
+        return _markdown_comments(lines)
+    return _marker_comments(lines, _MARKERS[syntax])
+
+
+def scan(text: str, syntax: Syntax = "hash") -> tuple[list[Directive], list[tuple[int, str]]]:
+    """(directives, malformed ones as ``(line, message)``) in the comments of ``text``."""
+    if "dflash-migrate:" not in text:
+        return [], []
+    lines = text.splitlines()
+    directives: list[Directive] = []
+    malformed: list[tuple[int, str]] = []
+    for number, column, comment in _comments(text, syntax):
+        if "dflash-migrate:" not in comment:
+            continue
+        # Each ``#`` part (``# type: ignore  # dflash-migrate: ...``); a marker inside a word
+        # (``https://x/#dflash-migrate:``) starts no part.
+        for part in _PART.split(comment)[1:]:
+            match = _AFTER_MARKER.match(part)
+            if not match:
+                continue
+            codes: tuple[str, ...] = ()
+            if match.group("brackets"):
+                names = [c.strip().upper() for c in match.group("codes").split(",")]
+                bad = [n for n in names if not _CODE.match(n)]
+                if not any(names) or bad:
+                    what = "an empty code list" if not any(names) else f"{', '.join(repr(n) for n in bad)} (not a rule code)"
+                    malformed.append((number, f"malformed suppression `{match.group(0).strip()}`: {what}; "
+                                              "name the codes, e.g. ignore[DFM101], or drop the brackets"))
+                    continue
+                codes = tuple(sorted(set(names)))
+            line = lines[number - 1] if number - 1 < len(lines) else ""
+            own = not line[:column].strip() or syntax == "markdown" and not re.sub(r"<!--.*?-->", "", line).strip()
             directives.append(Directive(number, codes, match.group("kind") == "ignore-file", own))
-    return directives
+    return directives, malformed
+
+
+def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
+    """All well-formed suppression directives in ``text`` (cheap: skipped unless the marker occurs)."""
+    return scan(text, syntax)[0]
 
 
 def filter_findings(
-    text: str, findings: list[Finding], comment_prefix: str = "#"
+    text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
-    """Split ``findings`` by the directives in ``text``.
+    """Split ``findings`` by the directives in the comments of ``text``.
 
-    Returns (kept findings, number suppressed, unused directives as ``(line, codes)``).
-    ``comment_prefix`` is accepted for callers that know the file's syntax; every
-    supported marker is recognised regardless, so a Markdown ``<!-- -->`` works too.
+    Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
+    malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives = parse(text)
+    directives, malformed = scan(text, syntax)
+    if errors is not None:
+        errors.extend(malformed)
     if not directives:
         return list(findings), 0, []
     kept: list[Finding] = []
@@ -83,3 +170,8 @@ def filter_findings(
             kept.append(finding)
     unused = [(d.line, d.codes) for d in directives if not d.used]
     return kept, suppressed, unused
+
+
+def syntax_of(kind: str | None) -> Syntax:
+    """The comment syntax of a ``migrator.textrules`` module kind."""
+    return "markdown" if kind == "markdown" else "json" if kind == "jsonfile" else "hash"

@@ -51,14 +51,22 @@ def test_unused_directives_are_reported() -> None:
 
 def test_other_comment_syntaxes() -> None:
     md = "<!-- dflash-migrate: ignore[DFM201] -->\n`SGLANG_ENABLE_SPEC_V2=0`\n"
-    assert filter_findings(md, [f(2, "DFM201")])[0] == []
+    assert filter_findings(md, [f(2, "DFM201")], "markdown")[0] == []
     js = "x // dflash-migrate: ignore[DFM201]\n"
-    assert filter_findings(js, [f(1, "DFM201")])[0] == []
+    assert filter_findings(js, [f(1, "DFM201")], "json")[0] == []
 
 
-def test_notebook_json_line_counts_as_own_line() -> None:
-    nb = '  "source": [\n    "# dflash-migrate: ignore[DFM201]\\n",\n    "!SGLANG_ENABLE_SPEC_V2=0 x\\n"\n'
-    assert filter_findings(nb, [f(3, "DFM201")])[0] == []
+def test_notebook_cell_directive_counts_as_own_line() -> None:
+    import json
+
+    from migrator.engine import Options
+    from migrator.textrules import handler_for
+
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": ["# dflash-migrate: ignore[DFM201]\n", "!SGLANG_ENABLE_SPEC_V2=0 x\n"]}
+    nb = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    result = handler_for("n.ipynb")("n.ipynb", nb.encode(), Options(mode="lint"))
+    assert result.error is None and result.findings == [] and result.suppressed == 1
 
 
 def test_lookalikes_are_not_directives() -> None:

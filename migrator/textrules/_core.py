@@ -256,9 +256,14 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
     raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
-    kept, suppressed, unused = filter_findings(text, raw)
+    from migrator.suppressions import syntax_of
+
+    malformed: list[tuple[int, str]] = []
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
+    if malformed:
+        result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     if getattr(options, "mode", "lint") != "lint":
         edits, fixes, todos = chosen_edits(kept, bool(getattr(options, "unsafe_fixes", False)))
         new_text = apply_edits(text, edits)

@@ -145,7 +145,12 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
         source = "".join(json.loads(text[a:b]) for a, b in cell.tokens)
         found, rewritten = _cell_findings(path, cell.cell_type, source, ctx, options)
         found = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
-        found, suppressed, unused = filter_findings(source, found)
+        malformed: list[tuple[int, str]] = []
+        syntax = "python" if cell.cell_type == "code" else "markdown" if cell.cell_type == "markdown" else "hash"
+        found, suppressed, unused = filter_findings(source, found, syntax, malformed)
+        if malformed and result.error is None:
+            at = _to_file(Finding(path, Span.of(malformed[0][0], 0, malformed[0][0], 0), "", ""), cell, text, starts).line
+            result.error = FileError(path, "; ".join(message for _, message in malformed), at)
         result.suppressed += suppressed
         result.findings += [_to_file(f, cell, text, starts) for f in found]
         result.unused_suppressions += [(_to_file(Finding(path, Span.of(line, 0, line, 0), "", ""), cell, text,
