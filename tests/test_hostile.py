@@ -404,7 +404,7 @@ def test_write_atomic_failure_leaves_original_and_no_temp(tmp_path: Path, monkey
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(fileio.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(fileio.SourceError, match="cannot write: No space left on device"):
         fileio.write_atomic(target, migrated(V1), V1)
     assert target.read_bytes() == V1
     assert temp_files(tmp_path) == []
