@@ -121,8 +121,11 @@ def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int],
 def all_rules() -> tuple[Callable[[RuleContext], None], ...]:
     from . import (
         draft_input,
+        dynamic_modules,
+        embedded_env,
         fork_names,
         imports,
+        reflection_names,
         references,
         server_args,
         silent_downgrade,
@@ -147,4 +150,7 @@ def all_rules() -> tuple[Callable[[RuleContext], None], ...]:
         validate_request.check,
         fork_names.check,
         silent_downgrade.check,
+        embedded_env.check,
+        reflection_names.check,
+        dynamic_modules.check,
     )

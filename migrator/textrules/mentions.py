@@ -67,6 +67,19 @@ def _start(match: re.Match[str], packages: tuple[str, ...]) -> int | None:
     return match.start(1) + sum(len(f) + 1 for f in folders[: len(folders) - len(shared)])
 
 
+def module_path_offsets(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each file path of a removed module in ``text`` (see ``_start``)."""
+    plain, _ = _patterns()
+    found = []
+    for _, pattern, packages in plain:
+        if packages:
+            for match in pattern.finditer(text):
+                start = _start(match, packages)
+                if start is not None:
+                    found.append((start, match.end()))
+    return found
+
+
 def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # noqa: ANN001 - _core.Ctx
     """Findings on one line (comments already blanked), at the token's line and column."""
     if not any(marker in line for marker in _MARKERS):

@@ -78,17 +78,40 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, optio
     return out, rewritten
 
 
-def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int]) -> Finding:
-    """Move a finding from cell coordinates to the JSON line/column of its source string."""
+def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int], source: str = "") -> Finding:
+    """Move a finding from cell coordinates to the JSON line/column where its text is
+    written inside the source string (escapes such as ``\\"`` counted as written)."""
+    line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
+
     def where(pos: Position) -> Position:
-        index = min(pos.line - 1, len(cell.tokens) - 1) if cell.is_list else 0
-        offset = cell.tokens[index][0] + 1 + (pos.column if cell.is_list else 0)
+        if cell.is_list:
+            index, decoded = min(pos.line - 1, len(cell.tokens) - 1), pos.column
+        else:
+            index, decoded = 0, line_starts[min(pos.line, len(line_starts)) - 1] + pos.column
+        start, end = cell.tokens[index]
+        offset = start + 1 + _written_length(text, start + 1, end - 1, decoded)
         line = text.count("\n", 0, offset) + 1
         return Position(line, offset - starts[line - 1])
 
     span = Span(where(f.span.start), where(f.span.end))
     message = f"{f.message} [cell {cell.index + 1}, line {f.span.start.line}]"
     return Finding(f.path, span, f.code, message, _fix_in_file(f.fix, where))
+
+
+def _written_length(text: str, begin: int, end: int, decoded: int) -> int:
+    """How many characters of the JSON string body ``text[begin:end]`` hold its first
+    ``decoded`` characters."""
+    pos = begin
+    while decoded > 0 and pos < end:
+        if text[pos] != "\\":
+            pos += 1
+        elif text[pos + 1] == "u":
+            high = int(text[pos + 2:pos + 6], 16)
+            pos += 12 if 0xD800 <= high < 0xDC00 and text.startswith("\\u", pos + 6) else 6
+        else:
+            pos += 2
+        decoded -= 1
+    return pos - begin
 
 
 def _fix_in_file(fix: Fix | None, where: Callable[[Position], Position]) -> Fix | None:
@@ -152,9 +175,9 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
             at = _to_file(Finding(path, Span.of(malformed[0][0], 0, malformed[0][0], 0), "", ""), cell, text, starts).line
             result.error = FileError(path, "; ".join(message for _, message in malformed), at)
         result.suppressed += suppressed
-        result.findings += [_to_file(f, cell, text, starts) for f in found]
+        result.findings += [_to_file(f, cell, text, starts, source) for f in found]
         result.unused_suppressions += [(_to_file(Finding(path, Span.of(line, 0, line, 0), "", ""), cell, text,
-                                                 starts).line, codes) for line, codes in unused]
+                                                 starts, source).line, codes) for line, codes in unused]
         if getattr(options, "mode", "lint") == "lint" or not found:
             continue
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))

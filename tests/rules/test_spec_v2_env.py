@@ -76,8 +76,15 @@ def test_reads_and_subprocess_env() -> None:
     [
         'import os\nos.environ["SGLANG_ENABLE_SPEC_V2_FOO"] = "0"\n',
         "# os.environ['SGLANG_ENABLE_SPEC_V2'] = '0'\nimport os\n",
-        'doc = "set SGLANG_ENABLE_SPEC_V2=0 to ..."\n',
+        'doc = "SGLANG_ENABLE_SPEC_V2 is ignored from 0.5.14"\n',  # a mention, not a setting
     ],
 )
 def test_look_alikes_not_flagged(source: str) -> None:
     assert migrate(source) == (source, [])
+
+
+def test_a_hint_telling_people_to_set_it_is_a_todo() -> None:
+    # issue 16: "set X=0" in a user-facing string is a setting people will copy (embedded_env)
+    new, findings = migrate('doc = "set SGLANG_ENABLE_SPEC_V2=0 to ..."\n')
+    assert [(f.line, f.column, f.code, f.fix.applicability) for f in findings] == [(1, 11, "DFM201", "manual")]
+    assert new.startswith("# TODO(dflash-migrate): DFM201")
