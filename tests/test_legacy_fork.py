@@ -16,6 +16,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "legacy_fork"
 EXPECTED = ROOT / "tests" / "data" / "legacy_fork_expected"
+#: ``path:line:column code`` of every lint finding on the example (1-based columns, as the
+#: JSON report and editors show them), in report order.
+EXPECTED_LINT = ROOT / "tests" / "data" / "legacy_fork_lint.txt"
 TARGET = "0.5.17"
 
 
@@ -70,6 +73,22 @@ def test_diff_mode_writes_nothing(tmp_path: Path) -> None:
     assert tree(work) == before
 
 
+def lint_positions() -> str:
+    import json
+
+    proc = subprocess.run([sys.executable, "-m", "migrator", "lint", ".", "--target-version", TARGET, "--format", "json"],
+                          capture_output=True, text=True, cwd=EXAMPLE)
+    report = json.loads(proc.stdout)
+    rows = [f"{f['path']}:{f['line']}:{f['column']} {f['code']}" for f in report["findings"]]
+    return "\n".join(rows) + "\n"
+
+
+def test_lint_report_positions_of_the_example() -> None:
+    # Every finding of every file type in the example (Python, shell, Markdown prose and
+    # code blocks, TSX, notebook Markdown and code cells) at its line and column.
+    assert lint_positions() == EXPECTED_LINT.read_text()
+
+
 if __name__ == "__main__" and "--regen" in sys.argv:
     import tempfile
 
@@ -79,4 +98,5 @@ if __name__ == "__main__" and "--regen" in sys.argv:
         if EXPECTED.exists():
             shutil.rmtree(EXPECTED)
         shutil.copytree(work, EXPECTED)
-    print(f"wrote {EXPECTED}")
+    EXPECTED_LINT.write_text(lint_positions())
+    print(f"wrote {EXPECTED} and {EXPECTED_LINT}")
