@@ -124,6 +124,14 @@ def _inside_yaml_block(lines: list[str], index: int) -> bool:
     return False
 
 
+def _open_quote(lines: list[str]) -> bool:
+    """Whether the shell text before a line may leave a quoted string open (odd quote
+    counts outside comment lines): then a new line could land inside the string."""
+    code = "".join(line for line in lines if not line.lstrip().startswith("#")).replace("\\\\", "").replace(
+        '\\"', "").replace("\\'", "")
+    return code.count('"') % 2 == 1 or code.count("'") % 2 == 1
+
+
 def _own_line_ok(kind: str, lines: list[str], index: int) -> bool:
     line = lines[index]
     if not _STATEMENT_START[kind].match(line):
@@ -132,7 +140,7 @@ def _own_line_ok(kind: str, lines: list[str], index: int) -> bool:
     if before and before[-1].rstrip("\r\n").endswith("\\") and kind != "dockerfile":
         return False
     text_before = "".join(before)
-    if kind in ("shell", "dockerfile") and "<<" in text_before:
+    if kind in ("shell", "dockerfile") and ("<<" in text_before or _open_quote(before)):
         return False
     if kind == "toml" and ('"""' in text_before or "'''" in text_before):
         return False

@@ -66,3 +66,20 @@ def test_yaml_block_scalar_and_heredoc_are_left(repo: Path) -> None:
     assert (repo / "w.yml").read_text() == yaml_before
     assert "cat <<EOF\nSGLANG_ENABLE_SPEC_V2=1\nEOF\n" in (repo / "h.sh").read_text()
     assert counts.left == count(before)
+
+
+@pytest.mark.parametrize("kind, text", [
+    ("shell", 'echo "start\nSGLANG_ENABLE_SPEC_V2=1 python -m x\nend"\n'),
+    ("shell", "python -m x \\\n  SGLANG_ENABLE_SPEC_V2=1\n"),
+    ("toml", 'doc = """\nSGLANG_ENABLE_SPEC_V2 = 1\n"""\n'),
+    ("yaml", "body: |\n  SGLANG_ENABLE_SPEC_V2: 1\n"),
+    ("dotenv", 'A="multi\nSGLANG_ENABLE_SPEC_V2=1"\n'),
+])
+def test_no_comment_inside_strings_continuations_or_block_scalars(kind: str, text: str) -> None:
+    new, done = add_noqa._own_line(kind, text.encode(), {2: {"DFM201"}})
+    assert new == text.encode() and not done
+
+
+def test_own_line_comment_where_a_statement_starts() -> None:
+    new, done = add_noqa._own_line("shell", b"set -e\n  SGLANG_ENABLE_SPEC_V2=1 python -m x\n", {2: {"DFM201"}})
+    assert new == b"set -e\n  # dflash-migrate: ignore[DFM201]\n  SGLANG_ENABLE_SPEC_V2=1 python -m x\n" and done == {2}

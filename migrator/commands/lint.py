@@ -122,7 +122,7 @@ def run(
         if fmt in ("text", "concise") and output is None and not stdin:
             text += listing
         else:
-            stderr.write(listing)
+            stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
