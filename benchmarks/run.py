@@ -61,7 +61,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup")
+MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup", "reexport")
 
 
 # ---- helper modes (run as children of the benchmark) ---------------------------------
@@ -300,6 +300,45 @@ def build_replicated(source: Path, dest: Path, replicas: int) -> None:
             _copy_tree(child, copy / child.name)
     git_commit_tree(dest)
     marker.write_text(stamp)
+
+
+#: The fork package added by the ``reexport`` measurement: a compat module re-exporting the
+#: V1 classes under new names, a chain of renamed re-exports, and modules that use only the
+#: new names (no V1 word: found by the fork index's second byte-level pass).
+REEXPORT_MODULES = 200
+
+
+def build_reexport_tree(source: Path, dest: Path) -> int:
+    """dest = the sglang tree plus ``acme_fork/`` (renamed re-exports, chains, subclasses);
+    returns the number of fork modules (cached by marker)."""
+    marker = dest / ".complete"
+    stamp = f"{source} reexport x{REEXPORT_MODULES}"
+    if marker.exists() and marker.read_text() == stamp:
+        return REEXPORT_MODULES + 3
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for child in sorted(source.iterdir()):
+        if not child.name.endswith(".dist-info") and not child.name.startswith("."):
+            _copy_tree(child, dest / child.name)
+    fork = dest / "acme_fork"
+    fork.mkdir()
+    (fork / "__init__.py").write_text("")
+    (fork / "compat.py").write_text(
+        "try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker as BaseWorker\n"
+        "    from sglang.srt.speculative.dflash_info import DFlashDraftInput as DraftIn\n"
+        "except ImportError:\n    BaseWorker = DraftIn = None\n")
+    (fork / "names.py").write_text("from .compat import BaseWorker as EngineWorker, DraftIn as Draft\n")
+    (fork / "base.py").write_text("from acme_fork.names import EngineWorker\n\n\nclass TeamWorker(EngineWorker):\n"
+                                  "    def forward_batch_generation(self, batch):\n        return batch\n")
+    for number in range(REEXPORT_MODULES):
+        (fork / f"worker_{number:03d}.py").write_text(
+            f"from .base import TeamWorker\nfrom .names import Draft\n\n\nclass Worker{number}(TeamWorker):\n"
+            f"    def _prepare_for_speculative_decoding(self, batch, draft: Draft):\n"
+            f"        return draft.ctx_lens\n")
+    git_commit_tree(dest)
+    marker.write_text(stamp)
+    return REEXPORT_MODULES + 3
 
 
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
@@ -654,6 +693,11 @@ def main(argv: list[str] | None = None) -> int:
             specs.append(Spec(f"lint @{baseline[1][:10]}", [*baseline[0], "lint", *lint_jobs_flag, tree],
                               args.repeat, ok_rcs=(0, 1), files=py_files, env=dict(os.environ, NO_COLOR="1"),
                               cwd=workdir))
+        if have_lint and "reexport" in only and smallest:
+            reexport_tree = workdir / "tree-reexport"
+            build_reexport_tree(source, reexport_tree)
+            specs.append(Spec("lint (renamed re-exports)", [*dfm, "lint", *lint_jobs_flag, reexport_tree], args.repeat,
+                              ok_rcs=(0, 1), files=len(_py_files(reexport_tree)), env=env, cwd=workdir))
         if have_check and "check" in only:
             specs.append(Spec("dflash-migrate --check", [*dfm, "--check", *jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
@@ -673,7 +717,7 @@ def main(argv: list[str] | None = None) -> int:
             out_text = r.get("_last_stdout", "")
             if r["name"] == "ruff TID251":
                 findings[r["name"]] = ruff_findings(ruff, ruff_cfg, tree)
-            elif r["name"] in ("dflash-migrate lint", "dflash-migrate --check"):
+            elif r["name"] in ("dflash-migrate lint", "dflash-migrate --check", "lint (renamed re-exports)"):
                 findings[r["name"]] = count_dfm_findings(out_text)
             elif r["name"] == "dflash-migrate (rewrite)":
                 changed = subprocess.run(["git", "-C", str(fix_tree), "status", "--porcelain"],
@@ -689,7 +733,7 @@ def main(argv: list[str] | None = None) -> int:
         ruff_r = next((r for r in results if r["name"] == "ruff TID251"), None)
         if ruff_r:
             for r in results:
-                if r["name"].startswith(("dflash-migrate lint", "lint @")):
+                if r["name"].startswith(("dflash-migrate lint", "lint @", "lint (renamed")):
                     ratios[r["name"]] = per_round_ratios(r, ruff_r)
         scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
                  "results": results, "findings": findings, "ratios_vs_ruff": ratios}

@@ -137,6 +137,13 @@ def _search_path(start: Path) -> list[Path]:
     return chain[: chain.index(cwd) + 1] if cwd in chain else [here]
 
 
+def project_root(start: Path) -> Path:
+    """The highest folder the configuration search looks at from ``start``: the repository
+    top, or outside a repository the current folder (or ``start``'s folder). The fork index
+    (``migrator.forkindex``) covers the same folder."""
+    return _search_path(start)[-1]
+
+
 def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
     for directory in _search_path(start):
         candidate = directory / "pyproject.toml"

@@ -167,7 +167,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings, module_name, result.module = _run_rules(path, tree, source, options, module_name)
+        findings, module_name, result.module, exported = _run_rules(path, tree, source, options, module_name)
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
@@ -180,7 +180,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
             result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     result.findings = findings
     if options.fixes:
-        _apply(result, data, source, findings, options, module_name)
+        _apply(result, data, source, findings, options, module_name, exported)
     return result
 
 
@@ -192,9 +192,9 @@ def _parse_error(path: str, error: Exception) -> FileError:
 
 
 def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
-               module_name: str | None) -> tuple[list[Finding], str, ModuleSummary | None]:
-    """The findings of every rule, the module name the analysis used and the module's
-    summary for the fork index."""
+               module_name: str | None) -> tuple[list[Finding], str, ModuleSummary | None, frozenset[str]]:
+    """The findings of every rule, the module name the analysis used, the module's summary
+    for the fork index and the names other modules import from it (the write guard keeps them)."""
     from .analysis import analyze, module_name_for
     from .forkindex import ForkView, package_root, summarize
     from .rules import RuleContext, all_rules
@@ -211,7 +211,8 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
         rule(context)
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
-    return sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path)
+    exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
+    return sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path), exported
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
@@ -261,20 +262,20 @@ def _first_trigger_line(data: bytes) -> int | None:
 
 
 def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
-             module_name: str | None) -> tuple[list[Finding], bytes]:
+             exported: frozenset[str], module_name: str | None) -> tuple[list[Finding], bytes]:
     """``migrator.guard``: the fixes whose output would break the file become TODOs."""
     from .guard import settle
     from .rewrite import apply_edits
 
     settled, new = settle(findings, source, lambda chosen: apply_edits(data, chosen_edits(chosen, options), source),
                           options.target_version, options.unsafe_fixes, module_name,
-                          Path(result.path).name in ("__init__.py", "__init__.pyi"))
+                          Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
     result.findings = settled
     return settled, new
 
 
 def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
-           module_name: str | None = None) -> None:
+           module_name: str | None = None, exported: frozenset[str] = frozenset()) -> None:
     edits = chosen_edits(findings, options)
     if not edits:
         return
@@ -296,7 +297,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
     if new == data:
         return
-    findings, new = _guarded(result, data, source, findings, options, module_name)
+    findings, new = _guarded(result, data, source, findings, options, exported, module_name)
     if new == data:
         return
     edits = chosen_edits(findings, options)

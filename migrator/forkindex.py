@@ -399,17 +399,11 @@ class ForkView:
 
 
 def project_root(paths: list[Path]) -> Path | None:
-    """The folder the index covers: the git repository's top above the first path (where
-    configuration is searched too), else the scanned folder, or for a file the folder above
-    its top package."""
+    """The folder the index covers: the one configuration is searched up to from the first
+    path (``migrator.config.project_root``: the git repository's top, else the current or
+    the scanned folder)."""
     if not paths:
         return None
-    start = paths[0].resolve()
-    folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    if not start.is_dir():
-        while (folder / "__init__.py").exists() and folder != folder.parent:
-            folder = folder.parent
-    return folder
+    from .config import project_root as config_root
+
+    return config_root(paths[0])

@@ -10,6 +10,8 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
 * it must not use more names that are bound only on some paths at module level (one
   branch of an ``if``/``else`` or of a ``try``/``except``) than the original did;
 * a star import must not change (the names it provides cannot be checked);
+* a name other modules of the fork import from this one (``migrator.forkindex``) or that
+  ``__all__`` lists must stay bound on every path it was bound on;
 * every ``sglang.*`` import it adds or changes must exist in the target release: from a
   verify index of a wheel already in the cache (``migrator.wheels``), else from the
   catalog (a name some entry says exists there). The guard never downloads anything.
@@ -57,8 +59,11 @@ class Problem:
         return f"Problem({self.reason!r})"
 
 
-def problems(before: str, after: str, target: str, module_name: str | None = None, is_package: bool = False) -> list[Problem]:
-    """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it)."""
+def problems(before: str, after: str, target: str, module_name: str | None = None, is_package: bool = False,
+             exported: frozenset[str] = frozenset()) -> list[Problem]:
+    """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it).
+    ``exported``: names other modules of the fork import from this one (``migrator.forkindex``)
+    or its ``__all__`` lists; each must stay bound on every path it was bound on."""
     try:
         new_tree = ast.parse(after)
         new_table = symtable.symtable(after, "<fixed>", "exec")
@@ -81,6 +86,12 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
     if old_stars != new_stars:
         lines = frozenset(line for module, line in new_stars.items() if old_stars.get(module) is None)
         found.append(Problem("it changes a star import, whose names cannot be checked", lines=lines))
+    if exported:
+        kept = definitely_bound(new_tree.body)
+        lost = frozenset((exported & definitely_bound(old_tree.body)) - kept)
+        if lost:
+            found.append(Problem("other modules of the fork import " + _names(lost) + " from this one, which it "
+                                 "would no longer bind on every path", lost))
     old_imports = set(imported_names(old_tree, module_name, is_package))
     for dotted, line in imported_names(new_tree, module_name, is_package).items():
         if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
@@ -279,7 +290,8 @@ MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the fi
 
 
 def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str,
-           unsafe: bool, module_name: str | None = None, is_package: bool = False) -> tuple[list[Finding], bytes]:
+           unsafe: bool, module_name: str | None = None, is_package: bool = False,
+           exported: frozenset[str] = frozenset()) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and
     the bytes those findings give (``apply``). A fix is refused when the text with it has
     a problem the original has not; the fixes whose replacement text names what is wrong
@@ -291,7 +303,7 @@ def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]]
             text = decode_python(new)
         except SourceError as error:
             text = f"<{error.message}>"  # does not parse: refused like any text that does not
-        found = problems(source, text, target, module_name, is_package)
+        found = problems(source, text, target, module_name, is_package, exported)
         if not found:
             return current, new
         applied = [f for f in current if _applied(f, unsafe)]

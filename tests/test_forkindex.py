@@ -201,3 +201,21 @@ def test_the_migrated_fixture_imports_against_0_5_17(fork: Path) -> None:
     assert {name: error for name, error in after["no-shim"]["imports"].items() if error} == {}
     assert after["no-shim"]["registry"]["stock"]["is_v2"]
     assert after["no-shim"]["compat_draft_input_is_v2"]
+
+
+def test_the_guard_keeps_names_other_modules_import(fork: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19 item 5 through the write guard: were the import fix to drop `DFlashWorker`
+    from compat.py (which workers.py and registry.py import), the guard refuses it."""
+    from migrator import guard
+    from migrator.rules import imports
+
+    before = "try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker\nexcept ImportError:\n    DFlashWorker = None\n"
+    after = before.replace("dflash_worker import DFlashWorker", "dflash_worker_v2 import DFlashWorkerV2")
+    assert [p.reason for p in guard.problems(before, after, TARGET, exported=frozenset({"DFlashWorker"}))] == [
+        "other modules of the fork import name `DFlashWorker` from this one, which it would no longer bind on every path"]
+    assert guard.problems(before, after, TARGET) == []  # without importers the same fix is fine
+    monkeypatch.setattr(imports, "_kept_local", lambda ctx, imported, new_name: new_name)  # a fix that forgets them
+    engine.run([fork], engine.Options(mode="fix", target_version=TARGET, allow_dirty=True, jobs=1))
+    compat = (fork / PACKAGE / "compat.py").read_text()
+    assert "from sglang.srt.speculative.dflash_worker import DFlashWorker\n" in compat
+    assert "TODO(dflash-migrate)" in compat and broken_imports(fork) == []
