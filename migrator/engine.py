@@ -468,7 +468,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     root = project_root(list(paths))
     if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
         # The index covers the whole project, so one file gives the findings it has in a run of all.
-        found = discover([root], selection(options), options.respect_gitignore)
+        found = discover([root], selection(options._replace(dirty=None)), options.respect_gitignore)
         given = {os.path.abspath(f) for f in files}
         extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
         index_only.update(extra)
