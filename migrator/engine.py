@@ -75,7 +75,28 @@ COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots")
 
 
 def might_match(data: bytes) -> bool:
-    """Cheap byte-level prefilter: can any rule possibly fire on this file?"""
+    """Cheap byte-level prefilter: can any rule possibly fire on this file?
+
+    Python reads identifiers NFKC-normalised (``ＤFlashWorker`` is ``DFlashWorker``), so a
+    file that fails the byte check but holds non-ASCII bytes gets a second look in its
+    NFKC form, if it holds a character NFKC turns into ASCII (``migrator.compat``; only
+    those files: ``isascii`` is a C loop over the bytes).
+    """
+    if _matches_bytes(data):
+        return True
+    if data.isascii():
+        return False
+    from .compat import text_pattern
+
+    text = data.decode("utf-8", "replace")
+    if not text_pattern().search(text):
+        return False
+    import unicodedata
+
+    return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
+
+
+def _matches_bytes(data: bytes) -> bool:
     lowered = data.lower()
     for marker, groups in _groups_by_marker():
         if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))

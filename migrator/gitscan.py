@@ -1,7 +1,7 @@
 """The byte prefilter, done by ``git grep`` where a folder is a git work tree.
 
 The Python prefilter reads every byte of every file (33 MB for sglang 0.5.13's tree:
-~0.17 s of CPU on this project's 2-core machines); ``git grep -F`` does the same scan
+~0.17 s of CPU on this project's 2-core machines); ``git grep`` does the same scan
 on all cores in ~0.04 s while Python discovers the files. It only narrows the set of
 files the Python prefilter then looks at, so it never decides a result on its own:
 
@@ -54,7 +54,7 @@ _SEARCHED_TAGS = (b"H ",)
 _PINNED = (
     "core.fsmonitor=false", "core.untrackedCache=false", "core.quotePath=false", "core.pager=cat",
     "core.hooksPath=/dev/null", "diff.external=", "color.ui=never", "color.grep=never",
-    "grep.fullName=false", "grep.patternType=fixed", "grep.extendedRegexp=false",
+    "grep.fullName=false", "grep.patternType=extended", "grep.extendedRegexp=false",
     "grep.lineNumber=false", "grep.column=false", "grep.fallbackToNoIndex=false", "grep.threads=0",
 )
 #: Environment variables of git's that change which repository or config is used.
@@ -100,12 +100,17 @@ def start(root: Path) -> GitScan | None:
     if any(os.environ.get(name) for name in _GIT_ENV):
         return None
     folder = str(root)
-    patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)]
+    from .compat import grep_pattern
+
+    # The markers are plain words, so also extended regular expressions; the last pattern
+    # finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``), which the
+    # Python prefilter then reads in NFKC form (``migrator.compat``).
+    patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)] + ["-e", os.fsdecode(grep_pattern())]
     common = {"cwd": folder, "env": git_env(), "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL,
               "stdin": subprocess.DEVNULL}
     try:
         grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
-                                             "-l", "-z", "-F", "-a", *patterns, "--", "."]), **common)
+                                             "-l", "-z", "-E", "-a", *patterns, "--", "."]), **common)
         listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", "--others",
                                                 "--exclude-standard", "--", "."]), **common)
     except OSError:  # no git on PATH
