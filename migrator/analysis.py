@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import ast
 import bisect
+from contextlib import contextmanager
 from itertools import accumulate
 from pathlib import Path
+from typing import Iterator
 from typing import NamedTuple
 
 from . import catalog
@@ -662,7 +664,57 @@ class Analysis(ast.NodeVisitor):
                 self._bind_cold(statement)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self._visit_expr(default)
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+        with self._inner_scope({a.arg for a in arguments if a is not None}):
+            self._visit_expr(node.body)
+
+    def _visit_comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> None:
+        """The first iterable is evaluated outside; targets, conditions and the element in
+        a scope of their own (so a loop variable shadows an import of the same name)."""
+        generators = node.generators
+        self._visit_expr(generators[0].iter)
+        targets = {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        with self._inner_scope(targets):
+            for index, generator in enumerate(generators):
+                if index:
+                    self._visit_expr(generator.iter)
+                for condition in generator.ifs:
+                    self._visit_expr(condition)
+            for part in ("elt", "key", "value"):
+                if getattr(node, part, None) is not None:
+                    self._visit_expr(getattr(node, part))
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _visit_comprehension
+
+    def visit_MatchAs(self, node: ast.AST) -> None:
         self.generic_visit(node)
+        if getattr(node, "name", None):  # a capture pattern binds the name
+            self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
+
+    def visit_MatchStar(self, node: ast.AST) -> None:
+        if getattr(node, "name", None):
+            self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
+
+    def visit_MatchMapping(self, node: ast.AST) -> None:
+        self.generic_visit(node)
+        if getattr(node, "rest", None):
+            self.bind(node.rest, Binding(None, "other"))  # type: ignore[attr-defined]
+
+    @contextmanager
+    def _inner_scope(self, names: set[str]) -> Iterator[None]:
+        """A function-like scope binding ``names`` (lambda parameters, comprehension targets)."""
+        saved = self.scope
+        self.scope = Scope("function", parent=saved, class_qualname=saved.class_qualname if saved.kind == "function" else None)
+        self.scope.self_name = saved.self_name if saved.kind == "function" else None
+        for name in names:
+            self.scope.names[name] = Binding(None, "other")
+        try:
+            yield
+        finally:
+            self.scope = saved
 
     def _visit_annotation(self, node: ast.AST) -> None:
         self._visit_expr(node)

@@ -130,7 +130,7 @@ class _Applier(cst.CSTTransformer):
             plan.matched.add(("replace", key))
             replacement = cst.parse_expression(plan.replace[key])
             return replacement.with_changes(lpar=result.lpar, rpar=result.rpar) if hasattr(replacement, "lpar") else replacement
-        if isinstance(original, (cst.Assign, cst.Expr)) and key in plan.remove_statement:
+        if isinstance(original, (cst.Assign, cst.Expr, cst.Import, cst.ImportFrom)) and key in plan.remove_statement:
             plan.matched.add(("remove", key))
             return cst.RemoveFromParent()
         if isinstance(original, cst.Call) and key in plan.add_keyword and isinstance(result, cst.Call):

@@ -12,7 +12,12 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
 * a star import must not change (the names it provides cannot be checked);
 * a name other modules of the fork import from this one (``migrator.forkindex``) or that
   ``__all__`` lists must stay bound on every path it was bound on;
-* every ``sglang.*`` import it adds or changes must exist in the target release: from a
+* a name the fix uses more often must not be one the original binds itself other than
+  by an import (a fork's own ``class DFlashWorkerV2(DFlashWorker)`` would capture every
+  renamed ``DFlashWorker()`` call);
+* names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
+* every ``sglang.*`` import it adds or changes (and ``getattr(module, "Name")`` on an
+  imported sglang module) must exist in the target release: from a
   verify index of a wheel already in the cache (``migrator.wheels``), else from the
   catalog (a name some entry says exists there). The guard never downloads anything.
 
@@ -26,6 +31,7 @@ import ast
 import builtins
 import re
 import symtable
+from collections import Counter
 from functools import cache
 
 from . import catalog
@@ -92,8 +98,21 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
         if lost:
             found.append(Problem("other modules of the fork import " + _names(lost) + " from this one, which it "
                                  "would no longer bind on every path", lost))
-    old_imports = set(imported_names(old_tree, module_name, is_package))
-    for dotted, line in imported_names(new_tree, module_name, is_package).items():
+    captured = captured_names(old_tree, old_table, new_tree)
+    if captured:
+        found.append(Problem("a renamed reference would mean the " + _names(captured) + " this file defines itself",
+                             frozenset(captured)))
+    old_bound, new_bound = module_bindings(old_tree), module_bindings(new_tree)
+    old_own, new_own = module_bindings(old_tree, through_global=False), module_bindings(new_tree, through_global=False)
+    for label, old_names, new_names, old_set, new_set in (
+            ("exports", all_names(old_tree), all_names(new_tree), old_bound, new_bound),
+            ("deletes or declares global", deleted_or_global(old_tree), deleted_or_global(new_tree), old_own, new_own)):
+        lost = (new_names - new_set) - (old_names - old_set)
+        if lost:
+            found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
+    old_imports = set(imported_names(old_tree, module_name, is_package)) | set(reflected_names(old_tree, module_name, is_package))
+    new_imports = {**imported_names(new_tree, module_name, is_package), **reflected_names(new_tree, module_name, is_package)}
+    for dotted, line in new_imports.items():
         if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
             continue
         missing = _missing_in(dotted, target)
@@ -198,6 +217,98 @@ def _target_names(target: ast.AST) -> set[str]:
     if isinstance(target, ast.Starred):
         return _target_names(target.value)
     return set()
+
+
+def _loads(tree: ast.AST) -> Counter:
+    return Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
+
+
+def captured_names(old_tree: ast.Module, old_table: symtable.SymbolTable, new_tree: ast.Module) -> set[str]:
+    """Names the fix uses more often that the original binds other than by an import (its
+    own ``class DFlashWorkerV2(DFlashWorker)``, a parameter, a loop variable): a renamed
+    reference would resolve to that binding, not to the renamed import."""
+    grown = {name for name, count in _loads(new_tree).items() if count > _loads(old_tree).get(name, 0)}
+    if not grown:
+        return set()
+    own: set[str] = set()
+    for table in _tables(old_table):
+        for symbol in table.get_symbols():
+            if symbol.get_name() in grown and (symbol.is_parameter() or symbol.is_assigned() or symbol.is_namespace()):
+                own.add(symbol.get_name())
+    imported = {(a.asname or a.name).partition(".")[0] for node in ast.walk(old_tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
+    assigned_elsewhere = {n.id for n in ast.walk(old_tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    defined = {n.name for n in ast.walk(old_tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return {name for name in own if name not in imported or name in assigned_elsewhere or name in defined}
+
+
+def module_bindings(tree: ast.Module, through_global: bool = True) -> set[str]:
+    """Names the module scope binds (``del`` does not bind), also through ``global``."""
+    bound: set[str] = set()
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            stack.append(node.generators[0].iter)  # the rest is the comprehension's own scope
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(node, ast.Lambda):
+                bound.add(node.name)
+            declared = {n for child in ast.walk(node) if isinstance(child, ast.Global) for n in child.names} if through_global else set()
+            bound.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+                         and n.id in declared)
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            bound.add(node.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return bound
+
+
+def all_names(tree: ast.Module) -> set[str]:
+    """The names of a module-level ``__all__`` list or tuple of strings."""
+    names: set[str] = set()
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else (
+            [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else [])
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = getattr(statement, "value", None)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                names.update(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return names
+
+
+def deleted_or_global(tree: ast.Module) -> set[str]:
+    """Module names a ``del`` at module level or a ``global`` declaration names."""
+    names = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    for statement in tree.body:
+        for node in ast.walk(statement) if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+            if isinstance(node, ast.Delete):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def reflected_names(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str, int]:
+    """``getattr(module, "Name")`` / ``hasattr`` on an imported module -> ``module.Name``."""
+    modules: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    modules[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module, node.level, module_name, is_package)
+            if base:
+                for alias in node.names:
+                    modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in modules
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            found.setdefault(f"{modules[node.args[0].id]}.{node.args[1].value}", node.lineno)
+    return found
 
 
 # ---- imports ------------------------------------------------------------------------

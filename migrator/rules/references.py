@@ -16,7 +16,7 @@ import ast
 
 from .. import catalog
 from ..analysis import Binding, rename_qualname
-from ..model import AddImport
+from ..model import AddImport, RemoveStatement
 from . import RuleContext
 from .imports import matching_entry
 
@@ -26,16 +26,52 @@ _MEMBER_KINDS = ("method", "attribute")
 
 def check(ctx: RuleContext) -> None:
     analysis = ctx.analysis
+    uses: dict[int, int] = {}
+    moved: dict[int, Binding] = {}  # findings whose fix replaced `module.Name` by a direct import
     for node, qualname, binding in analysis.references:
         parent = analysis.parents.get(node)
         if isinstance(parent, ast.Attribute) and parent.value is node:
             continue  # an inner link of a longer chain; handled from the outermost node
+        uses[id(binding)] = uses.get(id(binding), 0) + 1
         if binding.guarded or binding.kind == "fork" or id(node) in ctx.claimed:  # fork names: rules.fork_names
             continue
-        _check_chain(ctx, node, qualname, binding)
+        _check_chain(ctx, node, qualname, binding, moved)
+    _drop_emptied_imports(ctx, uses, moved)
 
 
-def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding) -> None:
+def _drop_emptied_imports(ctx: RuleContext, uses: dict[int, int], moved_through: dict[int, Binding]) -> None:
+    """A module import (``import ...dflash_info as di``) whose every use moved to a direct
+    import of the new name (``di.DFlashDraftInput`` -> ``DFlashDraftInputV2``) would be
+    left unused: the last such fix also removes it, where the statement imports it alone."""
+    moved: dict[int, list] = {}
+    for finding in ctx.findings:
+        binding = moved_through.get(id(finding))
+        if binding is not None:
+            moved.setdefault(id(binding), []).append((finding, binding))
+    for key, pairs in moved.items():
+        if len(pairs) != uses.get(key):
+            continue
+        finding, binding = pairs[-1]
+        statement = _single_import_of(ctx, binding)
+        if statement is None:
+            continue
+        fix = finding.fix
+        ctx.findings[ctx.findings.index(finding)] = finding._replace(
+            fix=fix._replace(edits=(*fix.edits, RemoveStatement(ctx.span_of(statement)))))
+
+
+def _single_import_of(ctx: RuleContext, binding: Binding) -> ast.stmt | None:
+    for imported in ctx.analysis.imports:
+        if imported.qualname == binding.qualname and len(imported.statement.names) == 1 and not imported.guarded:
+            return imported.statement
+    for info in ctx.analysis.import_froms:
+        for imported in info.names:
+            if imported.qualname == binding.qualname and len(info.statement.names) == 1 and not info.guarded:
+                return info.statement
+    return None
+
+
+def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding, moved: dict[int, Binding]) -> None:
     current: ast.expr = node
     member_name = qualname
     while True:  # a removed member anywhere along the chain: envs.SGLANG_ENABLE_SPEC_V2.get()
@@ -57,7 +93,10 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
         return
     new_text, extra = _renamed_text(ctx, node, qualname, binding)
     if new_text is not None and new_text != ctx.analysis.segment(node):
+        count = len(ctx.findings)
         ctx.replace(node, new_text, entry, extra=extra)
+        if extra and len(ctx.findings) > count and binding.kind in ("import", "from", "from-as"):
+            moved[id(ctx.findings[-1])] = binding
 
 
 def _chain_root(node: ast.expr) -> ast.Name | None:

@@ -53,6 +53,8 @@ def _check_dotted(ctx: RuleContext, node: ast.Constant) -> None:
     if entry is None:
         return
     new_value = rename_qualname(value, ctx.target)
+    if _maps_to(ctx, node, new_value):
+        return  # a compatibility map {old: new} is right as it is
     if entry.replacement_for(ctx.target) is None or new_value == value:
         ctx.todo(node, entry)
         return
@@ -61,6 +63,15 @@ def _check_dotted(ctx: RuleContext, node: ast.Constant) -> None:
         ctx.todo(node, entry, f"{entry.message}; this string is spelled `{new_value}` now")
     else:
         ctx.replace(node, literal, entry)
+
+
+def _maps_to(ctx: RuleContext, node: ast.Constant, new_value: str) -> bool:
+    """Is ``node`` a dict key whose value is the string ``new_value`` (``{"old": "new"}``)?"""
+    parent = ctx.analysis.parents.get(node)
+    if not isinstance(parent, ast.Dict) or not any(key is node for key in parent.keys):
+        return False
+    value = parent.values[next(i for i, key in enumerate(parent.keys) if key is node)]
+    return isinstance(value, ast.Constant) and value.value == new_value
 
 
 def _check_annotation(ctx: RuleContext, node: ast.Constant, scope) -> None:

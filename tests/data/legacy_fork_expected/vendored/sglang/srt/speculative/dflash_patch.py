@@ -1,7 +1,7 @@
 """Our patch on top of SGLang's speculative package (vendored, relative imports)."""
 
 from .dflash_worker_v2 import DFlashWorkerV2
-from . import dflash_info
+# dflash-migrate: removed `from . import dflash_info` (MIGRATION.md)
 from ..managers.schedule_batch import ScheduleBatch
 from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
 
