@@ -664,6 +664,10 @@ class Analysis(ast.NodeVisitor):
                 self._bind_cold(statement)
 
     def visit_Lambda(self, node: ast.Lambda) -> None:
+        for child in ast.iter_child_nodes(node):
+            self.parents[child] = node
+        for child in ast.iter_child_nodes(node.args):
+            self.parents[child] = node.args
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
                 self._visit_expr(default)
@@ -675,6 +679,11 @@ class Analysis(ast.NodeVisitor):
         """The first iterable is evaluated outside; targets, conditions and the element in
         a scope of their own (so a loop variable shadows an import of the same name)."""
         generators = node.generators
+        for child in ast.iter_child_nodes(node):
+            self.parents[child] = node
+        for generator in generators:
+            for child in ast.iter_child_nodes(generator):
+                self.parents[child] = generator
         self._visit_expr(generators[0].iter)
         targets = {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
         with self._inner_scope(targets):

@@ -87,9 +87,10 @@ def test_names_that_shadow_the_import_are_not_renamed(stand_in_sglang: None) -> 
 ], ids=["__all__", "del", "global", "getattr"])
 def test_what_binds_or_exports_the_old_name_is_never_left_dangling(source: str, stand_in_sglang: None) -> None:
     new = _migrated(source)
-    if new != source:
-        _run(new)  # no NameError / AttributeError
-    assert todo_lines(new) or new == source
+    namespace = _run(new)  # no NameError / AttributeError
+    assert all(name in namespace for name in namespace.get("__all__", ()))
+    if "getattr" in source or "global" in source:  # left for a human, saying why
+        assert todo_lines(new)
 
 
 def test_a_forks_own_v2_class_does_not_capture_later_calls() -> None:
