@@ -149,7 +149,8 @@ def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
     """Which rule codes are on for ``path`` under ``options``."""
     if not options.per_file_ignores:
         return options.enabled
-    return selection(options).enabled_for(path)
+    # the run's state (dirty files, the fork index) is no part of the selection, and unhashable
+    return selection(options._replace(dirty=None, fork=None)).enabled_for(path)
 
 
 def _absolute(rows: Iterable[tuple], cwd: str) -> list[tuple]:

@@ -219,3 +219,18 @@ def test_the_guard_keeps_names_other_modules_import(fork: Path, monkeypatch: pyt
     compat = (fork / PACKAGE / "compat.py").read_text()
     assert "from sglang.srt.speculative.dflash_worker import DFlashWorker\n" in compat
     assert "TODO(dflash-migrate)" in compat and broken_imports(fork) == []
+
+
+def test_fix_with_per_file_ignores_runs(tmp_path: Path) -> None:
+    """Found while adding the index: in fix mode the options carry the dirty-file state,
+    which the per-file-ignores matcher's cache could not hash ("internal error" per file)."""
+    (tmp_path / "pkg").mkdir()
+    v1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+    (tmp_path / "pkg" / "a.py").write_text(v1)
+    (tmp_path / "pkg" / "b.py").write_text(v1)
+    options = engine.Options(mode="fix", target_version=TARGET, jobs=1,  # run fills in the dirty-file state
+                             per_file_ignores=((str(tmp_path), "pkg/b.py", frozenset({"DFM1"})),))
+    outcome = engine.run([tmp_path], options)
+    assert [str(r.error) for r in outcome.results if r.error] == []
+    assert "dflash_worker_v2" in (tmp_path / "pkg" / "a.py").read_text()
+    assert (tmp_path / "pkg" / "b.py").read_text() == v1
