@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from .. import catalog
 from ..analysis import ImportedName, ImportFromInfo, rename_qualname
-from ..model import Finding, Fix, InsertStatementAfter, RemoveImportName, Span
+from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Span
 from . import RuleContext
 
 
@@ -55,6 +55,15 @@ def check(ctx: RuleContext) -> None:
             _check_from(ctx, info)
 
 
+def _todo_at_name(ctx: RuleContext, info: ImportFromInfo, imported: ImportedName, entry: catalog.Entry,
+                  detail: str | None = None) -> None:
+    """A TODO above the import, the finding on the name's own line (a parenthesised
+    import over several lines: not the ``from`` line)."""
+    comment = catalog.todo_comment(entry, detail)
+    fix = Fix("manual", (InsertComment(ctx.analysis.anchor_line(info.statement), comment),))
+    ctx.report(Span.of(*imported.name_span), entry, fix, detail)
+
+
 def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
     module_entry = matching_entry(info.module, ctx) if info.module else None
     new_module = rename_qualname(info.module, ctx.target) if module_entry else info.module
@@ -64,7 +73,7 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
         if entry is None:
             continue
         if entry.replacement_for(ctx.target) is None:
-            ctx.todo(info.statement, entry)
+            _todo_at_name(ctx, info, imported, entry)
             continue
         new_module_of_name, _, new_name = rename_qualname(imported.qualname, ctx.target).rpartition(".")
         moves.append((imported, entry, new_module_of_name, new_name))
@@ -75,8 +84,8 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
         leaving = [move for move in moves if move[2] != home]
         if not _split(ctx, info, leaving):
             for imported, entry, destination, _ in leaving:
-                ctx.todo(info.statement, entry, f"{entry.message}; split this import: "
-                         f"`{imported.local}` now lives in `{destination}`")
+                _todo_at_name(ctx, info, imported, entry, f"{entry.message}; split this import: "
+                              f"`{imported.local}` now lives in `{destination}`")
         moves = [move for move in moves if move[2] == home]
         destinations = {home} if moves else set()
     target_module = destinations.pop() if destinations else new_module

@@ -20,6 +20,7 @@ Instances with a literal name are ``worker_subclass``'s.
 from __future__ import annotations
 
 import ast
+from functools import cache
 
 from .. import catalog
 from ..model import Fix, InsertComment
@@ -30,6 +31,7 @@ REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 
 
+@cache
 def _member_entries() -> dict[str, list[catalog.Entry]]:
     """Removed member name -> the entries naming it (on their owner class)."""
     table: dict[str, list[catalog.Entry]] = {}
@@ -40,14 +42,15 @@ def _member_entries() -> dict[str, list[catalog.Entry]]:
     return table
 
 
+@cache
 def _named_entries() -> dict[str, catalog.Entry]:
     """Last name of a removed class or function -> its entry."""
     return {entry.old.rpartition(".")[2]: entry for entry in catalog.entries_of_kind("class", "function")}
 
 
 def check(ctx: RuleContext) -> None:
-    resolved = {id(node): qualname for node, qualname, _ in ctx.analysis.references}
     members = _member_entries()
+    resolved = {id(node): qualname for node, qualname, _ in ctx.analysis.references} if ctx.analysis.reflection else {}
     reported: set[tuple[int, str]] = set()
     for call, types in ctx.analysis.reflection:
         if len(call.args) >= 2:

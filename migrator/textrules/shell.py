@@ -165,12 +165,12 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
             if not m:
                 continue
             handled.add(id(word))
-            col = word.start + word.raw.find(_core.ENV)
+            line, col = _position_in(word, word.raw.find(_core.ENV), lines)
             span_end = col + len(_core.ENV)
             value = catalog.sglang_bool(m.group(1)) if "$" not in m.group(1) else None
             removal = _without(index, commands, remove, lines, whole_line)
             if value is True and removal:
-                out.append(_core.finding(path, word.line, col, span_end, Fix("safe", tuple(removal), "")))
+                out.append(_core.finding(path, line, col, span_end, Fix("safe", tuple(removal), "")))
                 continue
             if value is False and removal:
                 scoped = [s for s in sites if (s.command == index if scope == "command"
@@ -179,21 +179,41 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
                     scoped += list(extra_sites)
                 if scoped:
                     edits = removal + [s.edit() for s in scoped if not s.satisfied]
-                    out.append(_core.finding(path, word.line, col, span_end, Fix("safe", tuple(edits), _core.FLAG)))
+                    out.append(_core.finding(path, line, col, span_end, Fix("safe", tuple(edits), _core.FLAG)))
                     continue
                 detail = _core.FALSY_NO_LAUNCH
             else:
                 detail = _core.UNKNOWN_VALUE
             fix = _core.todo_fix(cmd.first_line or word.line, detail)
-            out.append(_core.finding(path, word.line, col, span_end, fix))
+            out.append(_core.finding(path, line, col, span_end, fix))
         for w in words:
             if id(w) in handled:
                 continue
             for m in _core.ENV_RE.finditer(w.raw):
-                line = w.line
-                out.append(_core.finding(path, line, w.start + m.start(), w.start + m.end(),
-                                         _core.todo_fix(cmd.first_line or line, _core.READ_REF)))
+                line, col = _position_in(w, m.start(), lines)
+                out.append(_core.finding(path, line, col, col + len(_core.ENV),
+                                         _core.todo_fix(cmd.first_line or w.line, _core.READ_REF)))
     return out
+
+
+def _position_in(word: Word, offset: int, lines: list[str]) -> tuple[int, int]:
+    """Line and column of the variable's name at ``word.raw[offset]``. A quoted word may
+    span lines (its raw text has them joined): the k-th name in it is the k-th name on the
+    physical lines the word covers."""
+    if word.end_line == word.line:
+        return word.line, word.start + offset
+    nth = len(_core.ENV_RE.findall(word.raw, 0, offset))
+    for number in range(word.line, word.end_line + 1):
+        if not 0 < number <= len(lines):
+            break
+        text = lines[number - 1].rstrip("\r\n")
+        begin = word.start if number == word.line else 0
+        stop = word.end if number == word.end_line else len(text)
+        for match in _core.ENV_RE.finditer(text, begin, stop):
+            if nth == 0:
+                return number, match.start()
+            nth -= 1
+    return word.line, word.start + offset
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
