@@ -3,11 +3,13 @@
 It exercises the shim against the *real* sglang modules of one release on a CPU-only
 machine. Two GPU-only pieces are bypassed, both outside SGLang's own code:
 
-- ``torchvision``, ``torchaudio`` and ``sgl_kernel`` are replaced by inert stand-in
-  modules (``--stub``): sglang 0.5.13-0.5.19 import ``torchvision.io.decode_jpeg`` at
-  module level in ``srt/utils/common.py`` and transformers imports more of it, but the
-  PyPI torchvision wheel cannot load beside the CPU torch build, and ``sgl_kernel``'s
-  ``.so`` needs libtorch_cuda. No shim check calls into them.
+- ``torchvision``, ``torchaudio``, ``sgl_kernel`` and ``flashinfer.comm`` are replaced by
+  inert stand-in modules (``--stub``): sglang 0.5.13-0.5.19 import ``torchvision.io.decode_jpeg``
+  at module level in ``srt/utils/common.py`` and transformers imports more of it, but the
+  PyPI torchvision wheel cannot load beside the CPU torch build, ``sgl_kernel``'s ``.so``
+  needs libtorch_cuda, and the flashinfer of 0.5.14-0.5.16 loads libcudart when
+  ``flashinfer.comm`` is imported (``layers/flashinfer_comm_fusion.py``, on the V2 worker's
+  import path). No shim check calls into them.
 - ``--fake-cuda`` makes ``torch.cuda.is_available()`` True (plus device properties),
   because the DFLASH argument handler rejects non-CUDA devices (``_handle_dflash``:
   "DFLASH speculative decoding only supports CUDA and NPU devices", 0.5.16+) and the
@@ -69,7 +71,7 @@ class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.tops = tops
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
-        if name.split(".")[0] in self.tops:
+        if any(name == top or name.startswith(top + ".") for top in self.tops):
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
 
@@ -81,6 +83,23 @@ class _StandInFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module: types.ModuleType) -> None:
         pass
+
+
+_SGL_KERNEL_OPS: list = []
+
+
+def _sgl_kernel_ops() -> None:
+    """Schemas of the ops the real ``sgl_kernel`` library registers, for the one that sglang
+    0.5.14 gives a fake (meta) implementation at import time (``layers/moe/topk.py``,
+    ``torch.library.register_fake("sgl_kernel::moe_fused_gate")``); the stand-in
+    ``sgl_kernel`` registers none. Nothing here runs the op."""
+    import torch
+
+    library = torch.library.Library("sgl_kernel", "FRAGMENT")
+    library.define("moe_fused_gate(Tensor input_tensor, Tensor bias, int num_expert_group, int topk_group, "
+                   "int topk, int num_fused_shared_experts=0, float routed_scaling_factor=0, "
+                   "bool apply_routed_scaling_factor_on_output=False) -> Tensor[]")
+    _SGL_KERNEL_OPS.append(library)  # the registration lives as long as the library object
 
 
 def _fake_cuda() -> None:
@@ -413,7 +432,7 @@ COMMANDS = {"server-args-matrix": cmd_server_args_matrix, "fork": cmd_fork, "ali
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fake-cuda", action="store_true")
-    parser.add_argument("--stub", default="torchvision,torchaudio,sgl_kernel")
+    parser.add_argument("--stub", default="torchvision,torchaudio,sgl_kernel,flashinfer.comm")
     parser.add_argument("command", choices=sorted(COMMANDS))
     parser.add_argument("payload", nargs="?", default="{}")
     args = parser.parse_args()
@@ -422,6 +441,8 @@ def main() -> None:
         sys.meta_path.insert(0, _StandInFinder(tops))
     if args.fake_cuda:
         _fake_cuda()
+        if "sgl_kernel" in tops:
+            _sgl_kernel_ops()
     result = COMMANDS[args.command](json.loads(args.payload))
     print("SHIM-PROBE " + json.dumps(result, default=repr))
 
