@@ -10,6 +10,8 @@ ranges of both and the differences against "unset" measured in the same run; the
 ``=0`` within 5 ms of unset, judged on CPU time (wall time shown beside it).
 
     python benchmarks/shim_startup.py --rounds 40 --json benchmarks/results/shim-startup-<date>.json
+    python benchmarks/shim_startup.py --baseline-ref e027508   # also the wheel of an older revision,
+                                                              # interleaved in the same rounds
 """
 
 from __future__ import annotations
@@ -56,39 +58,54 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--baseline-ref", help="git revision whose wheel is measured beside this tree's")
     args = parser.parse_args()
     env_helpers = _sglang_env()
     with tempfile.TemporaryDirectory() as tmp:
         python = env_helpers.wheel_venv(Path(tmp) / "venv", env_helpers.project_wheel(Path(tmp) / "dist"))
-        cases = {"unset": None, "=0": "0", "=1": "1"}
-        for value in cases.values():  # warm the page cache and the pyc files
-            _once(python, value)
+        cases: dict[str, tuple[Path, str | None]] = {"unset": (python, None), "=0": (python, "0"), "=1": (python, "1")}
+        if args.baseline_ref:
+            source = Path(tmp) / "baseline-src"
+            source.mkdir()
+            archive = subprocess.run(["git", "-C", str(REPO), "archive", args.baseline_ref], capture_output=True, check=True)
+            subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+            wheel = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(Path(tmp) / "bdist"),
+                                    str(source)], capture_output=True, text=True)
+            if wheel.returncode != 0:
+                raise SystemExit(f"building the {args.baseline_ref} wheel failed:\n{wheel.stderr[-2000:]}")
+            old = env_helpers.wheel_venv(Path(tmp) / "baseline-venv", next((Path(tmp) / "bdist").glob("*.whl")))
+            cases.update({f"{args.baseline_ref} unset": (old, None), f"{args.baseline_ref} =0": (old, "0"),
+                          f"{args.baseline_ref} =1": (old, "1")})
+        for interpreter, value in cases.values():  # warm the page cache and the pyc files
+            _once(interpreter, value)
         wall: dict[str, list[float]] = {name: [] for name in cases}
         cpu: dict[str, list[float]] = {name: [] for name in cases}
         names = list(cases)
         for i in range(args.rounds):
-            for name in names[i % 3:] + names[:i % 3]:
-                w, c = _once(python, cases[name])
+            shift = i % len(names)
+            for name in names[shift:] + names[:shift]:
+                w, c = _once(*cases[name])
                 wall[name].append(w)
                 cpu[name].append(c)
 
     def summary(series: dict[str, list[float]]) -> dict[str, dict]:
         stats = {name: {"median_ms": round(statistics.median(xs), 2), "min_ms": round(min(xs), 2),
                         "max_ms": round(max(xs), 2), "n": len(xs)} for name, xs in series.items()}
-        for row in stats.values():
-            row["over_unset_ms"] = round(row["median_ms"] - stats["unset"]["median_ms"], 2)
+        for name, row in stats.items():
+            base = f"{args.baseline_ref} unset" if args.baseline_ref and name.startswith(args.baseline_ref) else "unset"
+            row["over_unset_ms"] = round(row["median_ms"] - stats[base]["median_ms"], 2)
         return stats
 
     stats = {"cpu": summary(cpu), "wall": summary(wall)}
     result = {"date_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "python": platform.python_version(),
-              "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
+              "baseline_ref": args.baseline_ref, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}",
               "command": "python -c pass (fresh venv with the wheel, no sglang)", "rounds": args.rounds,
               "stats": stats, "target": "=0 within 5 ms of unset (CPU time medians)",
               "target_met": stats["cpu"]["=0"]["over_unset_ms"] < 5.0, "raw_ms": {"cpu": cpu, "wall": wall}}
     for kind in ("cpu", "wall"):
-        print(f"{kind + ' time':<12}{'DFLASH_MIGRATE_SHIM':<20}{'median ms':>10}{'min':>8}{'max':>8}{'over unset':>12}")
+        print(f"{kind + ' time':<12}{'DFLASH_MIGRATE_SHIM':<24}{'median ms':>10}{'min':>8}{'max':>8}{'over unset':>12}")
         for name, row in stats[kind].items():
-            print(f"{'':<12}{name:<20}{row['median_ms']:>10}{row['min_ms']:>8}{row['max_ms']:>8}{row['over_unset_ms']:>12}")
+            print(f"{'':<12}{name:<24}{row['median_ms']:>10}{row['min_ms']:>8}{row['max_ms']:>8}{row['over_unset_ms']:>12}")
     print(f"target (=0 within 5 ms of unset, CPU time): {'met' if result['target_met'] else 'NOT met'}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
