@@ -28,6 +28,7 @@ PARAMS = (
     Param("allow_dirty", ("--allow-dirty",), "flag", None, "Modify files with uncommitted git changes."),
     Param("write_read_only", ("--write-read-only",), "flag", None, "Also rewrite read-only files (no write permission bits)."),
     Param("stdin_filename", ("--stdin-filename",), "text", "NAME", "Name to report for `-` input."),
+    Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on skipped files."),
     *SHARED,
 )
 
@@ -47,8 +48,9 @@ def _finding_line(path: str, finding: Finding, options: Options) -> str:
     return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]")
 
 
-def report_run(outcome: RunResult, options: Options) -> None:
-    """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary."""
+def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> None:
+    """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary
+    (``quiet``: the lines and errors only, as ruff's ``-q``)."""
     out = sys.stderr if options.mode == "diff" else sys.stdout
     from ..report.escape import visible
 
@@ -57,6 +59,8 @@ def report_run(outcome: RunResult, options: Options) -> None:
             print(visible(str(result.error)), file=sys.stderr)
         for finding in result.findings:
             print(_finding_line(finding.path, finding, options), file=out)
+    if quiet:
+        return
     for path, reason in outcome.skipped:
         print(visible(f"{path}: skipped: {reason}"), file=sys.stderr)
     summary = outcome.summary
@@ -118,6 +122,7 @@ def run(
     allow_dirty: bool = False,
     write_read_only: bool = False,
     stdin_filename: str | None = None,
+    quiet: bool = False,
     **shared: object,
 ) -> int:
     """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
@@ -133,7 +138,7 @@ def run(
         outcome = run_engine(paths, options, on_progress=on_progress)
     if mode == "diff":
         print_diff(outcome)
-    report_run(outcome, options)
+    report_run(outcome, options, quiet)
     return outcome.exit_code
 
 
