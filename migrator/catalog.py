@@ -727,6 +727,18 @@ def by_name() -> dict[str, Entry]:
     return {name: entry for entry in _name_entries() for name in entry.names}
 
 
+def matching_entry(qualname: str) -> Entry | None:
+    """The entry naming the longest dotted prefix of ``qualname`` among removed modules,
+    classes and functions (``a.dflash_worker.DFlashWorker.run`` -> DFM102), or None."""
+    names = by_name()
+    parts = qualname.split(".")
+    for cut in range(len(parts), 0, -1):
+        entry = names.get(".".join(parts[:cut]))
+        if entry is not None and entry.kind in ("module", "class", "function"):
+            return entry
+    return None
+
+
 def entries_of_kind(*kinds: Kind) -> tuple[Entry, ...]:
     return tuple(e for e in ENTRIES if e.kind in kinds)
 

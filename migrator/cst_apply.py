@@ -22,8 +22,8 @@ from .model import (
     RemoveImportName,
     RemoveStatement,
     Replace,
+    RewriteError,
 )
-from .rewrite import RewriteError
 
 SpanKey = tuple[int, int, int, int]
 _STATEMENTS_WITH_LEADING_LINES = (

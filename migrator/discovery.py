@@ -17,6 +17,8 @@ import os
 import stat
 from pathlib import Path
 
+from .options import compile_ignore
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
@@ -57,89 +59,6 @@ def _default_accept(path: str) -> bool:
     from .textrules import accepts
 
     return accepts(path)  # decided by name: no file is opened, no handler is imported
-
-
-def compile_ignore(lines: Sequence[str]) -> object:
-    """A ``pathspec.GitIgnoreSpec`` of ``lines`` whose matching takes linear time.
-
-    pathspec turns each ``*`` into ``[^/]*``: ``****...x`` or ``*a*a*a...b`` in a
-    scanned tree's ``.gitignore`` (or in ``exclude``) then backtracks for minutes on one
-    30-character name. Here runs of ``*`` count as one, and every ``*`` but a segment's
-    last is matched as "skip to the leftmost place the next piece fits", with no way
-    back (an atomic group): right for globs, whose pieces between stars each match a
-    fixed number of characters, so the leftmost fit never loses a match.
-    """
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(lines, _linear_pattern_class())
-
-
-_LINEAR: list[type] = []
-
-
-def _linear_pattern_class() -> type:
-    if _LINEAR:
-        return _LINEAR[0]
-    import itertools
-    import sys
-
-    try:
-        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as base
-    except ImportError:  # pathspec < 1.0
-        from pathspec.patterns.gitwildmatch import GitWildMatchPattern as base
-    names = itertools.count()
-
-    def skip_to(piece: str) -> str:
-        if sys.version_info >= (3, 11):
-            return f"(?>[^/]*?{piece})"
-        name = f"dfm{next(names)}"  # a lookahead and a backreference: the same, before 3.11
-        return f"(?=(?P<{name}>[^/]*?{piece}))(?P={name})"
-
-    class LinearPattern(base):  # type: ignore[misc, valid-type]
-        __slots__ = ()
-
-        @staticmethod
-        def _translate_segment_glob(pattern: str, *args: object) -> str:
-            pieces = [base._translate_segment_glob(piece, *args) for piece in _split_stars(pattern)]
-            if len(pieces) == 1:
-                return pieces[0]
-            middle = "".join(skip_to(piece) for piece in pieces[1:-1] if piece)
-            return pieces[0] + middle + "[^/]*" + pieces[-1]
-
-    _LINEAR.append(LinearPattern)
-    return LinearPattern
-
-
-def _split_stars(glob: str) -> list[str]:
-    """``glob`` split at each run of unescaped ``*`` outside a bracket expression."""
-    pieces, current, i = [], [], 0
-    while i < len(glob):
-        char = glob[i]
-        if char == "\\":
-            current.append(glob[i:i + 2])
-            i += 2
-            continue
-        if char == "[":
-            j = i + 1
-            if j < len(glob) and glob[j] in "!^":
-                j += 1
-            if j < len(glob) and glob[j] == "]":
-                j += 1
-            close = glob.find("]", j)
-            if close >= 0:
-                current.append(glob[i:close + 1])
-                i = close + 1
-                continue
-        if char == "*":
-            pieces.append("".join(current))
-            current = []
-            while i < len(glob) and glob[i] == "*":
-                i += 1
-            continue
-        current.append(char)
-        i += 1
-    pieces.append("".join(current))
-    return pieces
 
 
 class _IgnoreRules:

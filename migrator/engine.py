@@ -17,15 +17,15 @@ from __future__ import annotations
 import ast
 import os
 import re
-from functools import cache
 from pathlib import Path
 
 from . import catalog
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
-from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RunSummary, Span
+from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
+from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match  # noqa: F401 - COARSE_MARKERS: named here too
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,57 +69,6 @@ class RunResult:
 # ---- one file ---------------------------------------------------------------------
 
 
-#: Every trigger token, lower-cased, contains one of these (checked by a test); one
-#: lower() and three scans reject almost every file before the exact token scans run.
-COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots")
-
-
-def might_match(data: bytes) -> bool:
-    """Cheap byte-level prefilter: can any rule possibly fire on this file?
-
-    Python reads identifiers NFKC-normalised (``ＤFlashWorker`` is ``DFlashWorker``), so a
-    file that fails the byte check but holds non-ASCII bytes gets a second look in its
-    NFKC form, if it holds a character NFKC turns into ASCII (``migrator.compat``; only
-    those files: ``isascii`` is a C loop over the bytes).
-    """
-    if _matches_bytes(data):
-        return True
-    if data.isascii():
-        return False
-    from .compat import text_pattern
-
-    text = data.decode("utf-8", "replace")
-    if not text_pattern().search(text):
-        return False
-    import unicodedata
-
-    return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
-
-
-def _matches_bytes(data: bytes) -> bool:
-    lowered = data.lower()
-    for marker, groups in _groups_by_marker():
-        if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))
-                                     for token, cues in groups):
-            return True
-    return False
-
-
-def _groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
-    return (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), ()))
-
-
-@cache
-def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, tuple[bytes, ...]], ...]], ...]:
-    """Each coarse marker with the token groups whose token holds it: a file is scanned
-    only for the tokens its markers allow (most files that pass a marker hold no token)."""
-    return tuple((marker, tuple(g for g in _groups() if marker in g[0].lower())) for marker in COARSE_MARKERS)
-
-
-def _tokens() -> tuple[bytes, ...]:
-    return (*catalog.trigger_tokens(), catalog.TODO_MARKER.encode())
-
-
 def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None) -> FileResult:
     """Findings (and, unless linting, the fixed bytes) for one file's content.
 
@@ -144,17 +93,15 @@ def _too_large(path: str, data: bytes, candidate: bool) -> FileResult:
 def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     if is_python(path):
         return _process_python(path, data, options, module_name)
-    try:
-        from .textrules import handler_for
-    except ImportError:
-        return FileResult(path)
+    from .textrules import handler_for
+
     handler = handler_for(path)
     if handler is None:
         return FileResult(path)
     # A notebook's size is mostly outputs (images); its code cells go through this check as Python.
     if len(data) > MAX_ANALYSE_BYTES and not path.endswith(".ipynb"):
         return _too_large(path, data, True)
-    return handler(path, data, options)
+    return handler(path, data, options, analyze_python)
 
 
 def analyze_python(source: str, path: str, options: Options, module_name: str | None = None) -> tuple[list[Finding], str | None]:
@@ -300,7 +247,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     edits = chosen_edits(findings, options)
     if not edits:
         return
-    from .rewrite import RewriteError, apply_edits, needs_libcst
+    from .rewrite import apply_edits, needs_libcst
 
     if len(data) > MAX_REWRITE_BYTES and needs_libcst(edits):  # libcst needs minutes and GBs there
         result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB) "

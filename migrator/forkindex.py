@@ -333,7 +333,7 @@ class ForkIndex:
 
     def _words(self) -> set[str]:
         """Names bound to V1 objects (or V1 subclasses) without a V1 word in them."""
-        from .engine import might_match
+        from .prefilter import might_match
 
         words: set[str] = set()
         for summary in self.by_key.values():

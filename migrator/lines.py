@@ -1,4 +1,5 @@
-"""Line splitting that agrees with Python's tokenizer (and ``ast`` line numbers).
+"""Line splitting that agrees with Python's tokenizer (and ``ast`` line numbers), and blanking a
+trailing comment out of a line (:func:`strip_comment`).
 
 ``str.splitlines`` also breaks on form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and the
 Unicode line separators, which Python source treats as ordinary characters; using it
@@ -45,3 +46,19 @@ def splice(text: str, replacements: "list[tuple[int, int, str]]") -> str:
         position = max(position, end)
     pieces.append(text[position:])
     return "".join(pieces)
+
+
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                continue
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
+            return line[:i] + " " * (len(line) - i)
+    return line

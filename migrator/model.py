@@ -169,6 +169,11 @@ class Finding(NamedTuple):
         return (self.path, self.span.start.line, self.span.start.column, self.code)
 
 
+class RewriteError(Exception):
+    """Edits that cannot be applied to a file as they stand (overlapping, outside the file,
+    not matched by libcst): the file is left untouched and reported, never half-edited."""
+
+
 @record
 class FileError(NamedTuple):
     """A file that could not be processed. ``line`` (and ``column``) where the problem has one."""

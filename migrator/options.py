@@ -9,14 +9,16 @@ for every command by :func:`migrator.commands.common.build_options` (command lin
 Patterns are gitignore-style (pathspec's git semantics), and each carries the folder it
 is relative to: ``exclude`` and ``per-file-ignores`` from ``pyproject.toml`` are relative to
 that file's folder, ``--exclude`` on the command line to the current folder (as in ruff).
-A pattern without a slash (``vendor/``, ``*.gen.py``) matches at any depth.
+A pattern without a slash (``vendor/``, ``*.gen.py``) matches at any depth. Every glob
+(these and ``.gitignore`` files, which discovery reads) is compiled by :func:`compile_ignore`,
+whose matching takes linear time whatever a hostile tree writes.
 """
 
 from __future__ import annotations
 
 import os
 from functools import lru_cache
-from typing import Callable, Iterable, Literal, NamedTuple
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # for the annotation only: at run time this module imports nothing of the project
@@ -139,18 +141,23 @@ class Selection:
         return lambda code: enabled(code) and not any(code.upper().startswith(i) for i in ignored)
 
 
-@lru_cache(maxsize=8)
 def selection(options: Options) -> Selection:
-    """The matcher for ``options`` (compiled once per process and set of options)."""
-    return Selection(options)
+    """The matcher for ``options`` (compiled once per process and set of selection fields:
+    the run's state, such as the dirty files or the fork index, is no part of it)."""
+    return _selection(Options(select=options.select, ignore=options.ignore, exclude=options.exclude,
+                              per_file_ignores=options.per_file_ignores))
+
+
+@lru_cache(maxsize=8)
+def _selection(fields: Options) -> Selection:
+    return Selection(fields)
 
 
 def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
     """Which rule codes are on for ``path`` under ``options``."""
     if not options.per_file_ignores:
         return options.enabled
-    # the run's state (dirty files, the fork index) is no part of the selection, and unhashable
-    return selection(options._replace(dirty=None, fork=None)).enabled_for(path)
+    return selection(options).enabled_for(path)
 
 
 def _absolute(rows: Iterable[tuple], cwd: str) -> list[tuple]:
@@ -175,7 +182,88 @@ def _relative(path: str, folder: str) -> str | None:
     return relative if os.sep == "/" else relative.replace(os.sep, "/")
 
 
-def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
-    from .discovery import compile_ignore  # linear-time matching: patterns may come from a hostile tree
+def compile_ignore(lines: Sequence[str]) -> object:
+    """A ``pathspec.GitIgnoreSpec`` of ``lines`` whose matching takes linear time.
 
-    return compile_ignore(patterns)
+    pathspec turns each ``*`` into ``[^/]*``: ``****...x`` or ``*a*a*a...b`` in a
+    scanned tree's ``.gitignore`` (or in ``exclude``) then backtracks for minutes on one
+    30-character name. Here runs of ``*`` count as one, and every ``*`` but a segment's
+    last is matched as "skip to the leftmost place the next piece fits", with no way
+    back (an atomic group): right for globs, whose pieces between stars each match a
+    fixed number of characters, so the leftmost fit never loses a match.
+    """
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines, _linear_pattern_class())
+
+
+def _split_stars(glob: str) -> list[str]:
+    """``glob`` split at each run of unescaped ``*`` outside a bracket expression."""
+    pieces, current, i = [], [], 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\":
+            current.append(glob[i:i + 2])
+            i += 2
+            continue
+        if char == "[":
+            j = i + 1
+            if j < len(glob) and glob[j] in "!^":
+                j += 1
+            if j < len(glob) and glob[j] == "]":
+                j += 1
+            close = glob.find("]", j)
+            if close >= 0:
+                current.append(glob[i:close + 1])
+                i = close + 1
+                continue
+        if char == "*":
+            pieces.append("".join(current))
+            current = []
+            while i < len(glob) and glob[i] == "*":
+                i += 1
+            continue
+        current.append(char)
+        i += 1
+    pieces.append("".join(current))
+    return pieces
+
+
+_LINEAR: list[type] = []
+
+
+def _linear_pattern_class() -> type:
+    if _LINEAR:
+        return _LINEAR[0]
+    import itertools
+    import sys
+
+    try:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as base
+    except ImportError:  # pathspec < 1.0
+        from pathspec.patterns.gitwildmatch import GitWildMatchPattern as base
+    names = itertools.count()
+
+    def skip_to(piece: str) -> str:
+        if sys.version_info >= (3, 11):
+            return f"(?>[^/]*?{piece})"
+        name = f"dfm{next(names)}"  # a lookahead and a backreference: the same, before 3.11
+        return f"(?=(?P<{name}>[^/]*?{piece}))(?P={name})"
+
+    class LinearPattern(base):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        @staticmethod
+        def _translate_segment_glob(pattern: str, *args: object) -> str:
+            pieces = [base._translate_segment_glob(piece, *args) for piece in _split_stars(pattern)]
+            if len(pieces) == 1:
+                return pieces[0]
+            middle = "".join(skip_to(piece) for piece in pieces[1:-1] if piece)
+            return pieces[0] + middle + "[^/]*" + pieces[-1]
+
+    _LINEAR.append(LinearPattern)
+    return LinearPattern
+
+
+def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
+    return compile_ignore(patterns)  # linear-time matching: patterns may come from a hostile tree

@@ -16,11 +16,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from .lines import line_ending, split_lines
-from .model import Edit, InsertComment, InsertStatementAfter, RemoveImportName, Replace
-
-
-class RewriteError(Exception):
-    pass
+from .model import Edit, InsertComment, InsertStatementAfter, RemoveImportName, Replace, RewriteError
 
 
 def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:

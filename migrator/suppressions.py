@@ -71,7 +71,7 @@ def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[tuple[int, int, str]]:
-    from migrator.textrules._core import strip_comment
+    from migrator.lines import strip_comment
 
     for number, line in enumerate(lines, start=first):
         if marker in line and "dflash-migrate:" in line:

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from migrator.engine import Options
+from migrator.engine import Options, analyze_python
 from migrator.textrules import handler_for
 
 T = "0.5.20"
@@ -25,10 +25,10 @@ BARE = re.compile(r"(^|[;&|]\s*|RUN\s+|run:\s+)(export|readonly|local|unset|decl
 
 
 def fix(path: str, text: str) -> str:
-    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=T))
+    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=T), analyze_python)
     assert result.error is None
     out = result.new_bytes.decode() if result.new_bytes is not None else text
-    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=T))
+    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=T), analyze_python)
     assert again.new_bytes is None, "second run must be a no-op"
     return out
 

@@ -27,7 +27,7 @@ def result_of(path: str, text: str):
     options = Options(mode="lint")
     if path.endswith(".py"):
         return engine.process_bytes(path, text.encode(), options)
-    return handler_for(path)(path, text.encode(), options)
+    return handler_for(path)(path, text.encode(), options, engine.analyze_python)
 
 
 @pytest.mark.parametrize("path, text", [

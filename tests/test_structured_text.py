@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrator.engine import Options
+from migrator.engine import Options, analyze_python
 from migrator.textrules import handler_for
 
 T = "0.5.17"
@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(path: str, text: str, mode: str = "lint"):
-    return handler_for(path)(path, text.encode(), Options(mode=mode, target_version=T))
+    return handler_for(path)(path, text.encode(), Options(mode=mode, target_version=T), analyze_python)
 
 
 def where(result) -> list[tuple[int, int, str]]:
@@ -129,8 +129,8 @@ class TestNotebook:
 
     def test_malformed_json_is_an_error_even_under_python_O(self) -> None:
         broken = '{"cells" [{"cell_type": "code", "source": ["import os\\n"]}]}'
-        script = ("import sys; from migrator.engine import Options; from migrator.textrules import handler_for;"
-                  "r = handler_for('n.ipynb')('n.ipynb', sys.stdin.buffer.read(), Options(mode='lint'));"
+        script = ("import sys; from migrator.engine import Options, analyze_python; from migrator.textrules import handler_for;"
+                  "r = handler_for('n.ipynb')('n.ipynb', sys.stdin.buffer.read(), Options(mode='lint'), analyze_python);"
                   "print(r.error)")
         proc = subprocess.run([sys.executable, "-O", "-c", script], input=broken.encode(), capture_output=True,
                               cwd=ROOT, timeout=60)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from migrator import engine
-from migrator.engine import Options
+from migrator.engine import Options, analyze_python
 from migrator.textrules import accepts, handler_for, module_for
 
 T = "0.5.17"
@@ -198,7 +198,7 @@ def test_markdown_prose_lists_tables_and_python_blocks() -> None:
 
 def test_markdown_python_block_is_reported_not_edited() -> None:
     text = "```python\nfrom sglang.srt.speculative.dflash_worker import DFlashWorker\n```\n"
-    result = handler_for("README.md")("README.md", text.encode(), Options(mode="fix", target_version=T))
+    result = handler_for("README.md")("README.md", text.encode(), Options(mode="fix", target_version=T), analyze_python)
     assert [(f.line, f.column, f.code) for f in result.findings] == [(2, 5, "DFM101"), (2, 49, "DFM102")]
     assert result.new_bytes is None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from migrator.engine import Options
+from migrator.engine import Options, analyze_python
 
 import pytest
 
@@ -14,14 +14,14 @@ FLAG = "--disable-overlap-schedule"
 
 
 def lint(path: str, text: str, target: str = T):
-    return handler_for(path)(path, text.encode(), Options(mode="lint", target_version=target))
+    return handler_for(path)(path, text.encode(), Options(mode="lint", target_version=target), analyze_python)
 
 
 def fix(path: str, text: str, target: str = T) -> str:
-    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=target))
+    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=target), analyze_python)
     assert result.error is None
     out = result.new_bytes.decode() if result.new_bytes is not None else text
-    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=target))
+    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=target), analyze_python)
     assert again.new_bytes is None, "second run must be a no-op"
     return out
 
@@ -95,7 +95,7 @@ class TestShell:
         assert fix("a.sh", src) == "\ufeffecho ok\r\n"
 
     def test_not_utf8_is_an_error(self) -> None:
-        result = handler_for("a.sh")("a.sh", b"\xff\xfe\x00", Options(mode="lint", target_version=T))
+        result = handler_for("a.sh")("a.sh", b"\xff\xfe\x00", Options(mode="lint", target_version=T), analyze_python)
         assert result.error is not None and "UTF-8" in result.error.message
 
 

@@ -10,17 +10,26 @@ just after the last character), as SARIF and most editors expect.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from importlib import import_module
-TYPE_CHECKING = False
 
+from .common import (  # noqa: F401 - the helpers the formats share (migrator.report.common), also named here
+    JSON_SCHEMA_VERSION,
+    TOOL_NAME,
+    docs_url,
+    errors_of,
+    findings_of,
+    fingerprinted,
+    summary_dict,
+    tool_version,
+    unused_suppressions_of,
+)
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from migrator.model import FileError, FileResult, Finding, RunSummary
+    from migrator.model import FileResult, RunSummary
 
 #: ``--format`` choices, default first.
 FORMATS: tuple[str, ...] = ("text", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit")
-TOOL_NAME = "dflash-migrate"
-JSON_SCHEMA_VERSION = 1
 
 
 def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None,
@@ -51,65 +60,3 @@ def stderr_line(fmt: str, text: str) -> str:
     from migrator.report.escape import visible
 
     return visible(text)
-
-
-def findings_of(results: list[FileResult]) -> Iterator[Finding]:
-    """Every finding of every file, in stable (path, line, column, code) order."""
-    all_findings = [f for result in results for f in result.findings]
-    yield from sorted(all_findings, key=lambda f: f.sort_key())
-
-
-def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
-    """Every finding in report order with its fingerprint (:mod:`migrator.report.locations`)."""
-    from migrator.report.locations import fingerprints
-
-    findings = list(findings_of(results))
-    return list(zip(findings, fingerprints(findings)))
-
-
-def docs_url() -> str | None:
-    """Absolute URL of MIGRATION.md for links in reports, or None when none is known.
-
-    The package is not published on an index, so there is no project page to point at;
-    the GitHub Action sets ``DFLASH_MIGRATE_DOCS_URL`` to MIGRATION.md in its own
-    repository and revision. Only ``https://`` URLs are used.
-    """
-    import os
-
-    url = os.environ.get("DFLASH_MIGRATE_DOCS_URL", "").strip()
-    if url.startswith("https://") and not any(c.isspace() or c in "#\"<>" for c in url):
-        return url
-    return None
-
-
-def errors_of(results: list[FileResult]) -> list[FileError]:
-    return sorted((r.error for r in results if r.error is not None), key=lambda e: e.path)
-
-
-def unused_suppressions_of(results: list[FileResult]) -> list[tuple[str, int, tuple[str, ...]]]:
-    return sorted((r.path, line, codes) for r in results for line, codes in r.unused_suppressions)
-
-
-def tool_version() -> str:
-    from migrator import __version__
-
-    return __version__
-
-
-def summary_dict(results: list[FileResult], summary: RunSummary) -> dict[str, object]:
-    """The counts every machine-readable format shares."""
-    by_code: dict[str, int] = {}
-    fixable = 0
-    for finding in findings_of(results):
-        by_code[finding.code] = by_code.get(finding.code, 0) + 1
-        if finding.fix is not None and finding.fix.applicability != "manual":
-            fixable += 1
-    return {
-        "files_scanned": summary.files_scanned,
-        "findings": sum(by_code.values()),
-        "fixable": fixable,
-        "errors": len(errors_of(results)),
-        "suppressed": sum(r.suppressed for r in results),
-        "unused_suppressions": len(unused_suppressions_of(results)),
-        "by_code": dict(sorted(by_code.items())),
-    }

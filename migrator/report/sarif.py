@@ -39,7 +39,7 @@ from migrator.model import (
     Replace,
     RunSummary,
 )
-from migrator.report import (
+from migrator.report.common import (
     TOOL_NAME,
     docs_url,
     errors_of,

@@ -11,7 +11,7 @@ because the receiver's type must be a DFlash draft input.
 from __future__ import annotations
 
 from .. import catalog
-from . import RuleContext, entry_for_member
+from .context import RuleContext, entry_for_member
 from .verify_input import rename_attribute, rename_keyword
 
 DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})

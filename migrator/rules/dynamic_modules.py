@@ -17,8 +17,7 @@ import ast
 
 from .. import catalog
 from ..model import Fix, InsertComment, Span
-from . import RuleContext, entry_for_member
-from .imports import matching_entry
+from .context import RuleContext, entry_for_member
 from .string_refs import literal_with
 
 _LOADERS = ("importlib.import_module", "__import__")
@@ -105,7 +104,7 @@ def _todo_at(ctx: RuleContext, node: ast.Attribute, entry: catalog.Entry) -> Non
 
 def _check_module_use(ctx: RuleContext, use: ast.Attribute, renamed: bool) -> None:
     qualname = f"{catalog.DFLASH_WORKER}.{use.attr}"
-    entry = matching_entry(qualname, ctx)
+    entry = ctx.entry_named(qualname)
     if entry is None:
         return
     new = catalog.get(entry.code).replacement_for(ctx.target)

@@ -22,7 +22,7 @@ import re
 
 from .. import catalog
 from ..model import Fix, InsertComment, Replace, Span
-from . import RuleContext
+from .context import RuleContext
 from .literal_text import outer_literal, spans_in_literal
 
 _NAME = re.escape(catalog.ENV_SPEC_V2)

@@ -19,7 +19,7 @@ import ast
 
 from .. import catalog
 from ..model import Fix, Span
-from . import RuleContext, through
+from .context import RuleContext, through
 
 
 def check(ctx: RuleContext) -> None:

@@ -19,18 +19,7 @@ from __future__ import annotations
 from .. import catalog
 from ..analysis import ImportedName, ImportFromInfo, rename_qualname
 from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Span
-from . import RuleContext
-
-
-def matching_entry(qualname: str, ctx: RuleContext) -> catalog.Entry | None:
-    """Entry for the longest dotted prefix of ``qualname`` that the catalog names."""
-    names = catalog.by_name()
-    parts = qualname.split(".")
-    for cut in range(len(parts), 0, -1):
-        entry = names.get(".".join(parts[:cut]))
-        if entry is not None and entry.kind in ("module", "class", "function"):
-            return ctx.entry(entry.code)
-    return None
+from .context import RuleContext
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:
@@ -42,7 +31,7 @@ def check(ctx: RuleContext) -> None:
     for imported in analysis.imports:
         if imported.guarded:
             continue
-        entry = matching_entry(imported.qualname, ctx)
+        entry = ctx.entry_named(imported.qualname)
         if entry is None:
             continue
         new = rename_qualname(imported.qualname, ctx.target)
@@ -65,11 +54,11 @@ def _todo_at_name(ctx: RuleContext, info: ImportFromInfo, imported: ImportedName
 
 
 def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
-    module_entry = matching_entry(info.module, ctx) if info.module else None
+    module_entry = ctx.entry_named(info.module) if info.module else None
     new_module = rename_qualname(info.module, ctx.target) if module_entry else info.module
     moves: list[tuple[object, catalog.Entry, str, str]] = []
     for imported in info.names:
-        entry = matching_entry(imported.qualname, ctx)
+        entry = ctx.entry_named(imported.qualname)
         if entry is None:
             continue
         if entry.replacement_for(ctx.target) is None:

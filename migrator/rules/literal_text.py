@@ -12,7 +12,7 @@ import ast
 import re
 
 from ..model import Span
-from . import RuleContext
+from .context import RuleContext
 
 
 def outer_literal(ctx: RuleContext, node: ast.Constant) -> ast.expr:

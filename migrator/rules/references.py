@@ -17,8 +17,7 @@ import ast
 from .. import catalog
 from ..analysis import Binding, rename_qualname
 from ..model import AddImport, RemoveStatement
-from . import RuleContext
-from .imports import matching_entry
+from .context import RuleContext
 
 #: Call forms have dedicated rules that look at the arguments.
 _MEMBER_KINDS = ("method", "attribute")
@@ -84,7 +83,7 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
         if not isinstance(current, ast.Attribute):
             break
         current, member_name = current.value, member_name.rpartition(".")[0]
-    entry = matching_entry(qualname, ctx)
+    entry = ctx.entry_named(qualname)
     if entry is None:
         return
     if entry.replacement_for(ctx.target) is None:

@@ -24,7 +24,7 @@ from functools import cache
 
 from .. import catalog
 from ..model import Fix, InsertComment
-from . import RuleContext
+from .context import RuleContext
 from .literal_text import outer_literal, span_in_literal
 
 REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})

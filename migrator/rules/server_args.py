@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from . import RuleContext
+from .context import RuleContext
 from .string_refs import literal_with
 from .verify_input import rename_attribute, rename_keyword
 

@@ -15,8 +15,7 @@ import ast
 
 from ..forkindex import v1_imports, v1_try_fallbacks
 from ..model import Fix, Span
-from . import RuleContext
-from .imports import matching_entry
+from .context import RuleContext
 
 
 def check(ctx: RuleContext) -> None:
@@ -29,7 +28,7 @@ def check(ctx: RuleContext) -> None:
             continue
         failing = [(statement, qualname, found) for statement, qualname in
                    v1_imports(node, analysis.module_name, analysis.is_package)
-                   if (found := matching_entry(qualname, ctx)) is not None]
+                   if (found := ctx.entry_named(qualname)) is not None]
         fallbacks = v1_try_fallbacks(node)
         if not failing or not fallbacks:
             continue

@@ -21,7 +21,7 @@ import ast
 
 from .. import catalog
 from ..model import AddKeyword, AppendListItem, Edit, Fix, RemoveDictEntry, RemoveStatement
-from . import RuleContext
+from .context import RuleContext
 
 SETTERS = ("setdefault", "putenv", "setenv")
 SPEC_KEYWORD = "speculative_algorithm"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from . import RuleContext
+from .context import RuleContext
 
 #: Parents under which ``not x.is_none()`` needs no parentheses.
 _LOOSE_PARENTS = (ast.If, ast.While, ast.IfExp, ast.BoolOp, ast.Assert, ast.Return, ast.Assign, ast.AnnAssign,

@@ -15,8 +15,7 @@ import re
 
 from .. import catalog
 from ..analysis import rename_qualname
-from . import RuleContext
-from .imports import matching_entry
+from .context import RuleContext
 from .references import _renamed_text
 
 DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+")
@@ -49,7 +48,7 @@ def _check_dotted(ctx: RuleContext, node: ast.Constant) -> None:
         entry = ctx.entry(member.code)
         if entry is not None and entry.fix == "manual":
             ctx.todo(node, entry)
-    entry = matching_entry(value, ctx)
+    entry = ctx.entry_named(value)
     if entry is None:
         return
     new_value = rename_qualname(value, ctx.target)
@@ -92,7 +91,7 @@ def _check_annotation(ctx: RuleContext, node: ast.Constant, scope) -> None:
             resolved = analysis.qualname(inner)
             if resolved is None or resolved[1].guarded or resolved[1].kind in ("def", "other"):
                 continue
-            entry = matching_entry(resolved[0], ctx)
+            entry = ctx.entry_named(resolved[0])
             if entry is None or entry.replacement_for(ctx.target) is None:
                 continue
             new_text, extra = _renamed_text(ctx, inner, resolved[0], resolved[1])

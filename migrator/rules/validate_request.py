@@ -9,7 +9,7 @@ itself is DFM306.
 from __future__ import annotations
 
 from .. import catalog
-from . import RuleContext
+from .context import RuleContext
 
 CALLEES = frozenset({catalog.get("DFM306").old, catalog.get("DFM307").old})
 

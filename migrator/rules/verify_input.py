@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from . import RuleContext, entry_for_member
+from .context import RuleContext, entry_for_member
 
 V1_ONLY_KEYWORDS = ("page_size", "build_custom_mask")
 

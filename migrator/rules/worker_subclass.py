@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from . import RuleContext, base_origins, entry_for_member
+from .context import RuleContext, base_origins, entry_for_member
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 

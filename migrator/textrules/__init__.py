@@ -1,7 +1,10 @@
 """Rules for files that are not Python: one module per file type, chosen by file name.
 
 ``handler_for(path)`` is the engine's entry point; a handler is
-``(path, data, options) -> FileResult`` (see :func:`migrator.textrules._core.run`).
+``(path, data, options, python) -> FileResult`` (see :func:`migrator.textrules._core.run`),
+where ``python`` is the engine's analyser for embedded Python (Markdown blocks, notebook
+cells), passed in so that no text rule imports the engine. Which module reads which file:
+:mod:`.filetypes`.
 
 =================  ==============================================================
 file               module
@@ -25,68 +28,14 @@ name alone (:func:`accepts`): no file is opened before the byte prefilter reads 
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable
 from importlib import import_module
 
-Handler = Callable[[str, bytes, object], object]
+from .filetypes import BINARY_SUFFIXES, accepts, module_for
 
-_SUFFIXES = {
-    ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
-    ".dockerfile": "dockerfile", ".containerfile": "dockerfile",
-    ".yaml": "yaml", ".yml": "yaml",
-    ".env": "dotenv",
-    ".toml": "toml",
-    ".json": "jsonfile", ".jsonc": "jsonfile",
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-    ".ipynb": "notebook",
-}
-#: Names the fallback scanner never reads: binary formats, and generated one-line text.
-BINARY_SUFFIXES = frozenset((
-    ".png", ".jpg", ".jpeg", ".gif", ".bmp", ".ico", ".webp", ".tif", ".tiff", ".pdf", ".psd",
-    ".zip", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".rar", ".whl", ".egg", ".jar", ".class",
-    ".so", ".dylib", ".dll", ".a", ".o", ".obj", ".lib", ".exe", ".pyc", ".pyo", ".pyd",
-    ".bin", ".pt", ".pth", ".ckpt", ".safetensors", ".onnx", ".gguf", ".npy", ".npz", ".pkl", ".pickle",
-    ".parquet", ".arrow", ".feather", ".h5", ".hdf5", ".tflite", ".engine", ".plan", ".db", ".sqlite", ".sqlite3",
-    ".mp3", ".mp4", ".wav", ".flac", ".ogg", ".webm", ".mov", ".avi", ".mkv",
-    ".ttf", ".otf", ".woff", ".woff2", ".eot", ".map",
-))
-_SHEBANG = re.compile(rb"^#!\s*\S*?(?:/|env\s+)(?:ba|z|k|da)?sh\b")
+__all__ = ["BINARY_SUFFIXES", "Handler", "accepts", "handler_for", "module_for"]
 
-
-def accepts(path: str) -> bool:
-    """Does some text rule read ``path`` (decided by its name only; Python files aside)?"""
-    lower = os.path.basename(path).lower()
-    return not lower.endswith((".py", ".pyi", ".min.js", ".min.css")) and os.path.splitext(lower)[1] not in BINARY_SUFFIXES
-
-
-def module_for(path: str) -> str | None:
-    """Name of the module that handles ``path``, or None (Python and binary files)."""
-    return _structured_module_for(path) or ("fallback" if accepts(path) else None)
-
-
-def _structured_module_for(path: str) -> str | None:
-    name = os.path.basename(path)
-    lower = name.lower()
-    if lower in ("dockerfile", "containerfile") or lower.startswith(("dockerfile.", "containerfile.")):
-        return "dockerfile"
-    if lower == ".env" or (lower.startswith(".env.") and not lower.endswith((".py", ".json", ".yaml", ".yml"))):
-        return "dotenv"
-    if lower == ".envrc":
-        return "shell"
-    suffix = os.path.splitext(lower)[1]
-    if suffix in _SUFFIXES:
-        return _SUFFIXES[suffix]
-    if not suffix:
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(64)
-        except OSError:
-            return None
-        if _SHEBANG.match(head):
-            return "shell"
-    return None
+Handler = Callable[[str, bytes, object, Callable], object]
 
 
 def handler_for(path: str) -> Handler | None:

@@ -1,7 +1,8 @@
 """Shared machinery for non-Python files: decoding, findings, text edits, the handler driver.
 
 Every handler is ``analyze(path, text, ctx) -> list[Finding]``, a pure function of the
-decoded text; :func:`run` turns it into the engine's ``(path, data, options) -> FileResult``:
+decoded text; :func:`run` turns it into the engine's ``(path, data, options, python) ->
+FileResult`` (``python``: the engine's analyser for embedded Python, kept in ``ctx``):
 it decodes (keeping a BOM and the line-ending style), drops rules that are not selected or
 do not fire for the target release, applies suppression comments, and outside lint mode
 applies the fixes by splicing text, so every byte outside an edit is kept.
@@ -14,6 +15,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from migrator import catalog
+from migrator.lines import strip_comment  # noqa: F401 - the text rules call it as _core.strip_comment
+from migrator.textrules.filetypes import module_for
 from migrator.model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 
 ENV = catalog.ENV_SPEC_V2
@@ -24,11 +27,17 @@ FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.get("DFM201")
 _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 BOM = "\ufeff"
+PythonAnalyser = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
 
 
 @dataclass(frozen=True)
 class Ctx:
+    """The target release, and the engine's Python analyser for code embedded in text
+    (``python(source, path, options) -> (findings, new source or None)``, raising
+    ``SourceError`` when the code does not parse)."""
+
     target: str
+    python: PythonAnalyser | None = None
 
     def fires(self, code: str) -> bool:
         return catalog.get(code).fires_for(self.target)
@@ -76,22 +85,6 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
     return out
 
 
-def strip_comment(line: str, marker: str = "#") -> str:
-    """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            if ch == quote:
-                quote = ""
-            elif ch == "\\" and quote == '"':
-                continue
-        elif ch in "'\"":
-            quote = ch
-        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
-            return line[:i] + " " * (len(line) - i)
-    return line
-
-
 _DOTTED_KINDS = ("module", "class", "function")
 
 
@@ -109,16 +102,14 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool) -> li
     sglang.srt.speculative.dflash_worker.DFlashWorker``): renamed where the catalog has a
     replacement for the target, otherwise reported. Comment lines are skipped."""
     from migrator.analysis import rename_qualname
-    from migrator.rules.imports import matching_entry
 
     out: list[Finding] = []
-    enabled = _FiresOnly(ctx)
     for number, line in enumerate((l.rstrip("\r\n") for l in _split(text)), start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
         for m in _DOTTED.finditer(line):
-            entry = matching_entry(m.group(0), enabled)  # type: ignore[arg-type]
-            if entry is None:
+            entry = catalog.matching_entry(m.group(0))
+            if entry is None or not ctx.fires(entry.code):
                 continue
             new = rename_qualname(m.group(0), ctx.target)
             span = Span.of(number, m.start(), number, m.end())
@@ -130,17 +121,6 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool) -> li
                 fix = Fix("manual", (), new if new != m.group(0) else None)
             out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
-
-
-class _FiresOnly:
-    """The slice of RuleContext that ``matching_entry`` needs, for text files."""
-
-    def __init__(self, ctx: Ctx) -> None:
-        self.target = ctx.target
-
-    def entry(self, code: str) -> catalog.Entry | None:
-        entry = catalog.get(code)
-        return entry if entry.fires_for(self.target) else None
 
 
 def _split(text: str) -> list[str]:
@@ -230,13 +210,7 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
     return edits, fixes, todos
 
 
-def _module_for(path: str) -> str | None:
-    from migrator.textrules import module_for
-
-    return module_for(path)
-
-
-def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResult:
+def run(path: str, data: bytes, options: object, analyze: Analyzer, python: PythonAnalyser) -> FileResult:
     from migrator.suppressions import filter_findings
 
     try:
@@ -247,9 +221,9 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer) -> FileResul
     if bom:
         text = text[1:]
     target = getattr(options, "target_version", None) or catalog.default_target_version()
-    ctx = Ctx(target)
+    ctx = Ctx(target, python)
     found = analyze(path, text, ctx)
-    kind = _module_for(path)
+    kind = module_for(path)
     if kind not in ("markdown", "fallback", None):  # prose and other text: the mention scanner reports
         found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
     from migrator.options import enabled_for

@@ -46,11 +46,11 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return mentions.text_findings(path, mentions.blank_comments(text, style_for(path)), ctx)
 
 
-def handle(path: str, data: bytes, options: object) -> FileResult:
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser) -> FileResult:
     if b"\0" in data[:8192]:
         return FileResult(path)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return FileResult(path)
-    return _core.run(path, data, options, analyze)
+    return _core.run(path, data, options, analyze, python)

@@ -80,8 +80,8 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     report-only. ``>>>``/``...`` prompts and the block's common indentation (a block in a
     list item) are cut before parsing and added back to the columns. A block that does not
     parse (a fragment, pseudo-code) is scanned as text."""
-    from migrator.engine import Options, analyze_python
     from migrator.fileio import SourceError
+    from migrator.options import Options
 
     prompted = any(_PROMPT.match(lines[k]) for k in body)
     cut: dict[int, int] = {}
@@ -95,7 +95,7 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     for k in body:
         masked[k] = lines[k][cut[k]:]
     try:
-        found, _ = analyze_python("\n".join(masked) + "\n", path, Options(mode="lint", target_version=ctx.target))
+        found, _ = ctx.python("\n".join(masked) + "\n", path, Options(mode="lint", target_version=ctx.target))
     except SourceError:
         return [f for k in body for f in mentions.line_findings(path, k + 1, lines[k], ctx)]
     out = []
@@ -107,5 +107,5 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     return out
 
 
-def handle(path: str, data: bytes, options: object):
-    return _core.run(path, data, options, analyze)
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+    return _core.run(path, data, options, analyze, python)

@@ -3,7 +3,7 @@
 - ``!cmd`` lines and ``%%bash``/``%%sh``/``%%script bash`` cells: :mod:`.shell` rules
   (an ``export`` in one cell applies to launches later in the same cell);
 - ``%env SGLANG_ENABLE_SPEC_V2=0`` / ``%env X 0``: like a ``.env`` setting;
-- other code: the codemod's Python rules (``migrator.engine.analyze_python``), with magic
+- other code: the codemod's Python rules (the engine's analyser, passed to ``handle``), with magic
   lines hidden so that the cell parses;
 - Markdown cells: :mod:`.markdown` rules (code blocks and inline code).
 
@@ -65,11 +65,7 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, optio
     rewritten = None
     if any(not _MAGIC.match(x) and x.strip() for x in lines):
         try:
-            from migrator.engine import analyze_python
-        except ImportError:  # engine not available: shell rules only
-            return out, None
-        try:
-            found, new = analyze_python("\n".join(masked) + "\n", path, options)
+            found, new = ctx.python("\n".join(masked) + "\n", path, options)
         except Exception:  # a cell that is not Python (other kernels): shell rules only
             return out, None
         out += found
@@ -141,7 +137,7 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
     return text[cell.region[0]:cell.tokens[0][0]] + body + text[cell.tokens[-1][1]:cell.region[1]]
 
 
-def handle(path: str, data: bytes, options: object) -> FileResult:
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser) -> FileResult:
     from migrator import catalog
     from migrator.suppressions import filter_findings
 
@@ -155,7 +151,7 @@ def handle(path: str, data: bytes, options: object) -> FileResult:
         return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}", exc.line, exc.column))
     bom = text[: len(text) - len(text.lstrip(_core.BOM))]
     text = text[len(bom):]
-    ctx = _core.Ctx(getattr(options, "target_version", None) or catalog.default_target_version())
+    ctx = _core.Ctx(getattr(options, "target_version", None) or catalog.default_target_version(), python)
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)

@@ -227,5 +227,5 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return findings
 
 
-def handle(path: str, data: bytes, options: object):
-    return _core.run(path, data, options, analyze)
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+    return _core.run(path, data, options, analyze, python)

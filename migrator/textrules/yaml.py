@@ -232,5 +232,5 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
     return out
 
 
-def handle(path: str, data: bytes, options: object):
-    return _core.run(path, data, options, analyze)
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+    return _core.run(path, data, options, analyze, python)

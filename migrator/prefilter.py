@@ -1,0 +1,61 @@
+"""The byte-level prefilter every file goes through first: can any rule possibly fire on
+these bytes? (:func:`might_match`). A module below the engine, so that what the engine
+uses (the fork index's second step) can ask too without importing the engine.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from . import catalog
+
+
+#: Every trigger token, lower-cased, contains one of these (checked by a test); one
+#: lower() and three scans reject almost every file before the exact token scans run.
+COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots")
+
+
+def might_match(data: bytes) -> bool:
+    """Cheap byte-level prefilter: can any rule possibly fire on this file?
+
+    Python reads identifiers NFKC-normalised (``ＤFlashWorker`` is ``DFlashWorker``), so a
+    file that fails the byte check but holds non-ASCII bytes gets a second look in its
+    NFKC form, if it holds a character NFKC turns into ASCII (``migrator.compat``; only
+    those files: ``isascii`` is a C loop over the bytes).
+    """
+    if _matches_bytes(data):
+        return True
+    if data.isascii():
+        return False
+    from .compat import text_pattern
+
+    text = data.decode("utf-8", "replace")
+    if not text_pattern().search(text):
+        return False
+    import unicodedata
+
+    return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
+
+
+def _matches_bytes(data: bytes) -> bool:
+    lowered = data.lower()
+    for marker, groups in _groups_by_marker():
+        if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))
+                                     for token, cues in groups):
+            return True
+    return False
+
+
+def _groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
+    return (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), ()))
+
+
+@cache
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, tuple[bytes, ...]], ...]], ...]:
+    """Each coarse marker with the token groups whose token holds it: a file is scanned
+    only for the tokens its markers allow (most files that pass a marker hold no token)."""
+    return tuple((marker, tuple(g for g in _groups() if marker in g[0].lower())) for marker in COARSE_MARKERS)
+
+
+def _tokens() -> tuple[bytes, ...]:
+    return (*catalog.trigger_tokens(), catalog.TODO_MARKER.encode())
