@@ -6,8 +6,11 @@ bytes out.
 * ``run(paths, options)`` discovers files, prefilters them on raw bytes (``git grep``
   where a folder is a work tree, ``migrator.gitscan``; else in the workers), analyses the
   candidates largest first in forked workers started before the walk (``migrator.pool``),
-  and writes changed files atomically (``migrator.fileio``). Lint and fix share one
-  analysis: nothing is parsed twice. BENCHMARKS.md has the measurements behind each step.
+  then, only where the fork's own modules re-export V1 objects, indexes them and analyses
+  again the files that import from them (``migrator.forkindex``), and writes changed files
+  atomically in this process (``migrator.fileio``). Lint and fix share one analysis: a file
+  is parsed twice only when the fork index concerns it. BENCHMARKS.md has the measurements
+  behind each step.
 
 The scanned code is never imported or executed.
 """
@@ -437,10 +440,15 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
         # The index covers the whole project, so one file gives the findings it has in a run of all.
         found = discover([root], selection(options._replace(dirty=None)), options.respect_gitignore)
+        from . import gitscan
+
         given = {os.path.abspath(f) for f in files}
-        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
+        pairs = [(p, size) for p, size in zip(found.files, found.sizes) if is_python(p) and os.path.abspath(p) not in given]
+        extra = [p for p, _ in pairs]
         index_only.update(extra)
-        _analyse(workers, extra, options._replace(mode="lint"), kind, jobs, summaries, None)
+        # git narrows them as in the first step: only files holding a marker are read
+        narrowed = _narrow_with_git([gitscan.start(root)], [p for p, _ in pairs], [n for _, n in pairs], [])
+        _analyse(workers, [p for p, _ in narrowed], options._replace(mode="lint"), kind, jobs, summaries, None)
     if not summaries:
         return
     index = ForkIndex(list(summaries.values()))

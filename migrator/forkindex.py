@@ -120,7 +120,7 @@ def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
         if any(alias.name == "*" for alias in names):
             star.append(info.module)
         imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
-    return ModuleSummary(path, package_root(Path(path), module), module, binds, classes, attributes, tuple(star),
+    return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
                          all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported))
 
 
@@ -143,14 +143,13 @@ def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
 def v1_imports(statement: ast.Try, module_name: str, is_package: bool) -> list[tuple[ast.stmt, str]]:
     """(import statement, qualname) of V1 names imported in the body of ``statement``."""
     found: list[tuple[ast.stmt, str]] = []
-    for child in statement.body:
-        for node in ast.walk(child):
-            if isinstance(node, ast.Import):
-                found.extend((node, alias.name) for alias in node.names if is_v1(alias.name))
-            elif isinstance(node, ast.ImportFrom):
-                module = _absolute(node.module, node.level, module_name, is_package)
-                found.extend((node, f"{module}.{alias.name}") for alias in node.names
-                             if alias.name != "*" and is_v1(f"{module}.{alias.name}"))
+    for node in statement.body:  # the imports the try is about: its own statements
+        if isinstance(node, ast.Import):
+            found.extend((node, alias.name) for alias in node.names if is_v1(alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module, node.level, module_name, is_package)
+            found.extend((node, f"{module}.{alias.name}") for alias in node.names
+                         if alias.name != "*" and is_v1(f"{module}.{alias.name}"))
     return found
 
 
@@ -170,8 +169,7 @@ def _fallbacks(tree: ast.Module) -> dict[str, int]:
     imports something: what the module binds where that import fails."""
     found: dict[str, int] = {}
     for statement in tree.body:
-        if isinstance(statement, ast.Try) and any(isinstance(n, (ast.Import, ast.ImportFrom))
-                                                  for child in statement.body for n in ast.walk(child)):
+        if isinstance(statement, ast.Try) and any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in statement.body):
             for name, assignment in v1_try_fallbacks(statement):
                 found.setdefault(name, assignment.lineno)
     return found
@@ -237,17 +235,12 @@ class ForkIndex:
             return None
         full = f"{target}.{rest}" if rest else target
         fallback = (summary.path, summary.fallbacks[name]) if name in summary.fallbacks else None
-        if is_v1(full) and not self._defined_here(full, root):
+        if is_v1(full):
             return Resolved(full, ((summary.path, line),), fallback)
         found = self._resolve(full, summary.root, seen)
         if found is None:
             return None
         return Resolved(found.qualname, ((summary.path, line), *found.via), found.fallback or fallback)
-
-    def _defined_here(self, qualname: str, root: str | None) -> bool:
-        """A fork of SGLang itself defines the V1 name: it is the V1 object, not a re-export."""
-        split = self._split(qualname, root)
-        return split is not None and f"{split[0].module}.{split[1]}" in split[0].classes
 
     def bases(self, class_qualname: str, root: str | None = None) -> tuple[str, ...]:
         """The bases of a class another fork module defines, resolved through the index."""

@@ -234,3 +234,15 @@ def test_fix_with_per_file_ignores_runs(tmp_path: Path) -> None:
     assert [str(r.error) for r in outcome.results if r.error] == []
     assert "dflash_worker_v2" in (tmp_path / "pkg" / "a.py").read_text()
     assert (tmp_path / "pkg" / "b.py").read_text() == v1
+
+
+@pytest.mark.slow
+def test_on_sglang_0_5_13_the_index_adds_no_finding(sglang_0_5_13: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """sglang's own tree re-exports V1 names between its modules (dflash_info, dflash_worker,
+    spec_info are analysed again with the index): the findings must stay the same."""
+    options = engine.Options(mode="lint", target_version=TARGET, jobs=2)
+    with_index = engine.run([sglang_0_5_13], options)
+    monkeypatch.setattr(forkindex.ForkIndex, "carriers", lambda self: frozenset())
+    without = engine.run([sglang_0_5_13], options)
+    assert [(r.path, r.findings) for r in with_index.results] == [(r.path, r.findings) for r in without.results]
+    assert with_index.summary.findings >= 80

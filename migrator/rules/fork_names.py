@@ -6,8 +6,8 @@ object, bound in another file. Nothing is edited here: the fix is made where the
 bound (the re-exporting import keeps the name: ``DFlashWorkerV2 as DFlashWorker``), so the
 finding's fix is "safe" with no edit of its own where that import has a replacement.
 
-DFM502: a dict, list, tuple or set holding a fork class derived from the V1 worker (its
-definition may be in any module of the fork): whatever builds workers from that registry
+DFM502: a dict, list, tuple or set (assigned at module or class level) holding a fork class
+derived from the V1 worker (its definition may be in any module of the fork): whatever builds workers from that registry
 builds a class whose V1 hooks V2 never calls.
 
 Both name the files they come through, in the message and as SARIF related locations.
@@ -71,7 +71,7 @@ def _replaceable(qualname: str, target: str) -> bool:
 def _registries(ctx: RuleContext, entry: catalog.Entry) -> None:
     analysis = ctx.analysis
     worker = catalog.V1_WORKER_CLASS
-    for node in ast.walk(analysis.tree):
+    for node in _module_level_containers(analysis.tree.body):
         if isinstance(node, ast.Dict):
             elements = [*node.values]
         elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
@@ -93,3 +93,15 @@ def _registries(ctx: RuleContext, entry: catalog.Entry) -> None:
             name = analysis.segment(element)
             ctx.todo(element, entry, f"`{name}` is a subclass of the V1 `DFlashWorker`: {entry.message}",
                      related)
+
+
+def _module_level_containers(body: list[ast.stmt]) -> list[ast.expr]:
+    """Dict, list, tuple and set displays in module-level and class-level assignments (where
+    registries live), nested displays included."""
+    found: list[ast.expr] = []
+    for statement in body:
+        if isinstance(statement, ast.ClassDef):
+            found.extend(_module_level_containers(statement.body))
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+            found.extend(n for n in ast.walk(statement.value) if isinstance(n, (ast.Dict, ast.List, ast.Tuple, ast.Set)))
+    return found

@@ -4,7 +4,7 @@
 ``except ImportError: HAS_DFLASH = False``: on every release without the V1 module (and
 without the runtime shim) the ``try`` fails, so the ``except`` branch runs and the feature
 is off without an error. The import lines get their own findings; this one reports the
-consequence, at the ``try``. Version guards (a ``try`` that also imports a V2 name) are
+consequence, at the ``try`` (those at module level and in its ``if`` blocks). Version guards (a ``try`` that also imports a V2 name) are
 not reported. Where every V1 name in the ``try`` has a safe replacement, the import fixes
 make the ``try`` succeed and this finding needs no edit of its own; otherwise it is a TODO.
 """
@@ -23,8 +23,8 @@ def check(ctx: RuleContext) -> None:
     if entry is None:
         return
     analysis = ctx.analysis
-    for node in ast.walk(analysis.tree):
-        if not isinstance(node, ast.Try) or analysis.is_guarded(node) or id(node) in analysis.guarded_nodes:
+    for node in _module_level_tries(analysis.tree.body):
+        if analysis.is_guarded(node) or id(node) in analysis.guarded_nodes:
             continue
         failing = [(statement, qualname, found) for statement, qualname in
                    v1_imports(node, analysis.module_name, analysis.is_package)
@@ -44,3 +44,14 @@ def check(ctx: RuleContext) -> None:
             ctx.todo(node, entry, message)
             ctx.findings[-1] = ctx.findings[-1]._replace(span=span)
 
+
+def _module_level_tries(body: list[ast.stmt]) -> list[ast.Try]:
+    """The ``try`` statements of the module body and of its ``if`` blocks (where compatibility
+    imports live); function bodies are not searched (the whole tree would cost a walk)."""
+    found: list[ast.Try] = []
+    for statement in body:
+        if isinstance(statement, ast.Try):
+            found.append(statement)
+        elif isinstance(statement, ast.If):
+            found.extend(_module_level_tries(statement.body + statement.orelse))
+    return found

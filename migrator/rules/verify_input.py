@@ -56,7 +56,10 @@ def _check_untyped_verify(ctx: RuleContext) -> None:
     if entry is None:
         return
     analysis = ctx.analysis
-    typed = {id(node) for node, _ in analysis.typed_attributes}
+    # a receiver typed only as a base class of DFlashVerifyInput (``SpecInput``, known through
+    # the fork index) may still be one: only other concrete types decide
+    supertypes = analysis.ancestors(catalog.VERIFY_INPUT) - {catalog.VERIFY_INPUT}
+    typed = {id(node) for node, types in analysis.typed_attributes if not types & supertypes}
     for node in analysis.attributes_by_name.get(entry.member, []):
         call = analysis.parents.get(node)
         if not (isinstance(call, ast.Call) and call.func is node) or call.args or id(node) in typed:
