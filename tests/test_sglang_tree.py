@@ -80,3 +80,30 @@ def test_rewrite_sglang_0_5_13_tree(tmp_path: Path) -> None:
     assert lint.returncode in (0, 1), lint.stdout[-3000:] + lint.stderr[-3000:]
     print(f"\nsglang 0.5.13 tree: {counts}; changed files: {len(changed)}; "
           f"fix {first_s:.1f}s, --check {check_s:.1f}s, second fix {second_s:.1f}s, lint {lint_s:.1f}s")
+
+
+def test_string_and_text_findings_on_sglang_0_5_13_point_at_v1_spellings() -> None:
+    """The string and text rules (DFM201 in strings, DFM4xx in other files, names in
+    strings) add no finding on a line that does not spell a V1 name where it points."""
+    import json
+
+    from migrator import catalog
+    from migrator.wheels import WheelError, unpacked_wheel
+
+    try:
+        tree = unpacked_wheel("0.5.13") / "sglang"
+    except WheelError as error:  # pragma: no cover - offline
+        pytest.skip(f"sglang 0.5.13 wheel not available: {error}")
+    lint, _ = _cli("lint", tree, "--target-version", "0.5.17", "--format", "json", cwd=tree.parent)
+    findings = json.loads(lint.stdout)["findings"]
+    spellings = {name.rpartition(".")[2] for entry in catalog.ENTRIES for name in entry.names} | {catalog.ENV_SPEC_V2}
+    text_codes = {mirror.code for mirror in catalog.TEXT_MIRRORS} | {"DFM201"}
+    checked = 0
+    for finding in findings:
+        if finding["code"] not in text_codes:
+            continue
+        line = Path(finding["path"]).read_text(encoding="utf-8").splitlines()[finding["line"] - 1]
+        at = line[finding["column"] - 1:].lstrip("\"'")
+        assert any(at.startswith(s) or at.startswith("sglang") for s in spellings), (finding, line)
+        checked += 1
+    print(f"\nstring/text findings on sglang 0.5.13: {checked}")
