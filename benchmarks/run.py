@@ -10,7 +10,7 @@ One script, run from anywhere (it finds the repository from its own path)::
 
 What it does, in one run:
 
-1. gets sglang's wheel from PyPI (``migrator.wheels.unpacked_wheel``: cached download,
+1. gets sglang's wheel from PyPI (``migrator.verify.wheels.unpacked_wheel``: cached download,
    unpacked once) - a real V1-era tree, 2,409 ``.py`` files / ~893k lines for 0.5.13;
 2. copies it into ``benchmarks/work/`` (git-ignored), replicated N times for scale;
 3. measures each command as a child process, ``--repeat`` times, keeping the best wall
@@ -277,7 +277,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 
 def prepare_source(version: str) -> Path:
-    from migrator.wheels import unpacked_wheel
+    from migrator.verify.wheels import unpacked_wheel
 
     return unpacked_wheel(version)
 

@@ -92,13 +92,7 @@ def package_root(path: Path, module: str | None) -> str:
 def is_v1(qualname: str) -> bool:
     """Does ``qualname`` name a removed/renamed catalog module, class or function (or a
     member of one)?"""
-    names = catalog.by_name()
-    parts = qualname.split(".")
-    for cut in range(len(parts), 0, -1):
-        entry = names.get(".".join(parts[:cut]))
-        if entry is not None and entry.kind in ("module", "class", "function"):
-            return True
-    return False
+    return catalog.matching_entry(qualname) is not None
 
 
 def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:

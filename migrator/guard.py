@@ -18,7 +18,7 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
 * names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
 * every ``sglang.*`` import it adds or changes (and ``getattr(module, "Name")`` on an
   imported sglang module) must exist in the target release: from a
-  verify index of a wheel already in the cache (``migrator.wheels``), else from the
+  verify index of a wheel already in the cache (``migrator.verify.wheels``), else from the
   catalog (a name some entry says exists there). The guard never downloads anything.
 
 When the fixed text fails, ``refuse`` turns the fixes to blame into TODO comments that
@@ -382,12 +382,12 @@ def catalog_names(target: str) -> frozenset[str]:
 @cache
 def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported lazily: it is large)
     """The verify index of sglang ``target``'s wheel if it is already cached, else None."""
-    from . import wheels
+    from .verify import wheels
 
     wheel = wheels.cached_wheel(target)
     if wheel is None:
         return None
-    from .sglang_index import SglangIndex
+    from .verify.sglang_index import SglangIndex
 
     try:
         return SglangIndex.from_wheel(wheel)

@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(scope="session")
 def sglang_0_5_13() -> Path:
     """sglang 0.5.13's source tree from its PyPI wheel (downloaded once, cached)."""
-    from migrator.wheels import WheelError, unpacked_wheel
+    from migrator.verify.wheels import WheelError, unpacked_wheel
 
     try:
         return unpacked_wheel("0.5.13") / "sglang"

@@ -9,12 +9,12 @@ For each entry in ``migrator.catalog.ENTRIES``:
   releases have.
 
 Which releases: all of ``catalog.RELEASES`` (0.5.8-0.5.23, 16 wheels). Downloading all
-of them into the ``migrator.wheels`` cache takes about 20 s on the dev box (4-39 MB
+of them into the ``migrator.verify.wheels`` cache takes about 20 s on the dev box (4-39 MB
 each, ~310 MB in all), and the index reads the zip archives lazily (a few dozen modules
 per release, ~0.5 s each), so there is no need to sample boundary releases only.
 ``DFLASH_MIGRATE_TRUTH_RELEASES=0.5.13,0.5.14`` restricts the run when iterating locally.
 
-What "exists" means per kind (``migrator.sglang_index`` resolves names statically,
+What "exists" means per kind (``migrator.verify.sglang_index`` resolves names statically,
 following re-exports and inheritance, never importing sglang):
 
 * module/class/function/method/attribute/call-form: the dotted name resolves;
@@ -41,7 +41,7 @@ import pytest
 
 from migrator import catalog
 from migrator.catalog import Entry
-from migrator.sglang_index import SglangIndex
+from migrator.verify.sglang_index import SglangIndex
 
 pytestmark = pytest.mark.slow
 

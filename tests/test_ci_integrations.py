@@ -125,7 +125,7 @@ class TestHooks:
 
 
 def tools_dir() -> Path:
-    from migrator.wheels import cache_dir
+    from migrator.verify.wheels import cache_dir
 
     folder = cache_dir() / "tools"
     folder.mkdir(parents=True, exist_ok=True)
@@ -253,7 +253,7 @@ def test_pre_commit_try_repo_lints_every_file_type(tmp_path: Path) -> None:
 
 def test_cache_variable_is_documented_and_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: `DFLASH_MIGRATE_CACHE` was documented only in a docstring."""
-    from migrator.wheels import cache_dir
+    from migrator.verify.wheels import cache_dir
 
     for doc in ("README.md", "MIGRATION.md"):
         assert "DFLASH_MIGRATE_CACHE" in (ROOT / doc).read_text(), doc

@@ -46,7 +46,7 @@ def _summary(stderr: str) -> dict[str, int]:
 
 
 def test_rewrite_sglang_0_5_13_tree(tmp_path: Path) -> None:
-    from migrator.wheels import WheelError, unpacked_wheel
+    from migrator.verify.wheels import WheelError, unpacked_wheel
 
     try:
         source = unpacked_wheel("0.5.13") / "sglang"

@@ -1,6 +1,6 @@
 """The shim against real sglang releases from PyPI (installed ``--no-deps`` per release, CPU only).
 
-The environments are built by ``tests/sglang_env.py`` under ``migrator.wheels.cache_dir()``
+The environments are built by ``tests/sglang_env.py`` under ``migrator.verify.wheels.cache_dir()``
 (first run: several minutes; later runs reuse them). Bypasses, both outside SGLang's code
 and explained in ``tests/shim_sglang_probe.py``: CUDA is reported available
 (``_handle_dflash`` rejects non-CUDA devices from 0.5.16 and the V2 worker's imports

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from migrator.sglang_index import SglangIndex
+from migrator.verify.sglang_index import SglangIndex
 from migrator.verify import Target, exit_code, verify_paths, verify_source
 
 
@@ -147,3 +147,26 @@ def test_verify_exit_code_2_on_unparsable_file(tmp_path: Path) -> None:
     assert results[0].error is not None and exit_code(results) == 2
     clean = write(tmp_path / "clean", {"y.py": "from sglang.srt.worker import Worker\n"})
     assert exit_code(verify_paths([clean], target)) == 0
+
+
+def test_verify_finds_files_through_the_shared_discovery(tmp_path: Path) -> None:
+    """``.gitignore`` and the config's ``exclude`` are honoured by ``verify`` as by ``lint``
+    (it used to walk folders itself and report ignored, generated files)."""
+    import os
+    import subprocess
+    import sys
+
+    write(tmp_path / "t", FAKE_SGLANG)
+    fork = write(tmp_path / "fork", {
+        ".gitignore": "generated/\n",
+        "pyproject.toml": '[tool.dflash-migrate]\nexclude = ["vendored/"]\n',
+        "generated/g.py": "from sglang.srt.base import Missing\n",
+        "vendored/v.py": "from sglang.srt.base import Missing\n",
+        "src/s.py": "from sglang.srt.base import Missing\n",
+    })
+    (fork / ".git").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "migrator", "verify", "--sglang", str(tmp_path / "t"), "."],
+                          cwd=fork, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
+    assert proc.returncode == 1, proc.stderr
+    assert "s.py" in proc.stdout and "g.py" not in proc.stdout and "v.py" not in proc.stdout, proc.stdout

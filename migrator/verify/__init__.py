@@ -8,7 +8,7 @@ fork nor sglang is imported.
 
 The target is one of:
 
-* ``target_for_version("0.5.17")``: the wheel from PyPI, cached by :mod:`migrator.wheels`;
+* ``target_for_version("0.5.17")``: the wheel from PyPI, cached by :mod:`migrator.verify.wheels`;
 * ``target_for_tree(DIR)``: a folder holding the ``sglang`` package (or the package);
 * ``installed_target()``: the sglang installed here, located with
   ``importlib.util.find_spec`` (which does not import it).
@@ -30,7 +30,7 @@ from typing import Iterable
 
 from migrator import catalog
 from migrator.model import FileError, FileResult, Finding, RunSummary
-from migrator.sglang_index import SglangIndex
+from migrator.verify.sglang_index import SglangIndex
 
 from .checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target
 

@@ -2,7 +2,7 @@
 
 The fork file is read with :mod:`migrator.analysis` (the same scope-aware import and
 type resolution lint uses); every name is then looked up in a
-:class:`~migrator.sglang_index.SglangIndex` of the target release. Nothing on either side
+:class:`~migrator.verify.sglang_index.SglangIndex` of the target release. Nothing on either side
 is imported.
 
 Checked:
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from migrator import analysis, catalog
 from migrator.model import Fix, Finding, Span
-from migrator.sglang_index import ClassInfo, Ref, SglangIndex, _parse_class, dotted_name
+from migrator.verify.sglang_index import ClassInfo, Ref, SglangIndex, _parse_class, dotted_name
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"

@@ -485,7 +485,7 @@ class SglangIndex:
     @classmethod
     def for_version(cls, version: str) -> "SglangIndex":
         """The released wheel of ``sglang==version`` from PyPI (downloaded once, cached)."""
-        from migrator import wheels
+        from migrator.verify import wheels
 
         return cls.from_wheel(wheels.download_wheel(version))
 
