@@ -500,9 +500,9 @@ ready, go, ack = (int(fd) for fd in sys.argv[1:4])
 written = 0
 real_write = engine.write_atomic
 
-def write_atomic(path, data, expected_old):
+def write_atomic(path, data, expected_old, **keywords):
     global written
-    real_write(path, data, expected_old)
+    real_write(path, data, expected_old, **keywords)
     written += 1
     if written == 20:
         os.write(ready, b"%d\n" % os.getpid())
