@@ -95,6 +95,12 @@ def check(ctx: RuleContext) -> None:
                        f"{entry.old} is truthy, which is the default since 0.5.14: setting removed")
             continue
         builder_edits = _builder_edits(ctx)
+        unordered = _conditional_or_late(ctx, node, builder_edits)
+        if unordered is not None:
+            ctx.todo(node, entry, f"{entry.old}=0 no longer selects the synchronous path, and this setting "
+                     f"{unordered}: pass {catalog.DISABLE_OVERLAP_ARG}=True / {catalog.DISABLE_OVERLAP_FLAG} "
+                     "to the launches it applied to, under the same condition")
+            continue
         if builder_edits is None:
             ctx.todo(node, entry, f"{entry.old}=0 no longer selects the synchronous path: pass "
                      f"{catalog.DISABLE_OVERLAP_ARG}=True / {catalog.DISABLE_OVERLAP_FLAG} where this "
@@ -103,6 +109,29 @@ def check(ctx: RuleContext) -> None:
         ctx.report(node, entry, Fix("safe", (removal, *builder_edits),
                                     replacement=f"{catalog.DISABLE_OVERLAP_ARG}=True"),
                    f"{entry.old}=0 now means {catalog.DISABLE_OVERLAP_ARG}=True: moved onto the server arguments")
+
+
+def _conditional_or_late(ctx: RuleContext, node: ast.Constant, builder_edits: list[Edit] | None) -> str | None:
+    """Why moving a falsy setting onto the builders would change when it applies, or None:
+    ``setdefault`` (only if unset), a setting under ``if``/``for``/``try``/``with``, or a
+    builder that runs before it (``Engine(...)`` then ``os.environ[...] = "0"``)."""
+    parents = ctx.analysis.parents
+    parent = parents.get(node)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "setdefault":
+        return "only applies when the variable is not set already (`setdefault`)"
+    if isinstance(parent, ast.Dict):
+        return None  # an env mapping handed to a process: its builder runs with it
+    statement = ctx.analysis.statement_of.get(node)
+    if statement is None:
+        return None
+    holder = parents.get(statement)
+    if holder is not None and not isinstance(holder, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return "is conditional (it sits inside a compound statement)"
+    end = statement.end_lineno or statement.lineno
+    for edit in builder_edits or ():
+        if edit.span.start.line <= end:
+            return f"comes after the server-argument builder on line {edit.span.start.line}"
+    return None
 
 
 def _why_manual(ctx: RuleContext, node: ast.Constant, value: bool | None) -> str:
