@@ -130,6 +130,9 @@ class _Applier(cst.CSTTransformer):
             plan.matched.add(("replace", key))
             replacement = cst.parse_expression(plan.replace[key])
             return replacement.with_changes(lpar=result.lpar, rpar=result.rpar) if hasattr(replacement, "lpar") else replacement
+        if isinstance(original, cst.Comment) and key in plan.replace:  # a renamed ``# type:`` comment
+            plan.matched.add(("replace", key))
+            return cst.Comment(plan.replace[key])
         if isinstance(original, (cst.Assign, cst.Expr, cst.Import, cst.ImportFrom)) and key in plan.remove_statement:
             plan.matched.add(("remove", key))
             return cst.RemoveFromParent()

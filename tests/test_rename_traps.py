@@ -113,3 +113,23 @@ def test_a_forks_own_v2_class_does_not_capture_later_calls() -> None:
 def test_a_compatibility_map_naming_the_old_module_is_left_as_it_is() -> None:
     source = 'import sglang\nALIASES = {"sglang.srt.speculative.dflash_worker": "sglang.srt.speculative.dflash_worker_v2"}\n'
     assert _migrated(source) == source
+
+
+@pytest.mark.parametrize("libcst", [False, True], ids=["splice", "libcst"])
+def test_type_comments_are_renamed_with_the_code(libcst: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if libcst:
+        monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
+    source = """\
+    from sglang.srt.speculative.dflash_worker import DFlashWorker
+
+
+    def make(server_args):
+        # type: (object) -> DFlashWorker
+        w = DFlashWorker(server_args)  # type: DFlashWorker
+        x = 1  # type: ignore
+        return w, x
+    """
+    new = _migrated(source)
+    assert "    # type: (object) -> DFlashWorkerV2\n" in new
+    assert "w = DFlashWorkerV2(server_args)  # type: DFlashWorkerV2\n" in new
+    assert "x = 1  # type: ignore\n" in new

@@ -13,10 +13,11 @@ DFM202, and removed methods reached through the class) get a TODO.
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import catalog
 from ..analysis import Binding, rename_qualname
-from ..model import AddImport, RemoveStatement
+from ..model import AddImport, RemoveStatement, Span
 from .context import RuleContext
 
 #: Call forms have dedicated rules that look at the arguments.
@@ -36,6 +37,44 @@ def check(ctx: RuleContext) -> None:
             continue
         _check_chain(ctx, node, qualname, binding, moved)
     _drop_emptied_imports(ctx, uses, moved)
+    if "type:" in analysis.source:
+        _check_type_comments(ctx)
+
+
+_TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)(.+?)\s*$")
+
+
+def _check_type_comments(ctx: RuleContext) -> None:
+    """``# type:`` comments are code: a module-level name that follows a rename is renamed
+    in them too (the whole comment is replaced, so both rewrite paths apply it)."""
+    import io
+    import tokenize
+
+    try:
+        tokens = [t for t in tokenize.generate_tokens(io.StringIO(ctx.analysis.source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return
+    scope = ctx.analysis.module_scope
+    for token in tokens:
+        match = _TYPE_COMMENT.match(token.string)
+        if match is None:
+            continue
+        text = token.string
+        found = None
+        for word in set(re.findall(r"(?<![\w.])[A-Za-z_]\w*(?![\w.])", match.group(1))):
+            binding = scope.names.get(word)
+            if binding is None or binding.qualname is None or not binding.follows_rename or binding.guarded:
+                continue
+            entry = ctx.entry_named(binding.qualname)
+            new_local = rename_qualname(binding.qualname, ctx.target).rpartition(".")[2]
+            if entry is None or entry.replacement_for(ctx.target) is None or new_local == word:
+                continue
+            text = re.sub(rf"(?<![\w.]){re.escape(word)}(?![\w.])", new_local, text)
+            found = entry
+        if found is not None:
+            line, column = token.start  # tokenize counts characters, as spans do
+            ctx.replace_span(Span.of(line, column, line, column + len(token.string)), text, found,
+                             f"{found.message} (in a type comment)")
 
 
 def _drop_emptied_imports(ctx: RuleContext, uses: dict[int, int], moved_through: dict[int, Binding]) -> None:
