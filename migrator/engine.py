@@ -461,7 +461,8 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         words = index.words - searched
         searched |= words
         unparsed = [p for p in (*files, *index_only) if p not in summaries and is_python(p)]
-        hits = [p for p in unparsed if _holds_any(p, words, contents)]
+        pattern = re.compile(b"|".join(re.escape(w.encode()) for w in sorted(words, key=len, reverse=True)))
+        hits = [p for p in unparsed if _holds_any(p, pattern, contents)]
         if not hits:
             break
         _analyse(workers, hits, options._replace(mode="lint", fork=index), kind, jobs, summaries, None)
@@ -475,7 +476,8 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
 
 
-def _holds_any(path: str, words: set[str], contents: dict[str, bytes]) -> bool:
+def _holds_any(path: str, pattern: re.Pattern[bytes], contents: dict[str, bytes]) -> bool:
+    """Does the file hold one of the words ``pattern`` matches (one pass, however many words)?"""
     data = contents.get(path)
     if data is None:
         try:
@@ -483,7 +485,7 @@ def _holds_any(path: str, words: set[str], contents: dict[str, bytes]) -> bool:
         except SourceError:
             contents[path] = b""
             return False
-    return any(word.encode() in data for word in words)
+    return pattern.search(data) is not None
 
 
 def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
@@ -492,7 +494,8 @@ def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int, 
     ``results`` (None: dropped)."""
     if not paths:
         return
-    chunks = _largest_first_chunks([(p, 0) for p in paths], jobs) if kind != "serial" else [[p] for p in paths]
+    size = max(1, len(paths) // (jobs * 4)) if kind != "serial" else 1
+    chunks = [paths[start:start + size] for start in range(0, len(paths), size)]
 
     def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
         for result in (value if ok else ()):  # type: ignore[union-attr]

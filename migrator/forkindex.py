@@ -177,6 +177,7 @@ class ForkIndex:
         self.by_module: dict[str, list[ModuleSummary]] = {}
         for summary in summaries:
             self.by_module.setdefault(summary.module, []).append(summary)
+        self._resolved: dict[tuple[str, str | None], Resolved | None] = {}
         self._needed: dict[tuple[str, str], set[str]] = {}
         for summary in summaries:
             for module, name in summary.imported:
@@ -204,7 +205,10 @@ class ForkIndex:
 
     def resolve(self, qualname: str, root: str | None = None) -> Resolved | None:
         """The V1 object a fork name stands for (None: not a fork name carrying one)."""
-        return self._resolve(qualname, root, set())
+        key = (qualname, root)
+        if key not in self._resolved:  # asked for every name of every analysed statement
+            self._resolved[key] = self._resolve(qualname, root, set())
+        return self._resolved[key]
 
     def _resolve(self, qualname: str, root: str | None, seen: set[tuple[str, str]]) -> Resolved | None:
         split = self._split(qualname, root)
