@@ -15,8 +15,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -171,12 +173,14 @@ before_meta = [repr(f) for f in sys.meta_path]
 before_hooks = list(sys.path_hooks)
 before_filters = list(warnings.filters)
 before_modules = set(sys.modules)
-exec(open(sys.argv[1]).read())          # the .pth line, as site.py runs it
+exec(open(sys.argv[1]).read(), {"sitedir": sys.argv[2]})  # the .pth line, as site.addpackage runs it
+hook_loaded = sorted(m for m in ("shims", "migrator") if m in sys.modules)
 import shims                            # the package itself
 import importlib
 importlib.import_module("shims._pth")   # the .pth hook module, imported directly
 new = sorted(set(sys.modules) - before_modules)
 print(json.dumps({
+    "hook_loaded": hook_loaded,
     "meta_path_changed": [repr(f) for f in sys.meta_path] != before_meta,
     "path_hooks_changed": list(sys.path_hooks) != before_hooks,
     "filters_changed": list(warnings.filters) != before_filters,
@@ -187,6 +191,17 @@ print(json.dumps({
 """
 
 
+def _wheel_site_folder() -> Path:
+    """A site folder laid out as the wheel installs it (pyproject's force-include): the
+    ``.pth`` line and its hook file beside the ``migrator`` and ``shims`` packages."""
+    site = Path(tempfile.mkdtemp(prefix="dfm-site-"))
+    shutil.copy(REPO / "shims" / "dflash_migrate_shim.pth", site / "dflash_migrate_shim.pth")
+    shutil.copy(REPO / "shims" / "_pth.py", site / "dflash_migrate_shim_hook.py")
+    for package in ("migrator", "shims"):
+        (site / package).symlink_to(REPO / package, target_is_directory=True)
+    return site
+
+
 def _shim_probe(env_value: str | None) -> dict:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DFLASH_MIGRATE_SHIM")}
     env["PYTHONPATH"] = str(REPO)
@@ -195,10 +210,11 @@ def _shim_probe(env_value: str | None) -> dict:
     # -S: no site-packages .pth processing at start-up, so an installed hook (pip install -e
     # puts dflash_migrate_shim.pth there) cannot act before the probe takes its baseline;
     # the probe then runs the hook's line itself, exactly as site.py would.
-    proc = subprocess.run([sys.executable, "-S", "-c", _PROBE, str(REPO / "shims" / "dflash_migrate_shim.pth")],
+    site = _wheel_site_folder()
+    proc = subprocess.run([sys.executable, "-S", "-c", _PROBE, str(site / "dflash_migrate_shim.pth"), str(site)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return {**json.loads(proc.stdout.strip().splitlines()[-1]), "stderr": proc.stderr}
 
 
 shim_present = pytest.mark.skipif(
@@ -210,7 +226,8 @@ shim_present = pytest.mark.skipif(
 @pytest.mark.parametrize("value", [None, "", "0", "false", "no"])
 def test_shim_inert_without_opt_in(value: str | None) -> None:
     got = _shim_probe(value)
-    assert got == {"meta_path_changed": False, "path_hooks_changed": False, "filters_changed": False,
+    assert got.pop("stderr") == ""
+    assert got == {"hook_loaded": [], "meta_path_changed": False, "path_hooks_changed": False, "filters_changed": False,
                    "sglang_imported": False, "foreign_modules": []}, got
 
 
@@ -218,7 +235,11 @@ def test_shim_inert_without_opt_in(value: str | None) -> None:
 def test_shim_opt_in_does_something() -> None:
     """Keeps the test above meaningful: with the switch on, the probe does see the shim."""
     got = _shim_probe("1")
-    assert got["meta_path_changed"] or got["filters_changed"], got
+    assert got["hook_loaded"] == ["migrator", "shims"], got
+    if importlib.util.find_spec("sglang") is None:  # CI: the shim says plainly that it has nothing to alias
+        assert "sglang" in got["stderr"] and "not installed" in got["stderr"].lower(), got["stderr"]
+    else:
+        assert got["meta_path_changed"] or got["filters_changed"], got
     assert got["sglang_imported"] is False, "installing the shim must not import sglang"
 
 
