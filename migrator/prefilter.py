@@ -29,12 +29,17 @@ def might_match(data: bytes) -> bool:
         return False
     from .compat import text_pattern
 
-    text = data.decode("utf-8", "replace")
-    if not text_pattern().search(text):
+    # Only the non-ASCII characters can be compatibility characters: search those alone
+    # (deleting ASCII bytes keeps every UTF-8 sequence whole; a C loop, unlike the search).
+    if not text_pattern().search(data.translate(None, _ASCII).decode("utf-8", "replace")):
         return False
     import unicodedata
 
+    text = data.decode("utf-8", "replace")
     return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
+
+
+_ASCII = bytes(range(128))
 
 
 def _matches_bytes(data: bytes) -> bool:
