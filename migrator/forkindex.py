@@ -390,11 +390,16 @@ class ForkView:
 
 
 def project_root(paths: list[Path]) -> Path | None:
-    """The folder the index covers: the one configuration is searched up to from the first
-    path (``migrator.config.project_root``: the git repository's top, else the current or
-    the scanned folder)."""
+    """The folder the index covers: the git repository's top (where configuration is searched
+    up to, ``migrator.config.project_root``), else the first scanned folder (a file's
+    folder). Outside a repository the current folder is not used: ``cd ~ && dflash-migrate
+    lint proj`` must not index the whole home folder."""
     if not paths:
         return None
     from .config import project_root as config_root
 
-    return config_root(paths[0])
+    root = config_root(paths[0])
+    if (root / ".git").exists():
+        return root
+    first = paths[0].resolve()
+    return first if first.is_dir() else first.parent

@@ -246,3 +246,23 @@ def test_on_sglang_0_5_13_the_index_adds_no_finding(sglang_0_5_13: Path, monkeyp
     without = engine.run([sglang_0_5_13], options)
     assert [(r.path, r.findings) for r in with_index.results] == [(r.path, r.findings) for r in without.results]
     assert with_index.summary.findings >= 80
+
+
+def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_current_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd ~ && dflash-migrate lint proj` (no git) must not index the whole home folder: a
+    sibling of the scanned folder is never read, however large."""
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n")
+    sibling = tmp_path / "elsewhere"
+    sibling.mkdir()
+    (sibling / "reexport.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker as Base\n")
+    monkeypatch.chdir(tmp_path)
+    read: list[str] = []
+    real = engine._analyse
+    monkeypatch.setattr(engine, "_analyse", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
+    assert forkindex.project_root([Path("proj")]) == (tmp_path / "proj").resolve()
+    assert forkindex.project_root([Path("proj/a.py")]) == (tmp_path / "proj").resolve()
+    outcome = engine.run([Path("proj")], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    assert [f.code for r in outcome.results for f in r.findings] == ["DFM101", "DFM102"]
+    assert not any("elsewhere" in str(p) for p in read), read
