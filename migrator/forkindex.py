@@ -301,6 +301,16 @@ class ForkIndex:
                     found.add(key)
         return frozenset(found)
 
+    def _carries(self, summary: ModuleSummary, name: str) -> bool:
+        """Does importing ``name`` from this module bring in something only the index sees: a
+        V1 object under a fork name, or a class with a V1 ancestor or V1-typed attributes? (A
+        V1 name imported from the module that defines it is seen without the index.)"""
+        qualname = f"{summary.module}.{name}"
+        if name == "*" or self.resolve(qualname, summary.root) is not None:
+            return True
+        return qualname in summary.classes and bool(
+            self.v1_ancestor(qualname, summary.root) or self.holds_v1(qualname, summary))
+
     def holds_v1(self, class_qualname: str, summary: ModuleSummary) -> bool:
         """Is an attribute of the class annotated or assigned with a V1 type (a wrapper)?"""
         for types in summary.attributes.get(class_qualname, {}).values():
@@ -347,15 +357,17 @@ class ForkIndex:
         it is one whose names other modules import."""
         if summary is None:
             return False
-        if (summary.root, summary.module) in carriers and self.needed(summary.module, summary.root):
-            return True
-        for module, _ in summary.imported:
+        if (summary.root, summary.module) in carriers and any(
+                self.resolve(f"{summary.module}.{name}", summary.root) is not None
+                for name in self.needed(summary.module, summary.root)):
+            return True  # another module imports a V1 object from it under a fork name
+        for module, name in summary.imported:
             target = self.find(module, summary.root)
-            if target is not None and (target.root, target.module) in carriers:
+            if target is not None and (target.root, target.module) in carriers and self._carries(target, name):
                 return True
         for qualname, _ in summary.binds.values():
             split = self._split(qualname, summary.root)
-            if split is not None and (split[0].root, split[0].module) in carriers:
+            if split is not None and (split[0].root, split[0].module) in carriers and self._carries(split[0], split[1]):
                 return True
         return False
 
