@@ -88,7 +88,7 @@ def test_string_and_text_findings_on_sglang_0_5_13_point_at_v1_spellings() -> No
     import json
 
     from migrator import catalog
-    from migrator.wheels import WheelError, unpacked_wheel
+    from migrator.verify.wheels import WheelError, unpacked_wheel
 
     try:
         tree = unpacked_wheel("0.5.13") / "sglang"
