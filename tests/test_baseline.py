@@ -14,13 +14,6 @@ from migrator.engine import Options, run
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 
 
-@pytest.fixture()
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def lint_results(*paths: str):
     return run([Path(p) for p in (paths or (".",))], Options(mode="lint", jobs=1)).results
 

@@ -19,13 +19,6 @@ from migrator.commands.lint import run as lint
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 
 
-@pytest.fixture()
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def run_lint(fmt: str, *paths: str) -> tuple[int, str]:
     out = io.StringIO()
     code = lint([Path(p) for p in (paths or (".",))], fmt=fmt, jobs=1, stdout=out, stderr=io.StringIO())

@@ -24,13 +24,6 @@ def run_lint(root: Path, fmt: str, *paths: str, output: Path | None = None) -> t
     return code, out.getvalue(), err.getvalue()
 
 
-@pytest.fixture()
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()  # a repository top, for repository-relative paths
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
-
-
 def test_github_mode_escapes_skipped_lines_on_stderr(repo: Path) -> None:
     (repo / "a.py").write_bytes(V1)
     os.symlink("/etc/hostname", repo / "x\n::stop-commands::tok\n.py")
