@@ -227,7 +227,8 @@ def captured_names(old_tree: ast.Module, old_table: symtable.SymbolTable, new_tr
     """Names the fix uses more often that the original binds other than by an import (its
     own ``class DFlashWorkerV2(DFlashWorker)``, a parameter, a loop variable): a renamed
     reference would resolve to that binding, not to the renamed import."""
-    grown = {name for name, count in _loads(new_tree).items() if count > _loads(old_tree).get(name, 0)}
+    old_loads = _loads(old_tree)  # once: per name it was a walk of the whole tree per loaded name
+    grown = {name for name, count in _loads(new_tree).items() if count > old_loads.get(name, 0)}
     if not grown:
         return set()
     own: set[str] = set()
