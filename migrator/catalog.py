@@ -131,7 +131,10 @@ class Entry(NamedTuple):
     * ``fires_from``: first target release for which the rule fires (default: the release
       after ``exists``);
     * ``cues``: for members of a class that still exists in V2, spellings one of which must
-      also occur in a file for the rule to fire there (sharpens the byte prefilter).
+      also occur in a file for the rule to fire there (sharpens the byte prefilter);
+    * ``distinctive``: a member name no other library spells, so its rule reports it on
+      receivers of unknown type and the name itself is the byte trigger (for other members
+      the class name is: a `.verify(` alone proves nothing).
     """
 
     code: str
@@ -147,6 +150,7 @@ class Entry(NamedTuple):
     also: tuple[str, ...] = ()
     fires_from: str | None = None
     cues: tuple[str, ...] = ()
+    distinctive: bool = False
 
     @property
     def anchor(self) -> str:
@@ -450,6 +454,7 @@ ENTRIES: tuple[Entry, ...] = (
         kind="method",
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
+        distinctive=True,
         fix="unsafe",
         message="`supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead",
         guidance="In 0.5.13 it was False for `NONE` and for DFLASH. 0.5.14 rewrote each call site as a "
@@ -469,6 +474,7 @@ ENTRIES: tuple[Entry, ...] = (
         kind="attribute",
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
+        distinctive=True,
         fix="unsafe",
         message="`ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests `not batch.spec_algorithm.is_none()` instead",
         guidance="In 0.5.13 it was `spec_algorithm.supports_spec_v2()`: False for batches without "
@@ -743,12 +749,17 @@ def entries_of_kind(*kinds: Kind) -> tuple[Entry, ...]:
     return tuple(e for e in ENTRIES if e.kind in kinds)
 
 
+def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
+    """The codes of every entry of ``kinds`` (rules keyed on qualified names declare these)."""
+    return tuple(e.code for e in ENTRIES if e.kind in kinds)
+
+
 @cache
 def trigger_tokens() -> tuple[bytes, ...]:
     """Byte strings at least one of which must occur in a file for any rule to match.
 
     For members of a class the class name is the trigger (a `.verify(` alone proves
-    nothing); for everything else the last dotted component.
+    nothing) unless the member is ``distinctive``; for everything else the last dotted component.
     """
     tokens: set[str] = set()
     for entry in _name_entries():
@@ -759,7 +770,7 @@ def trigger_tokens() -> tuple[bytes, ...]:
             owner = name.rpartition(".")[0]
             owner_last = owner.rpartition(".")[2]
             if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper():
-                if entry.code in ("DFM205", "DFM206"):  # distinctive member names
+                if entry.distinctive:
                     tokens.add(name.rpartition(".")[2])
                 else:
                     tokens.add(owner_last)

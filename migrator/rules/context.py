@@ -1,21 +1,51 @@
-"""What every Python rule works with: :class:`RuleContext` (the file's analysis, the target,
-the enabled codes; where findings are collected) and the helpers rules share.
+"""What every Python rule works with: :class:`Rule` (how a rule module declares itself),
+:class:`RuleContext` (the file's analysis, the target, the enabled codes; where findings are
+collected) and every helper more than one rule uses (the one public module rules share: no
+rule imports another rule).
 
-A module of its own, below the rules: ``migrator.rules`` (the list of rules) imports the
-rule modules, and they import this, so no rule module imports the package that lists it.
+A module of its own, below the rules: ``migrator.rules`` (the registry) imports the rule
+modules, and they import this, so no rule module imports the package that lists it.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable
 
 from .. import catalog
-from ..analysis import Analysis
-from ..model import Edit, Finding, Fix, InsertComment, Replace, Span
+from ..analysis import Analysis, Binding, rename_qualname
+from ..model import AddImport, Edit, Finding, Fix, InsertComment, Replace, Span
+from ..records import record
+
+
+@record
+class Rule(NamedTuple):
+    """A rule module's declaration of itself (``RULE = Rule(...)`` at its top level).
+
+    * ``order``: its place in the run (see :mod:`migrator.rules` for what each band means);
+    * ``owns``: the codes it emits that no other rule owns;
+    * ``shares``: codes another rule owns that this one also emits, and ``why`` (required then);
+    * ``reads``: catalog entries it reads without emitting their code.
+
+    ``tests/test_rule_declarations.py`` fails when a rule emits or reads an undeclared code.
+    """
+
+    name: str
+    order: int
+    check: Callable[[RuleContext], None]
+    owns: tuple[str, ...] = ()
+    shares: tuple[str, ...] = ()
+    why: str = ""
+    reads: tuple[str, ...] = ()
+
+    @property
+    def emits(self) -> frozenset[str]:
+        return frozenset((*self.owns, *self.shares))
 
 
 class RuleContext:
@@ -123,3 +153,102 @@ def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int],
             if defined is not None:
                 found.append((defined[1], defined[2]))
     return tuple(dict.fromkeys(found))
+
+
+# ---- edits several rules make -------------------------------------------------------------
+
+
+def rename_attribute(ctx: RuleContext, node: ast.Attribute, entry: catalog.Entry) -> None:
+    """``x.old_field`` -> ``x.new_field`` (the entry's replacement for the target)."""
+    new_attr = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
+    segment = ctx.analysis.segment(node)
+    if new_attr and segment.endswith(node.attr):
+        ctx.replace(node, segment[: -len(node.attr)] + new_attr, entry)
+
+
+def rename_keyword(ctx: RuleContext, keyword: ast.keyword, entry: catalog.Entry) -> None:
+    """``f(old_name=...)`` -> ``f(new_name=...)``."""
+    new_name = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
+    line, col = keyword.lineno, ctx.analysis.char_col(keyword.lineno, keyword.col_offset)
+    if new_name and keyword.arg:
+        ctx.replace_span(Span.of(line, col, line, col + len(keyword.arg)), new_name, entry)
+
+
+def renamed_text(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding) -> tuple[str | None, tuple]:
+    """The text replacing ``node`` (a name or attribute chain resolving to ``qualname``
+    through ``binding``) for the target, re-expressed relative to the local binding, and the
+    imports that text needs; ``(None, ())`` when it cannot be expressed."""
+    root = _chain_root(node)
+    if root is None or binding.qualname is None:
+        return None, ()
+    head = binding.qualname
+    new_head = rename_qualname(head, ctx.target)
+    local = root.id
+    if binding.follows_rename and new_head != head:
+        local = new_head.rpartition(".")[2]
+    new_full = rename_qualname(qualname, ctx.target)
+    if new_full == new_head or new_full.startswith(new_head + "."):
+        return local + new_full[len(new_head):], ()
+    # The name moved to a module the local binding does not reach: import it directly.
+    if isinstance(node, (ast.Name, ast.Attribute)) and qualname == _rename_source(qualname):
+        module, _, name = new_full.rpartition(".")
+        return name, (AddImport(module, name),)
+    return None, ()
+
+
+def _chain_root(node: ast.expr) -> ast.Name | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _rename_source(qualname: str) -> str:
+    """The qualname itself when it is exactly a catalog function/class (not a member of one)."""
+    entry = catalog.by_name().get(qualname)
+    return qualname if entry is not None and entry.kind in ("function", "class") else ""
+
+
+# ---- positions inside string literals -------------------------------------------------------
+# A literal's value and its source text differ (prefixes, quotes, escapes, implicit
+# concatenation, f-string parts), so a token's position is found in the source text of the
+# literal: every spelling rules look for is plain ASCII without characters that need
+# escaping, so it is written in the source exactly as in the value.
+
+_PREFIXES = ("", "r", "R", "u", "U")
+_QUOTES = ('"""', "'''", '"', "'")
+
+
+def literal_with(segment: str, old_value: str, new_value: str) -> str | None:
+    """Re-spell a simple string literal with another value, keeping prefix and quotes."""
+    for prefix in _PREFIXES:
+        for quote in _QUOTES:
+            if segment == f"{prefix}{quote}{old_value}{quote}":
+                return f"{prefix}{quote}{new_value}{quote}"
+    return None
+
+
+def outer_literal(ctx: RuleContext, node: ast.Constant) -> ast.expr:
+    """The whole literal a string constant belongs to (an f-string for its parts)."""
+    parent = ctx.analysis.parents.get(node)
+    return parent if isinstance(parent, ast.JoinedStr) else node
+
+
+def spans_in_literal(ctx: RuleContext, node: ast.expr, pattern: re.Pattern[str]) -> list[tuple[Span, re.Match[str]]]:
+    """(span, match) of each match of ``pattern`` in the source text of literal ``node``,
+    at the line and column where the token is written (a multi-line string: its own line)."""
+    text = ctx.analysis.segment(node)
+    return [(span_in_literal(ctx, node, m.start(), m.end(), text), m) for m in pattern.finditer(text)]
+
+
+def span_in_literal(ctx: RuleContext, node: ast.expr, start: int, end: int, text: str | None = None) -> Span:
+    """The span of offsets ``start``-``end`` of the source text of literal ``node``."""
+    line, col, _, _ = ctx.analysis.span(node)
+    text = ctx.analysis.segment(node) if text is None else text
+    return Span.of(*_position(text, start, line, col), *_position(text, end, line, col))
+
+
+def _position(text: str, offset: int, line: int, col: int) -> tuple[int, int]:
+    before = text.count("\n", 0, offset)
+    if not before:
+        return line, col + offset
+    return line + before, offset - text.rfind("\n", 0, offset) - 1

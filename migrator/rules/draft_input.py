@@ -11,8 +11,7 @@ because the receiver's type must be a DFlash draft input.
 from __future__ import annotations
 
 from .. import catalog
-from .context import RuleContext, entry_for_member
-from .verify_input import rename_attribute, rename_keyword
+from .context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})
 
@@ -46,3 +45,6 @@ def _member(ctx: RuleContext, types: frozenset[str], member: str, anchor, label:
         ctx.todo(anchor, entry, f"{label}: {entry.message}")
     else:
         rename(entry)
+
+
+RULE = Rule("draft_input", 320, check, owns=CODES)

@@ -17,8 +17,7 @@ import ast
 
 from .. import catalog
 from ..model import Fix, InsertComment, Span
-from .context import RuleContext, entry_for_member
-from .string_refs import literal_with
+from .context import Rule, RuleContext, entry_for_member, literal_with
 
 _LOADERS = ("importlib.import_module", "__import__")
 _MEMBER_CODES = ("DFM105", "DFM106", "DFM107", "DFM108")
@@ -122,3 +121,10 @@ def _check_module_use(ctx: RuleContext, use: ast.Attribute, renamed: bool) -> No
             member_entry = entry_for_member(classes, member.attr, _MEMBER_CODES, ctx)
             if member_entry is not None:
                 _todo_at(ctx, member, member_entry)
+
+
+RULE = Rule(
+    "dynamic_modules", 520, check, shares=(*catalog.codes_of_kind("module", "class", "function"), *_MEMBER_CODES),
+    why="the class and members read from the removed module obtained at run time "
+    "(``importlib.import_module``), reported with the codes they have when imported",
+)

@@ -22,8 +22,7 @@ import re
 
 from .. import catalog
 from ..model import Fix, InsertComment, Replace, Span
-from .context import RuleContext
-from .literal_text import outer_literal, spans_in_literal
+from .context import Rule, RuleContext, outer_literal, spans_in_literal
 
 _NAME = re.escape(catalog.ENV_SPEC_V2)
 #: The name used as a setting: NAME=value (also after -e/--env), "NAME": value, \"NAME\": value.
@@ -82,3 +81,9 @@ def _certain_removal(ctx: RuleContext, literal: ast.expr, node: ast.Constant, sp
     rest = node.value[len(match.group(0)):]
     spaces = len(rest) - len(rest.lstrip(" "))
     return Span.of(span.start.line, span.start.column, span.end.line, span.end.column + spaces)
+
+
+RULE = Rule(
+    "embedded_env", 500, check, shares=("DFM201",),
+    why="the variable set inside shell or env text in a string; `spec_v2_env` owns settings in code",
+)

@@ -19,7 +19,7 @@ import ast
 
 from .. import catalog
 from ..model import Fix, Span
-from .context import RuleContext, through
+from .context import Rule, RuleContext, through
 
 
 def check(ctx: RuleContext) -> None:
@@ -105,3 +105,6 @@ def _module_level_containers(body: list[ast.stmt]) -> list[ast.expr]:
         elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
             found.extend(n for n in ast.walk(statement.value) if isinstance(n, (ast.Dict, ast.List, ast.Tuple, ast.Set)))
     return found
+
+
+RULE = Rule("fork_names", 400, check, owns=("DFM500", "DFM502"))

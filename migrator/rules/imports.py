@@ -19,7 +19,7 @@ from __future__ import annotations
 from .. import catalog
 from ..analysis import ImportedName, ImportFromInfo, rename_qualname
 from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Span
-from .context import RuleContext
+from .context import Rule, RuleContext
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:
@@ -155,3 +155,6 @@ def _module_text(info: ImportFromInfo, new_module: str) -> str | None:
     if base and new_module.startswith(base + "."):
         return new_module[len(base) + 1:]
     return None
+
+
+RULE = Rule("imports", 100, check, owns=catalog.codes_of_kind("module", "class", "function"))

@@ -17,8 +17,8 @@ import re
 
 from .. import catalog
 from ..analysis import Binding, rename_qualname
-from ..model import AddImport, RemoveStatement, Span
-from .context import RuleContext
+from ..model import RemoveStatement, Span
+from .context import Rule, RuleContext, renamed_text
 
 #: Call forms have dedicated rules that look at the arguments.
 _MEMBER_KINDS = ("method", "attribute")
@@ -138,7 +138,7 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
         if entry.kind == "function" or qualname == entry.old:
             ctx.todo(node, entry)
         return
-    new_text, extra = _renamed_text(ctx, node, qualname, binding)
+    new_text, extra = renamed_text(ctx, node, qualname, binding)
     if new_text is not None and new_text != ctx.analysis.segment(node):
         count = len(ctx.findings)
         ctx.replace(node, new_text, entry, extra=extra)
@@ -146,32 +146,12 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
             moved[id(ctx.findings[-1])] = binding
 
 
-def _chain_root(node: ast.expr) -> ast.Name | None:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node if isinstance(node, ast.Name) else None
-
-
-def _renamed_text(ctx: RuleContext, node: ast.expr, qualname: str, binding: Binding) -> tuple[str | None, tuple]:
-    root = _chain_root(node)
-    if root is None or binding.qualname is None:
-        return None, ()
-    head = binding.qualname
-    new_head = rename_qualname(head, ctx.target)
-    local = root.id
-    if binding.follows_rename and new_head != head:
-        local = new_head.rpartition(".")[2]
-    new_full = rename_qualname(qualname, ctx.target)
-    if new_full == new_head or new_full.startswith(new_head + "."):
-        return local + new_full[len(new_head):], ()
-    # The name moved to a module the local binding does not reach: import it directly.
-    if isinstance(node, (ast.Name, ast.Attribute)) and qualname == rename_source(qualname):
-        module, _, name = new_full.rpartition(".")
-        return name, (AddImport(module, name),)
-    return None, ()
-
-
-def rename_source(qualname: str) -> str:
-    """The qualname itself when it is exactly a catalog function/class (not a member of one)."""
-    entry = catalog.by_name().get(qualname)
-    return qualname if entry is not None and entry.kind in ("function", "class") else ""
+RULE = Rule(
+    "references", 200, check,
+    #: removed attributes of a module (``envs.SGLANG_ENABLE_SPEC_V2``): no class gives them a type
+    owns=tuple(e.code for e in catalog.entries_of_kind("method", "attribute") if e.owner_class is None),
+    shares=(*catalog.codes_of_kind("module", "class", "function"), *(e.code for e in catalog.entries_of_kind("method", "attribute") if e.owner_class)),
+    why="every use of a name the imports bind, and removed members reached through an imported "
+    "module or class (``dflash_worker.DFlashWorker.verify``): the import statement is `imports`'s, "
+    "a member of a typed value its member rule's",
+)

@@ -24,8 +24,7 @@ from functools import cache
 
 from .. import catalog
 from ..model import Fix, InsertComment
-from .context import RuleContext
-from .literal_text import outer_literal, span_in_literal
+from .context import Rule, RuleContext, outer_literal, span_in_literal
 
 REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -153,3 +152,11 @@ def _check_path(ctx: RuleContext, node: ast.Constant) -> None:
         span = span_in_literal(ctx, literal, start, end)
         fix = Fix("manual", (InsertComment(ctx.analysis.anchor_line(literal), catalog.todo_comment(entry)),))
         ctx.report(span, entry, fix, f"path of the removed module's file: {entry.message}")
+
+
+RULE = Rule(
+    "reflection_names", 510, check,
+    shares=catalog.codes_of_kind("module", "class", "function", "method", "attribute"),
+    why="removed names spelled as strings where code reaches the V1 objects by name (``getattr``, "
+    "name comparisons, file paths); each name's own code, as the rule that finds it in code uses",
+)

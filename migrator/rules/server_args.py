@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from .context import RuleContext
-from .string_refs import literal_with
-from .verify_input import rename_attribute, rename_keyword
+from .context import Rule, RuleContext, literal_with, rename_attribute, rename_keyword
 
 
 def _registers_flag(analysis, node: ast.Constant) -> bool:  # noqa: ANN001 - Analysis
@@ -56,3 +54,5 @@ def check(ctx: RuleContext) -> None:
         for node in analysis.attributes_by_name.get(keyword_entry.member, []):
             rename_attribute(ctx, node, keyword_entry)
 
+
+RULE = Rule("server_args", 350, check, owns=("DFM203", "DFM204"))

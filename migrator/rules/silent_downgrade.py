@@ -15,7 +15,8 @@ import ast
 
 from ..forkindex import v1_imports, v1_try_fallbacks
 from ..model import Fix, Span
-from .context import RuleContext
+from .. import catalog
+from .context import Rule, RuleContext
 
 
 def check(ctx: RuleContext) -> None:
@@ -55,3 +56,6 @@ def _module_level_tries(body: list[ast.stmt]) -> list[ast.Try]:
         elif isinstance(statement, ast.If):
             found.extend(_module_level_tries(statement.body + statement.orelse))
     return found
+
+
+RULE = Rule("silent_downgrade", 410, check, owns=("DFM501",), reads=catalog.codes_of_kind("module", "class", "function"))

@@ -21,7 +21,7 @@ import ast
 
 from .. import catalog
 from ..model import AddKeyword, AppendListItem, Edit, Fix, RemoveDictEntry, RemoveStatement
-from .context import RuleContext
+from .context import Rule, RuleContext
 
 SETTERS = ("setdefault", "putenv", "setenv")
 SPEC_KEYWORD = "speculative_algorithm"
@@ -141,3 +141,6 @@ def _why_manual(ctx: RuleContext, node: ast.Constant, value: bool | None) -> str
     ):
         return f"reading {catalog.ENV_SPEC_V2} means nothing on 0.5.14+; check server_args.{catalog.DISABLE_OVERLAP_ARG}"
     return catalog.get("DFM201").message
+
+
+RULE = Rule("spec_v2_env", 330, check, owns=("DFM201",))

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from .context import RuleContext
+from .context import Rule, RuleContext
 
 #: Parents under which ``not x.is_none()`` needs no parentheses.
 _LOOSE_PARENTS = (ast.If, ast.While, ast.IfExp, ast.BoolOp, ast.Assert, ast.Return, ast.Assign, ast.AnnAssign,
@@ -84,3 +84,6 @@ def check(ctx: RuleContext) -> None:
                 _replace_with_test(ctx, node.value, node, is_v2, ".spec_algorithm")
             else:
                 ctx.todo(node, is_v2)
+
+
+RULE = Rule("spec_v2_flags", 340, check, owns=("DFM205", "DFM206"))

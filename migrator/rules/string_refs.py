@@ -15,23 +15,9 @@ import re
 
 from .. import catalog
 from ..analysis import rename_qualname
-from .context import RuleContext
-from .references import _renamed_text
+from .context import Rule, RuleContext, literal_with, renamed_text
 
 DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+")
-PREFIXES = ("", "r", "R", "u", "U")
-QUOTES = ('"""', "'''", '"', "'")
-
-
-def literal_with(segment: str, old_value: str, new_value: str) -> str | None:
-    """Re-spell a simple string literal with another value, keeping prefix and quotes."""
-    for prefix in PREFIXES:
-        for quote in QUOTES:
-            if segment == f"{prefix}{quote}{old_value}{quote}":
-                return f"{prefix}{quote}{new_value}{quote}"
-    return None
-
-
 def check(ctx: RuleContext) -> None:
     annotation_ids = {id(node) for node, _ in ctx.analysis.annotation_strings}
     for node in ctx.analysis.strings:
@@ -94,7 +80,7 @@ def _check_annotation(ctx: RuleContext, node: ast.Constant, scope) -> None:
             entry = ctx.entry_named(resolved[0])
             if entry is None or entry.replacement_for(ctx.target) is None:
                 continue
-            new_text, extra = _renamed_text(ctx, inner, resolved[0], resolved[1])
+            new_text, extra = renamed_text(ctx, inner, resolved[0], resolved[1])
             old_text = ast.get_source_segment(node.value.strip(), inner)
             if new_text and new_text != old_text:
                 edits.append((inner.col_offset, inner.end_col_offset or 0, new_text))
@@ -112,3 +98,11 @@ def _check_annotation(ctx: RuleContext, node: ast.Constant, scope) -> None:
         ctx.todo(node, first_entry)
     else:
         ctx.replace(node, literal, first_entry, extra=imports)
+
+
+RULE = Rule(
+    "string_refs", 210, check,
+    shares=catalog.codes_of_kind("module", "class", "function", "method", "attribute", "call-form"),
+    why="the names other rules find in code, spelled as dotted strings (``mock.patch`` targets, "
+    "``import_module`` arguments, string annotations)",
+)

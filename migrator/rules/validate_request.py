@@ -9,7 +9,7 @@ itself is DFM306.
 from __future__ import annotations
 
 from .. import catalog
-from .context import RuleContext
+from .context import Rule, RuleContext
 
 CALLEES = frozenset({catalog.get("DFM306").old, catalog.get("DFM307").old})
 
@@ -25,3 +25,6 @@ def check(ctx: RuleContext) -> None:
         has_star = any(k.arg is None for k in call.keywords) or any(a.__class__.__name__ == "Starred" for a in call.args)
         if passed < 2 and not has_star:
             ctx.todo(call, entry)
+
+
+RULE = Rule("validate_request", 360, check, owns=("DFM307",), reads=("DFM306",))

@@ -16,25 +16,9 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from .context import RuleContext, entry_for_member
+from .context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 V1_ONLY_KEYWORDS = ("page_size", "build_custom_mask")
-
-
-def rename_attribute(ctx: RuleContext, node: ast.Attribute, entry: catalog.Entry) -> None:
-    new_attr = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
-    segment = ctx.analysis.segment(node)
-    if new_attr and segment.endswith(node.attr):
-        ctx.replace(node, segment[: -len(node.attr)] + new_attr, entry)
-
-
-def rename_keyword(ctx: RuleContext, keyword: ast.keyword, entry: catalog.Entry) -> None:
-    from ..model import Span
-
-    new_name = (entry.replacement_for(ctx.target) or "").rpartition(".")[2]
-    line, col = keyword.lineno, ctx.analysis.char_col(keyword.lineno, keyword.col_offset)
-    if new_name and keyword.arg:
-        ctx.replace_span(Span.of(line, col, line, col + len(keyword.arg)), new_name, entry)
 
 
 def is_v1_prepare_call(call: ast.Call, segment_of) -> bool:
@@ -103,3 +87,6 @@ def check(ctx: RuleContext) -> None:
                 for keyword in call.keywords:
                     if keyword.arg == entry.member:
                         rename_keyword(ctx, keyword, entry)
+
+
+RULE = Rule("verify_input", 310, check, owns=("DFM105", "DFM110", "DFM302"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from .. import catalog
-from .context import RuleContext, base_origins, entry_for_member
+from .context import Rule, RuleContext, base_origins, entry_for_member
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 
@@ -76,3 +76,6 @@ def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], w
         entry = entry_for_member(types, name.value, REMOVED_METHOD_CODES, ctx)
         if entry is not None:
             ctx.todo(call, entry, f"`{call.func.id}(..., {name.value!r})`: {entry.message}")  # type: ignore[attr-defined]
+
+
+RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"))

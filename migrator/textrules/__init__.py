@@ -24,6 +24,14 @@ any other file     :mod:`.fallback` (V1 names in text, report-only), except Pyth
 
 Modules are imported only when a file of their type is processed. Discovery decides by
 name alone (:func:`accepts`): no file is opened before the byte prefilter reads it.
+
+Each module declares itself with ``RULE = TextRule(...)`` (:class:`._core.TextRule`): the
+codes it emits, whether fully qualified removed names are looked for too, the modules whose
+rules it runs on embedded text. A file is read by exactly one module, so text modules have
+no order among themselves and share codes by design (``DFM201`` in a shell script and in a
+YAML file is the same removed thing); inside a module, :func:`._core.run` runs its scanner,
+then the fully qualified names, then the suppressions. :func:`text_rules` collects the
+declarations (for tests and docs; the engine imports only the module a file needs).
 """
 
 from __future__ import annotations
@@ -31,9 +39,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib import import_module
 
-from .filetypes import BINARY_SUFFIXES, accepts, module_for
+from functools import cache
 
-__all__ = ["BINARY_SUFFIXES", "Handler", "accepts", "handler_for", "module_for"]
+from .filetypes import BINARY_SUFFIXES, MODULES, accepts, module_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._core import TextRule
+
+__all__ = ["BINARY_SUFFIXES", "Handler", "accepts", "emitted_codes", "handler_for", "module_for", "text_rules"]
 
 Handler = Callable[[str, bytes, object, Callable], object]
 
@@ -44,3 +58,29 @@ def handler_for(path: str) -> Handler | None:
     if module is None:
         return None
     return import_module(f"migrator.textrules.{module}").handle
+
+
+@cache
+def text_rules() -> dict[str, TextRule]:
+    """Every text-rule module's declaration, by module name."""
+    return {name: import_module(f"migrator.textrules.{name}").RULE for name in MODULES}
+
+
+@cache
+def emitted_codes(name: str) -> frozenset[str]:
+    """Every code the module ``name`` may emit: its own, the fully qualified names', and
+    those of the rules it runs on embedded text."""
+    from migrator import catalog
+    from migrator.textrules._core import DOTTED_KINDS
+
+    if name == "python":
+        from migrator.rules import RULES
+
+        return frozenset(code for rule in RULES for code in rule.emits)
+    rule = text_rules()[name]
+    codes = set(rule.codes)
+    if rule.dotted_names:
+        codes.update(catalog.codes_of_kind(*DOTTED_KINDS))
+    for embedded in rule.embeds:
+        codes |= emitted_codes(embedded)
+    return frozenset(codes)

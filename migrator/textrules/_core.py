@@ -13,18 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from migrator import catalog
 from migrator.lines import strip_comment  # noqa: F401 - the text rules call it as _core.strip_comment
 from migrator.textrules.filetypes import module_for
 from migrator.model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RemoveStatement, Replace, Span
+from migrator.records import record
 
 ENV = catalog.ENV_SPEC_V2
 ENV_RE = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ENV)}(?![A-Za-z0-9_])")
 LAUNCH = catalog.LAUNCH_SERVER_MODULE
 LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
 FLAG = catalog.DISABLE_OVERLAP_FLAG
-ENV_ENTRY = catalog.get("DFM201")
+ENV_ENTRY = catalog.by_name()[ENV]
 _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 BOM = "\ufeff"
 PythonAnalyser = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
@@ -46,6 +48,28 @@ class Ctx:
 Analyzer = Callable[[str, str, Ctx], list[Finding]]
 
 
+@record
+class TextRule(NamedTuple):
+    """A text-rule module's declaration of itself (``RULE = TextRule(...)``).
+
+    * ``name``: the module, as :func:`migrator.textrules.filetypes.module_for` names it;
+    * ``codes``: the codes its own scanner emits;
+    * ``dotted_names``: fully qualified removed names (``worker_cls: sglang...DFlashWorker``)
+      are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
+      classes and functions), renamed unless ``fixes`` is False (report-only formats);
+    * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
+      block in shell, a notebook cell); ``"python"`` is the Python rules.
+
+    The registry (:func:`migrator.textrules.text_rules`) adds up what each module may emit.
+    """
+
+    name: str
+    codes: tuple[str, ...]
+    dotted_names: bool = False
+    fixes: bool = True
+    embeds: tuple[str, ...] = ()
+
+
 def env_message(detail: str | None = None) -> str:
     return ENV_ENTRY.message if detail is None else f"{ENV_ENTRY.message} ({detail})"
 
@@ -61,9 +85,9 @@ UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was 
 READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
 
 
-def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = "DFM201",
+def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = ENV_ENTRY.code,
             message: str | None = None) -> Finding:
-    msg = message or (env_message() if code == "DFM201" else catalog.get(code).message)
+    msg = message or catalog.get(code).message
     return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
 
 
@@ -85,11 +109,11 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
     return out
 
 
-_DOTTED_KINDS = ("module", "class", "function")
+DOTTED_KINDS = ("module", "class", "function")
 
 
 def _dotted_pattern() -> "re.Pattern[str]":
-    names = sorted((n for e in catalog.entries_of_kind(*_DOTTED_KINDS) for n in e.names), key=len, reverse=True)
+    names = sorted((n for e in catalog.entries_of_kind(*DOTTED_KINDS) for n in e.names), key=len, reverse=True)
     alternatives = "|".join(re.escape(n) for n in names)
     return re.compile(rf"(?<![\w.])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
 
@@ -210,7 +234,7 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
     return edits, fixes, todos
 
 
-def run(path: str, data: bytes, options: object, analyze: Analyzer, python: PythonAnalyser) -> FileResult:
+def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser) -> FileResult:
     from migrator.suppressions import filter_findings
 
     try:
@@ -223,9 +247,8 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer, python: Pyth
     target = getattr(options, "target_version", None) or catalog.default_target_version()
     ctx = Ctx(target, python)
     found = analyze(path, text, ctx)
-    kind = module_for(path)
-    if kind not in ("markdown", "fallback", None):  # prose and other text: the mention scanner reports
-        found += dotted_name_findings(path, text, ctx, rewrite=kind != "jsonfile")
+    if rule.dotted_names:
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes)
     from migrator.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
@@ -233,7 +256,7 @@ def run(path: str, data: bytes, options: object, analyze: Analyzer, python: Pyth
     from migrator.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:

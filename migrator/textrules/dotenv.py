@@ -46,4 +46,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python)
+
+
+RULE = _core.TextRule("dotenv", (_core.ENV_ENTRY.code,), dotted_names=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 
+from migrator import catalog
 from migrator.model import FileResult, Finding
 from migrator.textrules import _core, mentions
 
@@ -53,4 +54,7 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
         data.decode("utf-8")
     except UnicodeDecodeError:
         return FileResult(path)
-    return _core.run(path, data, options, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python)
+
+
+RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"))

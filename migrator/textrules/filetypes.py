@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 
+#: Every text-rule module (each declares itself: ``migrator.textrules.text_rules``).
+MODULES = ("shell", "dockerfile", "yaml", "dotenv", "toml", "jsonfile", "markdown", "notebook", "fallback")
 _SUFFIXES = {
     ".sh": "shell", ".bash": "shell", ".zsh": "shell", ".ksh": "shell",
     ".dockerfile": "dockerfile", ".containerfile": "dockerfile",

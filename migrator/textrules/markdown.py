@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from migrator import catalog
 from migrator.model import Finding, Fix, Span
 from migrator.textrules import _core, dockerfile, dotenv, mentions, shell, toml, yaml
 
@@ -108,4 +109,8 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python)
+
+
+RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text")),
+                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"))

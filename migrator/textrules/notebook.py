@@ -191,3 +191,6 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
         out = splice(text, sorted(replacements))
         result.new_bytes = (bom + out).encode("utf-8")
     return result
+
+
+RULE = _core.TextRule("notebook", (), embeds=("python", "shell", "dotenv", "markdown"))

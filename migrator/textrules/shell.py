@@ -228,4 +228,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python)
+
+
+RULE = _core.TextRule("shell", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True)

@@ -233,4 +233,7 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python)
+
+
+RULE = _core.TextRule("yaml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True, embeds=("shell",))
