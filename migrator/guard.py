@@ -32,7 +32,7 @@ import builtins
 import re
 import symtable
 from collections import Counter
-from functools import cache
+from functools import cache, lru_cache
 
 from . import catalog
 from .fileio import SourceError, decode_python
@@ -71,15 +71,14 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
     ``exported``: names other modules of the fork import from this one (``migrator.forkindex``)
     or its ``__all__`` lists; each must stay bound on every path it was bound on."""
     try:
-        new_tree = ast.parse(after)
-        new_table = symtable.symtable(after, "<fixed>", "exec")
+        new = parsed(after)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return [Problem(f"the fixed code would not parse ({error})")]
     try:
-        old_tree = ast.parse(before)
-        old_table = symtable.symtable(before, "<original>", "exec")
+        old = parsed(before)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # nothing to compare with: the engine reports the original's syntax error
+    old_tree, old_table, new_tree, new_table = old.tree, old.table, new.tree, new.table
     found: list[Problem] = []
     new_free = free_names(new_table) - free_names(old_table)
     if new_free:
@@ -88,7 +87,7 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
     if len(new_partly - old_partly) > len(old_partly - new_partly):
         added = new_partly - old_partly
         found.append(Problem("it would use " + _names(added) + " bound on only some paths", frozenset(added)))
-    old_stars, new_stars = star_imports(old_tree, module_name, is_package), star_imports(new_tree, module_name, is_package)
+    old_stars, new_stars = star_imports(old, module_name, is_package), star_imports(new, module_name, is_package)
     if old_stars != new_stars:
         lines = frozenset(line for module, line in new_stars.items() if old_stars.get(module) is None)
         found.append(Problem("it changes a star import, whose names cannot be checked", lines=lines))
@@ -98,20 +97,20 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
         if lost:
             found.append(Problem("other modules of the fork import " + _names(lost) + " from this one, which it "
                                  "would no longer bind on every path", lost))
-    captured = captured_names(old_tree, old_table, new_tree)
+    captured = captured_names(old, new)
     if captured:
         found.append(Problem("a renamed reference would mean the " + _names(captured) + " this file defines itself",
                              frozenset(captured)))
-    old_bound, new_bound = module_bindings(old_tree), module_bindings(new_tree)
-    old_own, new_own = module_bindings(old_tree, through_global=False), module_bindings(new_tree, through_global=False)
+    old_bound, new_bound = old.module_bindings | old.global_bindings, new.module_bindings | new.global_bindings
+    old_own, new_own = old.module_bindings, new.module_bindings
     for label, old_names, new_names, old_set, new_set in (
             ("exports", all_names(old_tree), all_names(new_tree), old_bound, new_bound),
-            ("deletes or declares global", deleted_or_global(old_tree), deleted_or_global(new_tree), old_own, new_own)):
+            ("deletes or declares global", deleted_or_global(old), deleted_or_global(new), old_own, new_own)):
         lost = (new_names - new_set) - (old_names - old_set)
         if lost:
             found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
-    old_imports = set(imported_names(old_tree, module_name, is_package)) | set(reflected_names(old_tree, module_name, is_package))
-    new_imports = {**imported_names(new_tree, module_name, is_package), **reflected_names(new_tree, module_name, is_package)}
+    old_imports = set(imported_names(old, module_name, is_package)) | set(reflected_names(old, module_name, is_package))
+    new_imports = {**imported_names(new, module_name, is_package), **reflected_names(new, module_name, is_package)}
     for dotted, line in new_imports.items():
         if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
             continue
@@ -124,6 +123,99 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
 def _names(names: set[str] | frozenset[str]) -> str:
     shown = ", ".join(f"`{name}`" for name in sorted(names))
     return ("name " if len(names) == 1 else "names ") + shown
+
+
+class Parsed:
+    """One text's tree and symbol table, and what the checks read from the tree, gathered
+    in one walk: sglang's ``server_args.py`` has ~100k nodes, and a walk per check cost
+    seconds per file. The original text is the same in every round of ``settle``, so its
+    ``Parsed`` is kept (``parsed``)."""
+
+    __slots__ = ("tree", "table", "loads", "stores", "defined", "declared_global", "imports", "reflecting_calls",
+                 "module_bindings", "global_bindings")
+
+    def __init__(self, text: str, label: str) -> None:
+        self.tree = ast.parse(text)
+        self.table = symtable.symtable(text, label, "exec")
+        #: how often each name is read; names written or deleted; names of defs and classes
+        self.loads: Counter = Counter()
+        self.stores: set[str] = set()
+        self.defined: set[str] = set()
+        self.declared_global: set[str] = set()
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        #: ``getattr(name, "Attr")`` / ``hasattr(name, "Attr")`` calls
+        self.reflecting_calls: list[ast.Call] = []
+        #: names the module scope binds itself (``del`` does not bind), and through ``global``
+        self.module_bindings: set[str] = set()
+        self.global_bindings: set[str] = set()
+        self._walk()
+
+    def _walk(self) -> None:
+        # One pass, carrying for each node whether it runs in the module scope and which
+        # outermost function, class or lambda holds it (its ``global`` declarations and
+        # stores bind module names). A comprehension's first iterable runs in the enclosing
+        # scope; the rest is the comprehension's own.
+        scopes: dict[int, tuple[set[str], set[str]]] = {}  # owner -> (declared global, stored)
+        stack: list[tuple[ast.AST, bool, int]] = [(node, True, 0) for node in reversed(self.tree.body)]
+        module_scope_names = self.module_bindings
+        while stack:
+            node, at_module, owner = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                if isinstance(node.ctx, ast.Load):
+                    self.loads[node.id] += 1
+                else:
+                    self.stores.add(node.id)
+                    if isinstance(node.ctx, ast.Store):
+                        if at_module:
+                            module_scope_names.add(node.id)
+                        elif owner:
+                            scopes[owner][1].add(node.id)
+                continue
+            if kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.append(node)
+                if at_module:
+                    module_scope_names.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+            elif kind is ast.Call:
+                if (isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+                        and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant)
+                        and isinstance(node.args[1].value, str)):
+                    self.reflecting_calls.append(node)
+            elif kind is ast.Global:
+                self.declared_global.update(node.names)
+                if owner:
+                    scopes[owner][0].update(node.names)
+            inner = at_module
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef or kind is ast.Lambda:
+                if kind is not ast.Lambda:
+                    self.defined.add(node.name)
+                    if at_module:
+                        module_scope_names.add(node.name)
+                if at_module:
+                    owner = id(node)
+                    scopes[owner] = (set(), set())
+                inner = False
+            elif at_module and (kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp or kind is ast.DictComp):
+                first = node.generators[0].iter
+                stack.append((first, True, owner))
+                stack.extend((child, False, owner) for child in ast.iter_child_nodes(node) if child is not node.generators[0])
+                generator = node.generators[0]
+                stack.extend((child, False, owner) for child in ast.iter_child_nodes(generator) if child is not first)
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    stack.append((value, inner, owner))
+                elif isinstance(value, list):
+                    stack.extend((item, inner, owner) for item in value if isinstance(item, ast.AST))
+        for declared, stored in scopes.values():
+            self.global_bindings |= stored & declared
+        self.global_bindings -= module_scope_names
+
+
+@lru_cache(maxsize=2)
+def parsed(text: str) -> Parsed:
+    return Parsed(text, "<source>")
 
 
 # ---- scopes -------------------------------------------------------------------------
@@ -219,52 +311,20 @@ def _target_names(target: ast.AST) -> set[str]:
     return set()
 
 
-def _loads(tree: ast.AST) -> Counter:
-    return Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load))
-
-
-def captured_names(old_tree: ast.Module, old_table: symtable.SymbolTable, new_tree: ast.Module) -> set[str]:
+def captured_names(old: Parsed, new: Parsed) -> set[str]:
     """Names the fix uses more often that the original binds other than by an import (its
     own ``class DFlashWorkerV2(DFlashWorker)``, a parameter, a loop variable): a renamed
     reference would resolve to that binding, not to the renamed import."""
-    old_loads = _loads(old_tree)  # once: per name it was a walk of the whole tree per loaded name
-    grown = {name for name, count in _loads(new_tree).items() if count > old_loads.get(name, 0)}
+    grown = {name for name, count in new.loads.items() if count > old.loads.get(name, 0)}
     if not grown:
         return set()
     own: set[str] = set()
-    for table in _tables(old_table):
+    for table in _tables(old.table):
         for symbol in table.get_symbols():
             if symbol.get_name() in grown and (symbol.is_parameter() or symbol.is_assigned() or symbol.is_namespace()):
                 own.add(symbol.get_name())
-    imported = {(a.asname or a.name).partition(".")[0] for node in ast.walk(old_tree)
-                if isinstance(node, (ast.Import, ast.ImportFrom)) for a in node.names}
-    assigned_elsewhere = {n.id for n in ast.walk(old_tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    defined = {n.name for n in ast.walk(old_tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    return {name for name in own if name not in imported or name in assigned_elsewhere or name in defined}
-
-
-def module_bindings(tree: ast.Module, through_global: bool = True) -> set[str]:
-    """Names the module scope binds (``del`` does not bind), also through ``global``."""
-    bound: set[str] = set()
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            stack.append(node.generators[0].iter)  # the rest is the comprehension's own scope
-            continue
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            if not isinstance(node, ast.Lambda):
-                bound.add(node.name)
-            declared = {n for child in ast.walk(node) if isinstance(child, ast.Global) for n in child.names} if through_global else set()
-            bound.update(n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-                         and n.id in declared)
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            bound.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            bound.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return bound
+    imported = {(a.asname or a.name).partition(".")[0] for node in old.imports for a in node.names}
+    return {name for name in own if name not in imported or name in old.stores or name in old.defined}
 
 
 def all_names(tree: ast.Module) -> set[str]:
@@ -280,35 +340,35 @@ def all_names(tree: ast.Module) -> set[str]:
     return names
 
 
-def deleted_or_global(tree: ast.Module) -> set[str]:
+def deleted_or_global(facts: Parsed) -> set[str]:
     """Module names a ``del`` at module level or a ``global`` declaration names."""
-    names = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
-    for statement in tree.body:
+    names = set(facts.declared_global)
+    for statement in facts.tree.body:
         for node in ast.walk(statement) if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
             if isinstance(node, ast.Delete):
                 names.update(t.id for t in node.targets if isinstance(t, ast.Name))
     return names
 
 
-def reflected_names(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str, int]:
+def reflected_names(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str, int]:
     """``getattr(module, "Name")`` / ``hasattr`` on an imported module -> ``module.Name``."""
+    if not facts.reflecting_calls:
+        return {}
     modules: dict[str, str] = {}
-    for node in ast.walk(tree):
+    for node in facts.imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
                     modules[alias.asname] = alias.name
-        elif isinstance(node, ast.ImportFrom):
+        else:
             base = _absolute(node.module, node.level, module_name, is_package)
             if base:
                 for alias in node.names:
                     modules[alias.asname or alias.name] = f"{base}.{alias.name}"
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
-                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in modules
-                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-            found.setdefault(f"{modules[node.args[0].id]}.{node.args[1].value}", node.lineno)
+    for node in facts.reflecting_calls:
+        if node.args[0].id in modules:  # type: ignore[attr-defined]
+            found.setdefault(f"{modules[node.args[0].id]}.{node.args[1].value}", node.lineno)  # type: ignore[attr-defined]
     return found
 
 
@@ -328,10 +388,10 @@ def _absolute(module: str | None, level: int, module_name: str | None, is_packag
     return f"{base}.{module}" if module else base
 
 
-def imported_names(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str, int]:
+def imported_names(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str, int]:
     """Every dotted name an import statement reaches (``from m import n``: ``m.n``) -> line."""
     found: dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in facts.imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 found.setdefault(alias.name, node.lineno)
@@ -344,8 +404,8 @@ def imported_names(tree: ast.Module, module_name: str | None, is_package: bool) 
     return found
 
 
-def star_imports(tree: ast.Module, module_name: str | None, is_package: bool) -> dict[str | None, int]:
-    return {_absolute(node.module, node.level, module_name, is_package): node.lineno for node in ast.walk(tree)
+def star_imports(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str | None, int]:
+    return {_absolute(node.module, node.level, module_name, is_package): node.lineno for node in facts.imports
             if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)}
 
 
