@@ -35,7 +35,7 @@ import bisect
 from contextlib import contextmanager
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from . import catalog
@@ -371,19 +371,14 @@ class Analysis(ast.NodeVisitor):
         return frozenset()
 
     def ancestors(self, qualname: str) -> frozenset[str]:
-        seen: set[str] = set()
-        stack = [qualname]
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            info = self.classes.get(current)
-            if info:
-                stack.extend(info.bases)
-            elif self.fork is not None:
-                stack.extend(self.fork.bases(current))
-        return frozenset(seen)
+        """``qualname`` and its bases, transitively: this file's classes, then the fork's."""
+        return class_ancestors(qualname, self._bases)
+
+    def _bases(self, qualname: str) -> tuple[str, ...]:
+        info = self.classes.get(qualname)
+        if info:
+            return info.bases
+        return self.fork.bases(qualname) if self.fork is not None else ()
 
     def annotation_types(self, node: ast.AST | None) -> frozenset[str]:
         if node is None:
@@ -893,6 +888,19 @@ def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str |
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
     return Analysis(tree, source, module_name, is_package, skip_cold_functions, fork).run()
+
+
+def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:
+    """``qualname`` and every class it derives from through ``bases_of`` (cycles end): the
+    one ancestor walk, for a file's analysis and for the fork index."""
+    seen: set[str] = set()
+    stack = [qualname]
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(bases_of(current))
+    return frozenset(seen)
 
 
 def rename_qualname(qualname: str, target: str) -> str:

@@ -32,11 +32,12 @@ are not followed: a documented limit.
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from . import catalog
-from .analysis import all_names
+from .analysis import all_names, class_ancestors
 from .records import record
 
 TYPE_CHECKING = False
@@ -89,6 +90,7 @@ def package_root(path: Path, module: str | None) -> str:
     return str(folder)
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every bound name and attribute type of every summary
 def is_v1(qualname: str) -> bool:
     """Does ``qualname`` name a removed/renamed catalog module, class or function (or a
     member of one)?"""
@@ -184,6 +186,8 @@ class ForkIndex:
                 target = self.find(module, summary.root)
                 if target is not None:
                     self._needed.setdefault((target.root, target.module), set()).add(name)
+        self._v1_ancestor: dict[tuple[str, str | None], bool] = {}
+        self._carriers = self._find_carriers()
         self.words: frozenset[str] = frozenset(self._words())
 
     # ---- lookups ------------------------------------------------------------------
@@ -289,7 +293,10 @@ class ForkIndex:
 
     def carriers(self) -> frozenset[tuple[str, str]]:
         """(root, module) of every module binding a name that resolves to a V1 object
-        through the fork, or defining a class with a V1 ancestor."""
+        through the fork, or defining a class with a V1 ancestor or V1-typed attributes."""
+        return self._carriers
+
+    def _find_carriers(self) -> frozenset[tuple[str, str]]:
         found: set[tuple[str, str]] = set()
         for key, summary in self.by_key.items():
             for name in summary.binds:
@@ -297,7 +304,7 @@ class ForkIndex:
                     found.add(key)
                     break
             else:
-                if any(self.v1_ancestor(q, summary.root) or self.holds_v1(q, summary) for q in summary.classes):
+                if any(self.has_v1_ancestor(q, summary.root) or self.holds_v1(q, summary) for q in summary.classes):
                     found.add(key)
         return frozenset(found)
 
@@ -309,7 +316,7 @@ class ForkIndex:
         if name == "*" or self.resolve(qualname, summary.root) is not None:
             return True
         return qualname in summary.classes and bool(
-            self.v1_ancestor(qualname, summary.root) or self.holds_v1(qualname, summary))
+            self.has_v1_ancestor(qualname, summary.root) or self.holds_v1(qualname, summary))
 
     def holds_v1(self, class_qualname: str, summary: ModuleSummary) -> bool:
         """Is an attribute of the class annotated or assigned with a V1 type (a wrapper)?"""
@@ -319,31 +326,25 @@ class ForkIndex:
                     return True
         return False
 
-    def v1_ancestor(self, class_qualname: str, root: str | None) -> str | None:
-        seen: set[str] = set()
-        stack = [class_qualname]
-        while stack:
-            current = stack.pop()
-            if current in seen:
-                continue
-            seen.add(current)
-            if current != class_qualname and is_v1(current):
-                return current
-            stack.extend(self.bases(current, root))
-        return None
+    def has_v1_ancestor(self, class_qualname: str, root: str | None) -> bool:
+        key = (class_qualname, root)
+        if key not in self._v1_ancestor:
+            ancestors = class_ancestors(class_qualname, lambda current: self.bases(current, root))
+            self._v1_ancestor[key] = any(is_v1(a) for a in ancestors - {class_qualname})
+        return self._v1_ancestor[key]
 
     def _words(self) -> set[str]:
         """Names bound to V1 objects (or V1 subclasses) without a V1 word in them."""
         from .prefilter import might_match
 
         words: set[str] = set()
-        for summary in self.by_key.values():
+        for summary in (self.by_key[key] for key in self._carriers):  # only carriers bind such names
             for name in summary.binds:
                 if not might_match(name.encode()) and self.resolve(f"{summary.module}.{name}", summary.root):
                     words.add(name)
             for qualname in summary.classes:
                 name = qualname.rpartition(".")[2]
-                if not might_match(name.encode()) and (self.v1_ancestor(qualname, summary.root)
+                if not might_match(name.encode()) and (self.has_v1_ancestor(qualname, summary.root)
                                                        or self.holds_v1(qualname, summary)):
                     words.add(name)
         return words
