@@ -6,12 +6,15 @@ from __future__ import annotations
 import ast
 import json
 import shutil
+import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from flakes import new_flakes
 from migrator import engine, forkindex
+from migrator.model import Finding
 from migrator.report import sarif
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "forks" / "index_fixture"
@@ -266,3 +269,61 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     outcome = engine.run([Path("proj")], engine.Options(mode="lint", target_version=TARGET, jobs=1))
     assert [f.code for r in outcome.results for f in r.findings] == ["DFM101", "DFM102"]
     assert not any("elsewhere" in str(p) for p in read), read
+
+
+def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, Counter, engine.RunResult]:
+    """(files analysed, files read) by one lint run in this process (``jobs=1``), by real path."""
+    analysed: Counter = Counter()
+    read: Counter = Counter()
+    run_rules, read_bytes = engine._run_rules, engine.read_bytes
+    with monkeypatch.context() as patch:
+        patch.setattr(engine, "_run_rules", lambda path, *a: analysed.update([str(Path(path).resolve())]) or run_rules(path, *a))
+        patch.setattr(engine, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))
+        outcome = engine.run(paths, engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    return analysed, read, outcome
+
+
+def _committed(root: Path) -> None:
+    for args in (("init", "-q"), ("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fork")):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def _no_more_work_for_one_file(root: Path, one: Path, monkeypatch: pytest.MonkeyPatch) -> Counter:
+    """``lint one`` in the repository ``root`` indexes the whole repository (so its findings
+    are that file's part of ``lint .``) but parses and reads no file ``lint .`` does not, and
+    none more often (the named file itself is read once more: ``git grep`` does not
+    prefilter a file named on its own)."""
+    monkeypatch.chdir(root)
+    whole_analysed, whole_read, whole = _work([Path(".")], monkeypatch)
+    alone_analysed, alone_read, alone = _work([one.relative_to(root)], monkeypatch)
+    assert set(alone_analysed) == set(whole_analysed)  # the index: every candidate, not more
+    assert not alone_analysed - whole_analysed
+    assert alone_read - whole_read <= Counter({str(one.resolve()): 1})
+    def shown(finding: Finding) -> tuple:  # the other files as reports show them
+        return (*finding[1:5], [(str(Path(path).resolve()), line) for path, line in finding.related])
+
+    by_file = {str(Path(r.path).resolve()): [shown(f) for f in r.findings] for r in whole.results}
+    assert [shown(f) for f in alone.results[0].findings] == by_file[str(one.resolve())]
+    return whole_analysed
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_one_file_of_a_repository_costs_no_more_than_the_whole(fork: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (fork / "unrelated").mkdir()
+    for number in range(20):  # files without a V1 word: git narrows them away in both runs
+        (fork / "unrelated" / f"m{number}.py").write_text(f"def f{number}():\n    return {number}\n")
+    _committed(fork)
+    analysed = _no_more_work_for_one_file(fork, fork / PACKAGE / "tuned.py", monkeypatch)
+    assert not any("unrelated" in path for path in analysed)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_one_file_of_sglang_0_5_13_costs_no_more_than_the_whole(
+        sglang_0_5_13: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19: `lint python/sglang/srt/managers/scheduler.py` in sglang's repository."""
+    root = tmp_path / "sglang-repo"
+    shutil.copytree(sglang_0_5_13, root / "python" / "sglang", symlinks=True)
+    _committed(root)
+    analysed = _no_more_work_for_one_file(root, root / "python/sglang/srt/managers/scheduler.py", monkeypatch)
+    assert 5 <= len(analysed) <= 40, len(analysed)  # the prefilter's candidates, not the 2,400 files

@@ -46,6 +46,7 @@ class Rule(NamedTuple):
     @property
     def emits(self) -> frozenset[str]:
         return frozenset((*self.owns, *self.shares))
+from ..report.locations import report_path
 
 
 class RuleContext:
@@ -132,7 +133,9 @@ def entry_for_member(qualname_types: frozenset[str], member: str, codes: Iterabl
 
 def through(related: tuple[tuple[str, int], ...]) -> str:
     """`` (through pkg/compat.py:7)`` for a finding that comes through other files."""
-    return " (through " + ", ".join(f"{path}:{line}" for path, line in related) + ")" if related else ""
+    # repository-relative, as reports show paths: the message (and so the fingerprint) is the
+    # same whether the other file was scanned or only indexed (`lint FILE` = its part of `lint .`)
+    return " (through " + ", ".join(f"{report_path(path)}:{line}" for path, line in related) + ")" if related else ""
 
 
 def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int], ...]:

@@ -19,6 +19,7 @@ import ast
 
 from .. import catalog
 from ..model import Fix, Span
+from ..report.locations import report_path
 from .context import Rule, RuleContext, through
 
 
@@ -53,7 +54,7 @@ def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, reso
         message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({path}:{line})"
     message += through(resolved.via)
     replaced = _replaceable(v1, ctx.target)
-    fix = Fix("safe", (), replacement=f"fixed where it is bound: {resolved.via[-1][0]}") if replaced else None
+    fix = Fix("safe", (), replacement=f"fixed where it is bound: {report_path(resolved.via[-1][0])}") if replaced else None
     ctx.report(span, entry, fix, message)
     ctx.findings[-1] = ctx.findings[-1]._replace(related=resolved.via)
 
