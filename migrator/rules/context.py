@@ -21,6 +21,7 @@ from .. import catalog
 from ..analysis import Analysis, Binding, rename_qualname
 from ..model import AddImport, Edit, Finding, Fix, InsertComment, Replace, Span
 from ..records import record
+from ..report.locations import report_path
 
 
 @record
@@ -46,7 +47,6 @@ class Rule(NamedTuple):
     @property
     def emits(self) -> frozenset[str]:
         return frozenset((*self.owns, *self.shares))
-from ..report.locations import report_path
 
 
 class RuleContext:
