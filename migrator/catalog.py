@@ -132,6 +132,9 @@ class Entry(NamedTuple):
       after ``exists``);
     * ``cues``: for members of a class that still exists in V2, spellings one of which must
       also occur in a file for the rule to fire there (sharpens the byte prefilter);
+    * ``example_file``: the file ``before``/``after`` are written in (its suffix decides the
+      file type); an example of several files starts each with a ``# file: NAME`` line
+      (:func:`example_files`). ``tests/test_catalog_examples.py`` runs every example;
     * ``distinctive``: a member name no other library spells, so its rule reports it on
       receivers of unknown type and the name itself is the byte trigger (for other members
       the class name is: a `.verify(` alone proves nothing).
@@ -151,6 +154,7 @@ class Entry(NamedTuple):
     fires_from: str | None = None
     cues: tuple[str, ...] = ()
     distinctive: bool = False
+    example_file: str = "example.py"
 
     @property
     def anchor(self) -> str:
@@ -273,8 +277,18 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="V2 over-allocates verify KV slots and the scheduler does the accounting, "
         "so paged keep-slot computation is no longer needed. Delete the call and rely on "
         "`DFlashDraftInputV2.prepare_for_decode` reserving KV locations.",
-        before="keep = _compute_paged_keep_slots(prefix_lens=p, commit_lens=c, draft_token_num=8, page_size=16)",
-        after="# removed: V2 reserves KV in DFlashDraftInputV2.prepare_for_decode",
+        before=(
+            "from sglang.srt.speculative.dflash_info import _compute_paged_keep_slots\n"
+            "\n"
+            "\n"
+            "def keep_slots(prefix_lens, commit_lens):\n"
+            "    return _compute_paged_keep_slots(prefix_lens=prefix_lens, commit_lens=commit_lens, draft_token_num=8, page_size=16)"
+        ),
+        after=(
+            "def keep_slots(prefix_lens, commit_lens):\n"
+            "    # V2 reserves the KV slots itself, in DFlashDraftInputV2.prepare_for_decode: drop the call\n"
+            "    return None"
+        ),
     ),
     Entry(
         code="DFM105",
@@ -291,8 +305,19 @@ ENTRIES: tuple[Entry, ...] = (
         "`DFlashWorkerV2.forward_batch_generation` (0.5.14-0.5.18) or `DFlashWorkerV2._accept_block` "
         "(0.5.19+), returns tensors (`accept_lens`, `next_token_ids`), and the scheduler's batch "
         "result processor appends tokens and frees KV.",
-        before="bonus, commit_lens, hidden, per_req = verify_input.verify(batch=batch, logits_output=out, page_size=ps)",
-        after="result = worker.forward_batch_generation(batch)  # accept_lens, next_token_ids",
+        before=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def verify(verify_input: DFlashVerifyInput, batch, out, ps):\n"
+            "    bonus, commit_lens, hidden, per_req = verify_input.verify(batch=batch, logits_output=out, page_size=ps)\n"
+            "    return bonus"
+        ),
+        after=(
+            "def verify(worker, batch):\n"
+            "    result = worker.forward_batch_generation(batch)  # accept_lens, next_token_ids\n"
+            "    return result"
+        ),
         cues=(".verify(", "def verify"),
     ),
     Entry(
@@ -307,8 +332,22 @@ ENTRIES: tuple[Entry, ...] = (
         "`forward_batch_generation` and calls `DFlashVerifyInput.prepare_for_verify(batch, "
         "target_worker)`; KV for verify is pre-reserved by `DFlashDraftInputV2.prepare_for_decode`. "
         "Move custom logic into a `forward_batch_generation` override.",
-        before="def _prepare_for_speculative_decoding(self, batch, draft_input): ...",
-        after="def forward_batch_generation(self, batch, on_publish=None, **kw): ...",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorker):\n"
+            "    def _prepare_for_speculative_decoding(self, batch, draft_input):\n"
+            "        return batch"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorkerV2):\n"
+            "    def forward_batch_generation(self, batch, on_publish=None, **kw):\n"
+            "        return super().forward_batch_generation(batch, on_publish=on_publish, **kw)"
+        ),
     ),
     Entry(
         code="DFM107",
@@ -321,8 +360,22 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="The V2 method takes explicit tensors (`target_hidden`, `cache_loc`, `positions`, "
         "optional `cache_loc_2d`, `commit_lens`) instead of reading `DFlashDraftInput.ctx_lens` "
         "and `draft_seq_lens`.",
-        before="self._append_target_hidden_to_draft_kv(batch, draft_input)",
-        after="self._append_target_hidden_to_draft_kv_by_loc(target_hidden=h, cache_loc=loc, positions=pos)",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorker):\n"
+            "    def extend(self, batch, draft_input):\n"
+            "        self._append_target_hidden_to_draft_kv(batch, draft_input)"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorkerV2):\n"
+            "    def extend(self, hidden, loc, pos):\n"
+            "        self._append_target_hidden_to_draft_kv_by_loc(target_hidden=hidden, cache_loc=loc, positions=pos)"
+        ),
     ),
     Entry(
         code="DFM108",
@@ -336,8 +389,22 @@ ENTRIES: tuple[Entry, ...] = (
         "and it returns `accept_lens`, padded `next_token_ids` and `next_draft_input` instead of "
         "mutating `batch.spec_info` and setting `num_correct_drafts*`. The scheduler applies "
         "the result. Rework overrides and callers against the new contract.",
-        before="def forward_batch_generation(self, batch, **kwargs): ...",
-        after="def forward_batch_generation(self, batch, on_publish=None, grammar_barrier=None): ...",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorker):\n"
+            "    def forward_batch_generation(self, batch, **kwargs):\n"
+            "        return super().forward_batch_generation(batch, **kwargs)"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "class MyWorker(DFlashWorkerV2):\n"
+            "    def forward_batch_generation(self, batch, on_publish=None, grammar_barrier=None):\n"
+            "        return super().forward_batch_generation(batch, on_publish=on_publish, grammar_barrier=grammar_barrier)"
+        ),
     ),
     Entry(
         code="DFM109",
@@ -351,8 +418,21 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="V2 materializes the draft KV immediately, so the draft input no longer carries "
         "`target_hidden`, `ctx_lens` or `draft_seq_lens`. Pass the tensors explicitly to "
         "`_append_target_hidden_to_draft_kv_by_loc` instead.",
-        before="draft_input.target_hidden",
-        after="# pass target_hidden to _append_target_hidden_to_draft_kv_by_loc",
+        before=(
+            "from sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+            "\n"
+            "\n"
+            "def hidden_of(draft_input: DFlashDraftInput):\n"
+            "    return draft_input.target_hidden"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+            "\n"
+            "\n"
+            "def hidden_of(draft_input: DFlashDraftInputV2):\n"
+            "    # V2 passes target_hidden to _append_target_hidden_to_draft_kv_by_loc instead of storing it\n"
+            "    return None"
+        ),
     ),
     Entry(
         code="DFM110",
@@ -366,8 +446,21 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="The name survived with an incompatible signature. The caller now sets "
         "`batch.out_cache_loc` itself and uses the returned `ForwardBatch` (attention and "
         "cuda-graph metadata pre-initialised). 0.5.23 adds keyword-only `defer_metadata_init`.",
-        before="verify_input.prepare_for_verify(batch, self.page_size)",
-        after="forward_batch, can_run_graph = verify_input.prepare_for_verify(batch, self.target_worker)",
+        before=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def prepare(verify_input: DFlashVerifyInput, batch, page_size):\n"
+            "    verify_input.prepare_for_verify(batch, page_size)"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def prepare(verify_input: DFlashVerifyInput, batch, target_worker):\n"
+            "    forward_batch, can_run_graph = verify_input.prepare_for_verify(batch, target_worker)\n"
+            "    return forward_batch, can_run_graph"
+        ),
         cues=("prepare_for_verify",),
     ),
     Entry(
@@ -386,8 +479,21 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="0.5.14-0.5.15 keep the V1 arguments; 0.5.16-0.5.20 take `(server_args, gpu_id, ps, "
         "nccl_port, target_worker)`; 0.5.21+ take `(server_args, gpu_id, nccl_port, target_worker)` "
         "and ranks come from `sglang.srt.runtime_context.get_parallel()`.",
-        before="DFlashWorker(server_args, gpu_id, tp_rank, dp_rank, moe_ep_rank, attn_cp_rank, moe_dp_rank, nccl_port, target_worker)",
-        after="DFlashWorkerV2(server_args, gpu_id, nccl_port, target_worker)",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "def build(server_args, gpu_id, tp_rank, dp_rank, moe_ep_rank, attn_cp_rank, moe_dp_rank, nccl_port, target_worker):\n"
+            "    return DFlashWorker(server_args, gpu_id, tp_rank, dp_rank, moe_ep_rank, attn_cp_rank, moe_dp_rank, nccl_port,\n"
+            "                        target_worker)"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "def build(server_args, gpu_id, nccl_port, target_worker):\n"
+            "    return DFlashWorkerV2(server_args, gpu_id, nccl_port, target_worker)"
+        ),
         fires_from="0.5.16",
     ),
     Entry(
@@ -404,8 +510,22 @@ ENTRIES: tuple[Entry, ...] = (
         "setting is the default now and is removed. A falsy one becomes "
         "`disable_overlap_schedule=True` / `--disable-overlap-schedule` where the same file "
         "builds the server arguments; otherwise a TODO is left.",
-        before='os.environ["SGLANG_ENABLE_SPEC_V2"] = "0"\nengine = sglang.Engine(model_path=m, speculative_algorithm="DFLASH")',
-        after='engine = sglang.Engine(model_path=m, speculative_algorithm="DFLASH", disable_overlap_schedule=True)',
+        before=(
+            "import os\n"
+            "\n"
+            "import sglang\n"
+            "\n"
+            "os.environ[\"SGLANG_ENABLE_SPEC_V2\"] = \"0\"\n"
+            "engine = sglang.Engine(model_path=\"m\", speculative_algorithm=\"DFLASH\")"
+        ),
+        after=(
+            "import os\n"
+            "\n"
+            "import sglang\n"
+            "\n"
+            "# dflash-migrate: removed `os.environ[\"SGLANG_ENABLE_SPEC_V2\"] = \"0\"` (MIGRATION.md)\n"
+            "engine = sglang.Engine(model_path=\"m\", speculative_algorithm=\"DFLASH\", disable_overlap_schedule=True)"
+        ),
         fires_from=FIRST_V2_RELEASE,
     ),
     Entry(
@@ -418,8 +538,17 @@ ENTRIES: tuple[Entry, ...] = (
         message="`envs.SGLANG_ENABLE_SPEC_V2` was removed from `Envs` (AttributeError on 0.5.14+)",
         guidance="Read `server_args.disable_overlap_schedule` (or `scheduler.enable_overlap`) instead; "
         "V2 is the only path, so a check for 'spec v2 enabled' is always true.",
-        before="if envs.SGLANG_ENABLE_SPEC_V2.get(): ...",
-        after="if not server_args.disable_overlap_schedule: ...",
+        before=(
+            "from sglang.srt.environ import envs\n"
+            "\n"
+            "\n"
+            "def overlapped() -> bool:\n"
+            "    return envs.SGLANG_ENABLE_SPEC_V2.get()"
+        ),
+        after=(
+            "def overlapped(server_args) -> bool:\n"
+            "    return not server_args.disable_overlap_schedule"
+        ),
     ),
     Entry(
         code="DFM203",
@@ -431,8 +560,13 @@ ENTRIES: tuple[Entry, ...] = (
         message="`--speculative-dflash-draft-window-size` was renamed `--speculative-draft-window-size` "
         "(alias removed in 0.5.20)",
         guidance="A deprecated alias until 0.5.19; from 0.5.20 argparse rejects it.",
-        before="--speculative-dflash-draft-window-size 512",
-        after="--speculative-draft-window-size 512",
+        before=(
+            "python -m sglang.launch_server --model-path m --speculative-algorithm DFLASH --speculative-dflash-draft-window-size 512"
+        ),
+        after=(
+            "python -m sglang.launch_server --model-path m --speculative-algorithm DFLASH --speculative-draft-window-size 512"
+        ),
+        example_file="launch.sh",
         fires_from="0.5.13",
     ),
     Entry(
@@ -444,8 +578,16 @@ ENTRIES: tuple[Entry, ...] = (
         fix="safe",
         message="server argument `speculative_dflash_draft_window_size` is now `speculative_draft_window_size`",
         guidance="The field was renamed in 0.5.12; keyword arguments to `ServerArgs`/`Engine` must follow.",
-        before="sglang.Engine(model_path=m, speculative_dflash_draft_window_size=512)",
-        after="sglang.Engine(model_path=m, speculative_draft_window_size=512)",
+        before=(
+            "import sglang\n"
+            "\n"
+            "engine = sglang.Engine(model_path=\"m\", speculative_dflash_draft_window_size=512)"
+        ),
+        after=(
+            "import sglang\n"
+            "\n"
+            "engine = sglang.Engine(model_path=\"m\", speculative_draft_window_size=512)"
+        ),
     ),
     Entry(
         code="DFM205",
@@ -498,8 +640,20 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="Renamed in `DFlashDraftInput` in 0.5.12 and in `DFlashDraftInputV2` in 0.5.15. "
         "Only accesses on values known to be DFlash draft inputs are rewritten; EAGLE's "
         "`verified_id` is untouched.",
-        before="draft_input.verified_id",
-        after="draft_input.bonus_tokens",
+        before=(
+            "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+            "\n"
+            "\n"
+            "def bonus(draft_input: DFlashDraftInputV2):\n"
+            "    return draft_input.verified_id"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+            "\n"
+            "\n"
+            "def bonus(draft_input: DFlashDraftInputV2):\n"
+            "    return draft_input.bonus_tokens"
+        ),
     ),
     Entry(
         code="DFM302",
@@ -510,8 +664,20 @@ ENTRIES: tuple[Entry, ...] = (
         fix="safe",
         message="`DFlashVerifyInput.num_tokens_per_batch` is now `num_tokens_per_req`",
         guidance="Renamed in 0.5.16; only accesses on values known to be `DFlashVerifyInput` are rewritten.",
-        before="verify_input.num_tokens_per_batch",
-        after="verify_input.num_tokens_per_req",
+        before=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def tokens(verify_input: DFlashVerifyInput) -> int:\n"
+            "    return verify_input.num_tokens_per_batch"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def tokens(verify_input: DFlashVerifyInput) -> int:\n"
+            "    return verify_input.num_tokens_per_req"
+        ),
         cues=("num_tokens_per_batch",),
     ),
     Entry(
@@ -584,8 +750,20 @@ ENTRIES: tuple[Entry, ...] = (
         message="`validate_dflash_request(req)` needs `enable_overlap` from 0.5.14",
         guidance="The signature is `validate_dflash_request(req, enable_overlap: bool)`; pass the "
         "scheduler's `enable_overlap` (`not server_args.disable_overlap_schedule`).",
-        before="error = validate_dflash_request(req)",
-        after="error = validate_dflash_request(req, enable_overlap=not server_args.disable_overlap_schedule)",
+        before=(
+            "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n"
+            "\n"
+            "\n"
+            "def check(req):\n"
+            "    return validate_dflash_request(req)"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n"
+            "\n"
+            "\n"
+            "def check(req, server_args):\n"
+            "    return validate_dflash_request(req, enable_overlap=not server_args.disable_overlap_schedule)"
+        ),
     ),
 )
 
@@ -621,6 +799,17 @@ TEXT_MIRRORS: tuple[TextMirror, ...] = (
 TEXT_KIND = "text"
 
 
+def _text_example(style: str, shown: str, before: bool) -> str:
+    """A sentence naming ``shown`` as the scanner reports it: a method with its call
+    parentheses; a "context" name (one other code uses too) is reported only on a line
+    that also names the V1 module, so the ``before`` sentence names it."""
+    if style == "member":
+        return f"Call `{shown}()`."
+    if style == "context" and before:
+        return f"See `{shown}` in `{DFLASH_WORKER}`."
+    return f"See `{shown}`."
+
+
 def _text_entry(mirror: TextMirror, entries: tuple[Entry, ...]) -> Entry:
     source = next(entry for entry in entries if entry.code == mirror.mirrors)
     shown = source.old.rpartition(".")[2] if mirror.style != "member" else ".".join(source.old.split(".")[-2:])
@@ -641,9 +830,11 @@ def _text_entry(mirror: TextMirror, entries: tuple[Entry, ...]) -> Entry:
         "Makefiles, INI/CFG, HCL, any other text file), in Markdown prose or in a notebook's Markdown "
         "cell. Comments are skipped where the file type's comment syntax is known. Update the text by "
         f"hand; select or ignore these findings with `{mirror.code}` or `DFM4`.",
-        before=f"See `{shown}`.",
-        after=f"See `{new_shown}`." if new_shown else f"(the sentence goes: {source.code} has no replacement)",
+        before=_text_example(mirror.style, shown, True),
+        after=_text_example(mirror.style, new_shown, False) if new_shown
+        else f"(the sentence goes: {source.code} has no replacement)",
         fires_from=source.first_target,
+        example_file="notes.txt",
     )
 
 
@@ -669,8 +860,28 @@ ENTRIES = (
         "re-exporting import becomes `from ...dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker`, so this "
         "file keeps working without an edit of its own. Overrides of removed methods in subclasses of the name "
         "are reported as usual (DFM106-DFM108).",
-        before="from .compat import DFlashWorker  # compat.py: from sglang.srt.speculative.dflash_worker import DFlashWorker",
-        after="from .compat import DFlashWorker  # compat.py: ...dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker",
+        before=(
+            "# file: pkg/__init__.py\n"
+            "# file: pkg/compat.py\n"
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "# file: pkg/workers.py\n"
+            "from .compat import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MetricsWorker(DFlashWorker):\n"
+            "    pass"
+        ),
+        after=(
+            "# file: pkg/__init__.py\n"
+            "# file: pkg/compat.py\n"
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"
+            "# file: pkg/workers.py\n"
+            "from .compat import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MetricsWorker(DFlashWorker):\n"
+            "    pass"
+        ),
     ),
     Entry(
         code="DFM501",
@@ -685,10 +896,22 @@ ENTRIES = (
         "(`HAS_DFLASH = False`, `DFlashWorker = None`) runs the fallback on every V2 release: DFLASH is "
         "disabled without an error. The import fixes in the `try` (DFM101-DFM103) make it succeed again; "
         "where a name has no replacement the finding stays a TODO.",
-        before="try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker\n    HAS_DFLASH = True\n"
-        "except ImportError:\n    HAS_DFLASH = False",
-        after="try:\n    from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"
-        "    HAS_DFLASH = True\nexcept ImportError:\n    HAS_DFLASH = False",
+        before=(
+            "try:\n"
+            "    from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "    HAS_DFLASH = True\n"
+            "except ImportError:\n"
+            "    DFlashWorker = None\n"
+            "    HAS_DFLASH = False"
+        ),
+        after=(
+            "try:\n"
+            "    from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"
+            "    HAS_DFLASH = True\n"
+            "except ImportError:\n"
+            "    DFlashWorker = None\n"
+            "    HAS_DFLASH = False"
+        ),
     ),
     Entry(
         code="DFM502",
@@ -702,10 +925,51 @@ ENTRIES = (
         "module of the fork) hands that class to whatever builds workers from it. On V2 the worker is "
         "`DFlashWorkerV2`, which never calls the V1 hooks the subclass overrides: port the subclass "
         "(DFM106-DFM108 mark its overrides) before registering it.",
-        before='WORKERS = {"metrics": MetricsDFlashWorker}  # class MetricsDFlashWorker(DFlashWorker) in workers.py',
-        after='WORKERS = {"metrics": MetricsDFlashWorkerV2}  # ported to DFlashWorkerV2',
+        before=(
+            "# file: pkg/__init__.py\n"
+            "# file: pkg/workers.py\n"
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class MetricsDFlashWorker(DFlashWorker):\n"
+            "    pass\n"
+            "# file: pkg/registry.py\n"
+            "from .workers import MetricsDFlashWorker\n"
+            "\n"
+            "WORKERS = {\"metrics\": MetricsDFlashWorker}"
+        ),
+        after=(
+            "# file: pkg/__init__.py\n"
+            "# file: pkg/workers.py\n"
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "class MetricsDFlashWorkerV2(DFlashWorkerV2):\n"
+            "    pass\n"
+            "# file: pkg/registry.py\n"
+            "from .workers import MetricsDFlashWorkerV2\n"
+            "\n"
+            "WORKERS = {\"metrics\": MetricsDFlashWorkerV2}"
+        ),
     ),
 )
+
+
+EXAMPLE_FILE_MARKER = "# file: "
+
+
+def example_files(entry: Entry, text: str) -> tuple[tuple[str, str], ...]:
+    """(file name, content) of an example (``entry.before`` or ``entry.after``): one file named
+    ``entry.example_file``, or the files its ``# file: NAME`` lines start."""
+    if not text.startswith(EXAMPLE_FILE_MARKER):
+        return ((entry.example_file, text + "\n"),)
+    files: list[tuple[str, list[str]]] = []
+    for line in text.split("\n"):
+        if line.startswith(EXAMPLE_FILE_MARKER):
+            files.append((line[len(EXAMPLE_FILE_MARKER):].strip(), []))
+        else:
+            files[-1][1].append(line)
+    return tuple((name, "\n".join(lines) + "\n" if lines else "") for name, lines in files)
 
 
 def _name_entries() -> tuple[Entry, ...]:

@@ -42,10 +42,13 @@ def rule_table() -> str:
     return "\n".join(lines)
 
 
+_FENCES = {"py": "python", "sh": "bash"}
+
+
 def rule_sections() -> str:
     blocks = []
     for entry in catalog.ENTRIES:
-        fence = {"cli-flag": "bash", catalog.TEXT_KIND: "text"}.get(entry.kind, "python")
+        fence = _FENCES.get(entry.example_file.rpartition(".")[2], "text")
         blocks.append(
             "\n".join([
                 f'<a id="{entry.anchor}"></a>',

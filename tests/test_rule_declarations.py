@@ -114,8 +114,8 @@ def test_no_rule_imports_another_rules_private_name(path: Path) -> None:
 
 
 def test_what_the_rules_emit_is_what_they_declare(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every Python rule on the bundled fork and the test forks: each finding's code is among
-    those its rule declares."""
+    """Every Python rule on the bundled fork, the test forks and every catalog example: each
+    finding's code is among those its rule declares."""
     emitted: dict[str, set[str]] = {}
 
     def watching(rule):  # noqa: ANN001, ANN202
@@ -126,7 +126,9 @@ def test_what_the_rules_emit_is_what_they_declare(monkeypatch: pytest.MonkeyPatc
         return check
 
     monkeypatch.setattr(rules_package, "_CHECKS", tuple(watching(rule) for rule in RULES))
-    corpus = [ROOT / "examples" / "legacy_fork", ROOT / "tests" / "data" / "forks"]
+    from tests.test_catalog_examples import example_tree
+
+    corpus = [ROOT / "examples" / "legacy_fork", ROOT / "tests" / "data" / "forks", example_tree()]
     result = run(corpus, Options(mode="lint", target_version=catalog.NEWEST_RELEASE, jobs=1))
     assert not [r.error for r in result.results if r.error is not None]
     undeclared = {rule.name: emitted.get(rule.name, set()) - rule.emits for rule in RULES}
@@ -149,7 +151,9 @@ TEXT_FILES = {
 def test_text_rules_emit_what_they_declare(tmp_path: Path) -> None:
     for name, text in TEXT_FILES.items():
         (tmp_path / name).write_text(text)
-    corpus = [ROOT / "examples" / "legacy_fork", ROOT / "tests" / "data", tmp_path]
+    from tests.test_catalog_examples import example_tree
+
+    corpus = [ROOT / "examples" / "legacy_fork", ROOT / "tests" / "data", tmp_path, example_tree()]
     result = run(corpus, Options(mode="lint", target_version=catalog.NEWEST_RELEASE, jobs=1))
     from migrator.textrules import module_for
 
