@@ -284,10 +284,14 @@ def _innermost(spans: list[tuple[int, int, ast.stmt]], line: int) -> tuple[int, 
     return best
 
 
-def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int]:
-    """The related statements of 0.5.13 that upstream changed, one Hunk per statement."""
+def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int, dict[str, list[tuple[int, int]]]]:
+    """The related statements of 0.5.13 that upstream changed, one Hunk per statement; the
+    number of changed surviving files; per file, the scopes of removed definitions."""
     names, spellings, removed = removed_names(), text_spellings(), removed_definitions()
+    prefilter = re.compile("|".join([re.escape(n) for n in sorted(names) + list(spellings)]
+                                    + [SPEC_WORDS.pattern, "dflash"]), re.IGNORECASE)
     hunks: list[Hunk] = []
+    all_scopes: dict[str, list[tuple[int, int]]] = {}
     files = 0
     for old_path in sorted(old_root.rglob("*.py")):
         rel = old_path.relative_to(old_root).as_posix()
@@ -298,14 +302,16 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int]:
         if old_text == new_text:
             continue
         files += 1
+        if not prefilter.search(old_text):
+            continue
         old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
         tokens = _code_tokens(old_text)
         old_tree = ast.parse(old_text)
         old_spans = statement_spans(old_tree)
         module = rel.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
-        scopes = removed_scopes(old_tree, module, removed)
+        scopes = all_scopes[rel] = removed_scopes(old_tree, module, removed)
         new_spans = statement_spans(ast.parse(new_text))
-        kept_texts = {normalise("\n".join(new_lines[a - 1:b])) for a, b, _ in new_spans}
+        kept_texts: set[str] | None = None
         matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
         for tag, i1, i2, j1, j2 in matcher.get_opcodes():
             if tag in ("equal", "insert"):
@@ -320,8 +326,9 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int]:
                 terms, internal = _related_terms(old_lines, first, last, names, spellings, tokens)
                 if not terms and not internal:
                     continue
-                text = normalise("\n".join(old_lines[first - 1:last]))
-                if text in kept_texts:
+                if kept_texts is None:
+                    kept_texts = {normalise("\n".join(new_lines[a - 1:b])) for a, b, _ in new_spans}
+                if normalise("\n".join(old_lines[first - 1:last])) in kept_texts:
                     kind = "moved"  # the same statement is elsewhere in 0.5.14 (upstream kept it)
                 elif not terms:
                     kind = "internal"
@@ -330,17 +337,23 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int]:
                 else:
                     kind = "use"
                 hunks.append(Hunk(rel, (i1 + 1, i2), (j1 + 1, j2), kind, terms or internal, (first, last)))
-    return hunks, files
+    return hunks, files, all_scopes
+
+
+#: How far (lines) around a hunk's 0.5.14 side a statement equal to the tool's may lie:
+#: upstream moved some statements a few lines (an import hoisted above a guard it deleted).
+NEARBY = 12
 
 
 def upstream_candidates(new_lines: list[str], new_spans: list[tuple[int, int, ast.stmt]],
                         hunk: Hunk) -> set[str]:
-    """Normalised texts the tool's version of a site may equal: any statement of 0.5.14 in
-    the hunk's new side, the whole new side, or nothing (upstream deleted the statement)."""
+    """Normalised texts the tool's version of a site may equal: nothing (upstream deleted
+    the statement), the hunk's whole 0.5.14 side, or any 0.5.14 statement (compound ones by
+    their header) that overlaps it or lies within ``NEARBY`` lines of it."""
     j1, j2 = hunk.new
     out = {normalise(""), normalise("\n".join(new_lines[j1 - 1:j2]))}
     for a, b, _ in new_spans:
-        if j1 <= a and b <= j2:
+        if a <= j2 + NEARBY and b >= j1 - NEARBY:
             out.add(normalise("\n".join(new_lines[a - 1:b])))
     return out
 
@@ -402,7 +415,7 @@ def load_judgments() -> tuple[dict[str, dict], dict[str, dict]]:
         return {}, {}
     data = tomllib.loads(JUDGMENTS.read_text(encoding="utf-8"))
     sites = {item["key"]: item for item in data.get("site", [])}
-    kept = {item["key"]: item for item in data.get("kept", [])}
+    kept = {key: item for item in data.get("kept", []) for key in item.get("keys", [item.get("key")]) if key}
     return sites, kept
 
 
@@ -444,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--compare-only needs --work")
     began = time.monotonic()
     old_root, new_root = unpacked_wheel(OLD) / "sglang", unpacked_wheel(NEW) / "sglang"
-    hunks, changed_files = upstream_hunks(old_root, new_root)
+    hunks, changed_files, scopes = upstream_hunks(old_root, new_root)
     site_judgments, kept_judgments = load_judgments()
     used: set[str] = set()
     timings: dict[str, float] = {}
@@ -476,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
                 site.modes[mode] = asdict(judge(hunk, old_text, tool_text, candidates, site_judgments, used))
             sites.append(site)
         sites_at = {(s.file, line) for s in sites for line in range(*_bounds(s.old_lines))}
-        other = other_findings(by_file, new_root, hunks, sites_at, kept_judgments, used)
+        other = other_findings(by_file, new_root, hunks, scopes, sites_at, kept_judgments, used)
         removed_file_findings = sum(len(v) for rel, v in by_file.items() if not (new_root / rel).is_file())
     stale = sorted((set(site_judgments) | set(kept_judgments)) - used)
     report = {
@@ -511,7 +524,8 @@ def _bounds(lines: str) -> tuple[int, int]:
     return first, last + 1
 
 
-def other_findings(by_file: dict[str, list[dict]], new_root: Path, hunks: list[Hunk], sites_at: set[tuple[str, int]],
+def other_findings(by_file: dict[str, list[dict]], new_root: Path, hunks: list[Hunk],
+                   scopes: dict[str, list[tuple[int, int]]], sites_at: set[tuple[str, int]],
                    judgments: dict[str, dict], used: set[str]) -> list[dict]:
     """Lint findings in surviving files that are on no site: on lines upstream kept (in
     place or moved), on sglang's own definitions of removed names, or on other changed lines."""
@@ -535,6 +549,8 @@ def other_findings(by_file: dict[str, list[dict]], new_root: Path, hunks: list[H
             if verdict:
                 used.add(key)
             where = where_of.get((rel, finding["line"]), "kept")
+            if any(a <= finding["line"] <= b for a, b in scopes.get(rel, ())):
+                where = "definition"
             out.append({"file": rel, "line": finding["line"], "code": finding["code"], "where": where, "text": text,
                         "message": finding["message"], "fix": finding["fix"]["applicability"], "key": key,
                         "verdict": verdict["verdict"] if verdict else "unjudged",
