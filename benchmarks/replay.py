@@ -502,7 +502,7 @@ def main(argv: list[str] | None = None) -> int:
         "other_findings": other,
         "findings_in_removed_files": removed_file_findings,
         "stale_judgments": stale,
-        "summary": summary(sites, other),
+        "summary": summary(sites, other, hunks),
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "replay.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -558,8 +558,9 @@ def other_findings(by_file: dict[str, list[dict]], new_root: Path, hunks: list[H
     return out
 
 
-def summary(sites: list[Site], kept: list[dict]) -> dict:
-    out: dict = {"sites": len(sites), "flagged": sum(bool(s.flagged) for s in sites)}
+def summary(sites: list[Site], kept: list[dict], hunks: list[Hunk]) -> dict:
+    out: dict = {"sites": len(sites), "hunks": len({(h.file, h.old) for h in hunks if h.kind == "use"}),
+                 "flagged": sum(bool(s.flagged) for s in sites)}
     for mode in ("default", "unsafe"):
         counts: dict[str, int] = {}
         for s in sites:
@@ -577,8 +578,9 @@ def markdown(report: dict) -> str:
              f"{report['seconds']} s (lint and the two fixes: "
              + ", ".join(f"{k} {v} s" for k, v in report["timings"].items())
              + "). Definitions: the docstring of `benchmarks/replay.py`.", "",
-             f"{s['sites']} upstream-changed sites (related statements that use the V1 path, in the "
-             f"{report['changed_surviving_files']} changed files that survive), {s['flagged']} flagged. Not counted: "
+             f"{s['sites']} upstream-changed sites (related statements that use the V1 path, in "
+             f"{s['hunks']} upstream hunks of the {report['changed_surviving_files']} changed files that survive), "
+             f"{s['flagged']} flagged. Not counted: "
              f"{len(statements['definition'])} of sglang's own definitions of removed names, "
              f"{len(statements['moved'])} related statements upstream moved unchanged, "
              f"{len(statements['internal'])} statements related only by internal spec v1/v2 words.", ""]
