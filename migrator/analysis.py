@@ -59,14 +59,15 @@ class Binding:
     local name is the last segment of ``qualname`` and would follow a rename; ``types``:
     class qualnames the value is known to be; ``line``: where it is bound; ``via``: for
     kind "fork" (a fork name standing for a V1 object, ``migrator.forkindex``), the
-    (path, line) of each fork module it came through.
+    (path, line) of each fork module it came through; ``returns``: for a function, the
+    types its return annotation names.
     """
 
-    __slots__ = ("qualname", "kind", "guarded", "follows_rename", "types", "line", "via")
+    __slots__ = ("qualname", "kind", "guarded", "follows_rename", "types", "line", "via", "returns")
 
     def __init__(self, qualname: str | None, kind: str = "other", guarded: bool = False,
                  follows_rename: bool = False, types: frozenset[str] = frozenset(),
-                 via: tuple[tuple[str, int], ...] = ()) -> None:
+                 via: tuple[tuple[str, int], ...] = (), returns: frozenset[str] = frozenset()) -> None:
         self.qualname = qualname
         self.kind = kind
         self.guarded = guarded
@@ -74,6 +75,7 @@ class Binding:
         self.types = types
         self.line = 0
         self.via = via
+        self.returns = returns
 
     def __repr__(self) -> str:
         return f"Binding({self.qualname!r}, {self.kind!r}, guarded={self.guarded}, types={set(self.types)})"
@@ -174,6 +176,9 @@ class Analysis(ast.NodeVisitor):
         #: id of an attribute node whose type comes from a class of another fork module ->
         #: (path, line) of that class (``self.inner`` of a wrapper defined elsewhere).
         self.fork_origins: dict[int, tuple[str, int]] = {}
+        #: qualname of a module-level function or method of a module-level class -> the
+        #: types its return annotation names (``def make() -> "DFlashDraftInput"``).
+        self.returns: dict[str, frozenset[str]] = {}
         if skip_cold_functions and fork is None:
             hot = HotText(source)
             self.lines = hot.lines
@@ -356,7 +361,30 @@ class Analysis(ast.NodeVisitor):
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "super" and self.class_stack:
                 return self.ancestors(self.class_stack[-1].qualname) - {self.class_stack[-1].qualname}
-            return self.class_types(node.func)
+            return self.returned_types(node.func) or self.class_types(node.func)
+        return frozenset()
+
+    def returned_types(self, func: ast.AST) -> frozenset[str]:
+        """Types the return annotation of the called function or method ``func`` names:
+        defined in this file, or (with the fork index) in another module of the fork."""
+        if isinstance(func, ast.Name):
+            binding = self.lookup(func.id)
+            if binding is not None and binding.kind == "def":
+                return binding.returns
+        elif isinstance(func, ast.Attribute):
+            for owner in self.types_of(func.value):  # a method of a value of known type
+                method = f"{owner}.{func.attr}"
+                if method in self.returns:
+                    return self.returns[method]
+                if self.fork is not None and owner not in self.classes:
+                    found = self.fork.returned_types(method)
+                    if found:
+                        return frozenset().union(*(self.ancestors(t) for t in found))
+        if self.fork is not None:  # a function imported from another module of the fork
+            resolved = self.qualname(func)
+            if resolved is not None and resolved[1].kind not in ("def", "other"):
+                found = self.fork.returned_types(resolved[0])
+                return frozenset().union(*(self.ancestors(t) for t in found)) if found else frozenset()
         return frozenset()
 
     def class_types(self, node: ast.AST) -> frozenset[str]:
@@ -583,8 +611,16 @@ class Analysis(ast.NodeVisitor):
                 self._visit_annotation(argument.annotation)
         if node.returns is not None:
             self._visit_annotation(node.returns)
-        self.bind(node.name, Binding(None, "def"))
+        self._bind_function(node)
         self._defer_body(node)
+
+    def _bind_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        returns = self.annotation_types(node.returns) if node.returns is not None else frozenset()
+        if returns and self.scope.kind == "module":
+            self.returns[f"{self.module_name}.{node.name}"] = returns
+        elif returns and self.scope.kind == "class" and self.class_stack:
+            self.returns[f"{self.class_stack[-1].qualname}.{node.name}"] = returns
+        self.bind(node.name, Binding(None, "def", returns=returns))
 
     def _defer_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         function_scope = Scope("function", parent=self.scope)
@@ -624,7 +660,7 @@ class Analysis(ast.NodeVisitor):
         the names it binds are recorded, with the types and aliases the full visit would
         give them (a later hot line may use them: ``w = self.worker`` then ``w.verify()``)."""
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.bind(statement.name, Binding(None, "def"))
+            self._bind_function(statement)
             self._defer_body(statement)  # an alias bound later may still make it hot
         elif isinstance(statement, ast.ClassDef):
             self._define_class(statement, cold=True)

@@ -9,14 +9,15 @@ level, so that the rules see through the fork's own modules:
   file): the names it binds at module level to imported things (``from x import y [as z]``,
   ``import x as y``, ``Y = mod.X``), its classes with their bases and annotated attributes
   (class-level and dataclass annotations, string annotations, ``self.x = ...`` in methods),
+  the return annotations of its functions and methods,
   its ``__all__``, its star imports, the names it binds in an ``except ImportError`` branch
   of a ``try`` that imports V1 names (on a V2 release that branch is what runs), and the
   names it imports from other modules;
 * ``ForkIndex.resolve(qualname)``: the V1 qualified name a fork name stands for, following
   re-exports, aliases, chains and star imports (cycles end: each module is entered once
   per lookup), with the files it went through;
-* ``ForkIndex.bases`` / ``attr_types``: classes of other files, for subclass chains and
-  typed wrappers;
+* ``ForkIndex.bases`` / ``attr_types`` / ``returned_types``: classes and functions of other
+  files, for subclass chains, typed wrappers and return annotations;
 * ``ForkIndex.needed(module)``: the names other fork modules import from it (a fix must keep
   them bound);
 * ``ForkIndex.words``: names bound to V1 objects, of V1 subclasses and of wrappers holding
@@ -66,6 +67,8 @@ class ModuleSummary(NamedTuple):
     fallbacks: dict[str, int]
     #: (module, name) pairs this module imports (``from module import name``)
     imported: tuple[tuple[str, str], ...]
+    #: function or method qualname -> the types its return annotation names
+    returns: dict[str, frozenset[str]]
 
 
 @record
@@ -117,7 +120,7 @@ def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
             star.append(info.module)
         imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
     return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
-                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported))
+                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns))
 
 
 def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
@@ -284,6 +287,28 @@ class ForkIndex:
         types = summary[0].attributes.get(defined[0], {}).get(attribute, frozenset())
         return frozenset((self.resolve(t, summary[0].root) or Resolved(t, ())).qualname for t in types)
 
+    def returned_types(self, qualname: str, root: str | None = None) -> frozenset[str]:
+        """The types the return annotation of a fork function or method names (``qualname``
+        as the importing module spells it: re-exports and re-exported classes followed)."""
+        seen: set[str] = set()
+        while qualname not in seen:
+            seen.add(qualname)
+            split = self._split(qualname, root)
+            if split is None:
+                return frozenset()
+            summary, name, rest = split
+            types = summary.returns.get(f"{summary.module}.{name}" + (f".{rest}" if rest else ""))
+            if types is not None:  # defined here
+                return frozenset((self.resolve(t, summary.root) or Resolved(t, ())).qualname for t in types)
+            bound = summary.binds.get(name)
+            if bound is None:
+                return frozenset()
+            qualname, root = (f"{bound[0]}.{rest}" if rest else bound[0]), summary.root
+        return frozenset()
+
+    def _returns_v1(self, qualname: str, summary: ModuleSummary) -> bool:
+        return any(is_v1(t) or self.resolve(t, summary.root) is not None for t in summary.returns.get(qualname, ()))
+
     def needed(self, module: str, root: str | None) -> frozenset[str]:
         """Names other fork modules import from ``module``."""
         summary = self.find(module, root)
@@ -304,7 +329,8 @@ class ForkIndex:
                     found.add(key)
                     break
             else:
-                if any(self.has_v1_ancestor(q, summary.root) or self.holds_v1(q, summary) for q in summary.classes):
+                if any(self.has_v1_ancestor(q, summary.root) or self.holds_v1(q, summary) for q in summary.classes) or any(
+                        self._returns_v1(q, summary) for q in summary.returns if q.count(".") == summary.module.count(".") + 1):
                     found.add(key)
         return frozenset(found)
 
@@ -313,18 +339,20 @@ class ForkIndex:
         V1 object under a fork name, or a class with a V1 ancestor or V1-typed attributes? (A
         V1 name imported from the module that defines it is seen without the index.)"""
         qualname = f"{summary.module}.{name}"
-        if name == "*" or self.resolve(qualname, summary.root) is not None:
+        if name == "*" or self.resolve(qualname, summary.root) is not None or self._returns_v1(qualname, summary):
             return True
         return qualname in summary.classes and bool(
             self.has_v1_ancestor(qualname, summary.root) or self.holds_v1(qualname, summary))
 
     def holds_v1(self, class_qualname: str, summary: ModuleSummary) -> bool:
-        """Is an attribute of the class annotated or assigned with a V1 type (a wrapper)?"""
+        """Is an attribute of the class annotated or assigned with a V1 type, or does one of
+        its methods return one (a wrapper)?"""
         for types in summary.attributes.get(class_qualname, {}).values():
             for qualname in types:
                 if is_v1(qualname) or self.resolve(qualname, summary.root) is not None:
                     return True
-        return False
+        prefix = class_qualname + "."
+        return any(self._returns_v1(q, summary) for q in summary.returns if q.startswith(prefix) and "." not in q[len(prefix):])
 
     def has_v1_ancestor(self, class_qualname: str, root: str | None) -> bool:
         key = (class_qualname, root)
@@ -346,6 +374,10 @@ class ForkIndex:
                 name = qualname.rpartition(".")[2]
                 if not might_match(name.encode()) and (self.has_v1_ancestor(qualname, summary.root)
                                                        or self.holds_v1(qualname, summary)):
+                    words.add(name)
+            for qualname in summary.returns:  # functions returning V1 values (``make()``)
+                module, _, name = qualname.rpartition(".")
+                if module == summary.module and not might_match(name.encode()) and self._returns_v1(qualname, summary):
                     words.add(name)
         return words
 
@@ -397,6 +429,9 @@ class ForkView:
 
     def defined_class(self, qualname: str) -> tuple[str, str, int] | None:
         return self.index.defined_class(qualname, self.root)
+
+    def returned_types(self, qualname: str) -> frozenset[str]:
+        return self.index.returned_types(qualname, self.root)
 
     def needed(self, name: str) -> bool:
         return name in self._needed

@@ -327,3 +327,75 @@ def test_one_file_of_sglang_0_5_13_costs_no_more_than_the_whole(
     _committed(root)
     analysed = _no_more_work_for_one_file(root, root / "python/sglang/srt/managers/scheduler.py", monkeypatch)
     assert 5 <= len(analysed) <= 40, len(analysed)  # the prefilter's candidates, not the 2,400 files
+
+
+RETURNS_FORK = {
+    "retfork/__init__.py": "",
+    "retfork/factory.py": (
+        "from __future__ import annotations\n"
+        "\n"
+        "from typing import TYPE_CHECKING\n"
+        "\n"
+        "if TYPE_CHECKING:\n"
+        "    from sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+        "\n"
+        "\n"
+        'def make() -> "DFlashDraftInput":\n'
+        "    raise NotImplementedError\n"
+        "\n"
+        "\n"
+        "class Builder:\n"
+        "    def build(self) -> DFlashDraftInput:\n"
+        "        raise NotImplementedError\n"
+        "\n"
+        "\n"
+        "def local_use() -> None:\n"
+        "    x = make()\n"
+        "    x.ctx_lens\n"
+        "    Builder().build().draft_seq_lens\n"
+    ),
+    # no V1 word: reached through `make`, a name the index adds to the prefilter's words
+    "retfork/user.py": (
+        "from retfork.factory import Builder, make\n"
+        "\n"
+        "\n"
+        "def use(builder: Builder) -> None:\n"
+        "    x = make()\n"
+        "    print(x.ctx_lens, x.verified_id)\n"
+        "    y = builder.build()\n"
+        "    return y.target_hidden\n"
+    ),
+    # the fork's own class with a field named like a removed one: not flagged
+    "retfork/plain.py": (
+        "class Own:\n"
+        "    ctx_lens = 0\n"
+        "\n"
+        "\n"
+        "def make() -> Own:\n"
+        "    return Own()\n"
+        "\n"
+        "\n"
+        "def use() -> int:\n"
+        "    return make().ctx_lens\n"
+    ),
+}
+
+
+def test_return_annotations_type_values_in_the_file_and_across_modules(tmp_path: Path) -> None:
+    """Issue 19 item 1: return annotations are types (functions and methods, string or
+    TYPE_CHECKING annotations, in the module that calls them or another one)."""
+    for name, text in RETURNS_FORK.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    options = engine.Options(mode="lint", target_version=TARGET, jobs=1)
+    outcome = engine.run([tmp_path], options)
+    got = [(f[0], f[1], f[2], f[3]) for f in found(outcome, tmp_path) if f[3] != "DFM103"]
+    assert got == [
+        ("retfork/factory.py", 20, 4, "DFM109"),  # x = make(); x.ctx_lens
+        ("retfork/factory.py", 21, 4, "DFM109"),  # Builder().build().draft_seq_lens
+        ("retfork/user.py", 6, 10, "DFM109"),  # make() imported from factory
+        ("retfork/user.py", 6, 22, "DFM301"),
+        ("retfork/user.py", 8, 11, "DFM109"),  # a method of a class of another module
+    ]
+    alone = engine.run([tmp_path / "retfork" / "user.py"], options)
+    assert [f[1:4] for f in found(alone, tmp_path)] == [f[1:4] for f in got if f[0] == "retfork/user.py"]
