@@ -997,11 +997,20 @@ def by_name() -> dict[str, Entry]:
     return {name: entry for entry in _name_entries() for name in entry.names}
 
 
+@cache
+def _leaves() -> frozenset[str]:
+    """The last dotted part of every entry name (a name can only match an entry if one of
+    its parts is one of these)."""
+    return frozenset(name.rpartition(".")[2] for name in by_name())
+
+
 def matching_entry(qualname: str) -> Entry | None:
     """The entry naming the longest dotted prefix of ``qualname`` among removed modules,
     classes and functions (``a.dflash_worker.DFlashWorker.run`` -> DFM102), or None."""
     names = by_name()
     parts = qualname.split(".")
+    if _leaves().isdisjoint(parts):  # asked for every name a module binds: most hold no entry's last part
+        return None
     for cut in range(len(parts), 0, -1):
         entry = names.get(".".join(parts[:cut]))
         if entry is not None and entry.kind in ("module", "class", "function"):
