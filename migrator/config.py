@@ -16,10 +16,10 @@ One config per run: the search starts at the first path of the command line (its
 for a file), walks up and stops at the first ``pyproject.toml`` that has the table (a
 ``pyproject.toml`` without it is skipped, like ruff does). It never goes above the top of
 the git repository (a folder holding ``.git``): a fork checked out inside another project
-is configured by its own files only. Outside any repository the search stops at the
-current folder (or at the scanned folder when that is not below it), so a
-``pyproject.toml`` in some writable parent folder (``/tmp``, a shared home) can never
-switch rules off. Paths in the table are relative to the file's folder.
+is configured by its own files only. Outside any repository only the scanned folder (a
+file's folder) is searched, wherever the run starts, so a ``pyproject.toml`` in some
+writable parent folder (``/tmp``, a shared home) can never switch rules off. That folder,
+:func:`project_root`, is also the one the fork index covers. Paths in the table are relative to the file's folder.
 Unknown keys and unknown codes are errors, so a typo never silently lints with the wrong
 rules.
 """
@@ -124,8 +124,8 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
 
 
 def _search_path(start: Path) -> list[Path]:
-    """``start``'s folder and its parents up to the repository top. Outside a repository:
-    up to the current folder where ``start`` is below it, else ``start``'s folder alone."""
+    """``start``'s folder and its parents up to the repository top; outside a repository,
+    ``start``'s folder alone."""
     here = start.resolve()
     if not here.is_dir():
         here = here.parent
@@ -133,14 +133,13 @@ def _search_path(start: Path) -> list[Path]:
     for index, directory in enumerate(chain):
         if (directory / ".git").exists():
             return chain[: index + 1]
-    cwd = Path.cwd().resolve()
-    return chain[: chain.index(cwd) + 1] if cwd in chain else [here]
+    return [here]
 
 
 def project_root(start: Path) -> Path:
     """The highest folder the configuration search looks at from ``start``: the repository
-    top, or outside a repository the current folder (or ``start``'s folder). The fork index
-    (``migrator.forkindex``) covers the same folder."""
+    top, or outside a repository the scanned folder (``start``, a file's folder). The fork
+    index (``migrator.forkindex``) covers the same folder."""
     return _search_path(start)[-1]
 
 
@@ -163,7 +162,7 @@ def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
 def find(start: Path) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.dflash-migrate]``,
     looking no higher than the top of the git repository ``start`` is in (outside a
-    repository: than the current folder, or ``start``'s folder when not below it)."""
+    repository: ``start``'s folder only)."""
     found = _find(start)
     return found[0] if found else None
 

@@ -438,16 +438,12 @@ class ForkView:
 
 
 def project_root(paths: list[Path]) -> Path | None:
-    """The folder the index covers: the git repository's top (where configuration is searched
-    up to, ``migrator.config.project_root``), else the first scanned folder (a file's
-    folder). Outside a repository the current folder is not used: ``cd ~ && dflash-migrate
-    lint proj`` must not index the whole home folder."""
+    """The folder the index covers, the one the configuration is searched up to
+    (``migrator.config.project_root`` of the first path): the git repository's top, else the
+    first scanned folder (a file's folder), never the current folder (``cd ~ &&
+    dflash-migrate lint proj`` must not index the whole home folder)."""
     if not paths:
         return None
     from .config import project_root as config_root
 
-    root = config_root(paths[0])
-    if (root / ".git").exists():
-        return root
-    first = paths[0].resolve()
-    return first if first.is_dir() else first.parent
+    return config_root(paths[0])

@@ -92,6 +92,8 @@ def test_pyproject_in_a_parent_outside_any_repository_does_not_apply(tmp_path: P
     write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nignore = ["DFM"]\n', "project/a.py": V1})
     result = cli("lint", ".", cwd=tmp_path / "project")
     assert result.returncode == 1 and "DFM101" in result.stdout
+    from_parent = cli("lint", "project", cwd=tmp_path)  # the current folder holds the config: still not used
+    assert from_parent.returncode == 1 and "DFM101" in from_parent.stdout and "config:" not in from_parent.stdout
 
 
 def test_the_config_used_is_named_in_text_and_json_and_sarif(tmp_path: Path) -> None:
@@ -106,8 +108,11 @@ def test_the_config_used_is_named_in_text_and_json_and_sarif(tmp_path: Path) -> 
 
 
 def test_force_exclude_applies_config_excludes_to_files_named_on_the_command_line(tmp_path: Path) -> None:
+    # pre-commit's setting: files named from the top of a repository (outside one, only the
+    # first file's folder would be searched for the config)
     write_tree(tmp_path, {"pyproject.toml": '[tool.dflash-migrate]\nexclude = ["vendored/"]\n',
                           "vendored/v.py": V1, "src/s.py": V1})
+    (tmp_path / ".git").mkdir()
     kept = cli("fix", "--allow-dirty", "--force-exclude", "vendored/v.py", "src/s.py", cwd=tmp_path)
     assert kept.returncode == 0, kept.stderr
     assert (tmp_path / "vendored" / "v.py").read_text() == V1
