@@ -3,7 +3,10 @@
 whichever was picked:
 
 * ``"fork"`` (Linux, ``jobs > 1``): forked workers started by ``start``, before discovery,
-  so that they are warm (their imports done) by the time the first file reaches them;
+  so that they are warm by the time the first file reaches them; the warm-up (imports and
+  tables) runs once in the parent before forking, and the workers inherit it: importing the
+  analysis and the rules in each of two workers instead cost ~50 ms of CPU more per run, on
+  the two cores that discovery and ``git grep`` use at the same time (BENCHMARKS.md);
 * ``"executor"`` (no usable ``os.fork``: Windows; macOS, where forking is unsafe):
   ``concurrent.futures.ProcessPoolExecutor``, started by the first ``run`` that is worth it;
 * ``"serial"`` (``jobs == 1``): in this process.
@@ -209,6 +212,9 @@ class ForkPool(Workers):
     kind: Kind = "fork"
 
     def __init__(self, jobs: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None = None) -> None:
+        if warm_up is not None:  # once, here, not in each worker: they inherit it (copy-on-write)
+            warm_up()
+            warm_up = None
         sys.stdout.flush()
         sys.stderr.flush()
         self.workers: list[_Worker] = []

@@ -84,3 +84,23 @@ def test_the_engine_gives_the_same_results_on_each_kind(tmp_path: Path, kind: st
         [(r.path, r.findings, r.new_bytes, r.error) for r in reference.results]
     assert sum(1 for r in outcome.results if r.findings) == (engine.POOL_MIN_FILES + 10 + 2) // 3
     assert [Path(r.path).name for r in outcome.results if r.error] == ["broken.py"]
+
+
+WARMED: list[int] = []
+
+
+def _warm_up_here() -> None:
+    WARMED.append(os.getpid())
+
+
+def _warmed_pids(payload: int) -> list[int]:
+    return list(WARMED)
+
+
+@pytest.mark.skipif(not pool.available(), reason="forked workers need Linux's os.fork")
+def test_forked_workers_inherit_one_warm_up_done_in_the_parent() -> None:
+    # Each worker importing the analysis and the rules itself cost ~50 ms of CPU per run.
+    WARMED.clear()
+    seen = collected(pool.start(2, _warmed_pids, _warm_up_here, "fork"), [1, 2, 3, 4])
+    assert WARMED == [os.getpid()]  # run once, here
+    assert all(ok and value == [os.getpid()] for _, ok, value in seen)  # and every worker has it
