@@ -179,6 +179,11 @@ class Analysis(ast.NodeVisitor):
         #: qualname of a module-level function or method of a module-level class -> the
         #: types its return annotation names (``def make() -> "DFlashDraftInput"``).
         self.returns: dict[str, frozenset[str]] = {}
+        #: Class and function qualnames whose definitions (in other modules) would type a
+        #: value a rule could not decide on: the engine has the fork index read them.
+        self.wanted: set[str] = set()
+        #: id of an attribute node of unknown type -> the types of the value it is read on
+        self.undecided: dict[int, frozenset[str]] = {}
         if skip_cold_functions and fork is None:
             hot = HotText(source)
             self.lines = hot.lines
@@ -357,6 +362,8 @@ class Analysis(ast.NodeVisitor):
                         if defined is not None:
                             self.fork_origins[id(node)] = (defined[1], defined[2])
                         return frozenset().union(*(self.ancestors(t) for t in types))
+            if receiver:
+                self.undecided[id(node)] = receiver  # classes whose definitions would type it
             return frozenset()
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "super" and self.class_stack:
@@ -386,6 +393,20 @@ class Analysis(ast.NodeVisitor):
                 found = self.fork.returned_types(resolved[0])
                 return frozenset().union(*(self.ancestors(t) for t in found)) if found else frozenset()
         return frozenset()
+
+    def want_types_of(self, node: ast.AST) -> None:
+        """A rule would decide on the type of ``node`` but it is unknown here: note the
+        classes (or function) of other modules that would type it (``h.inner``: the classes
+        ``h`` was known to be where it was read; ``make()``: the imported ``make``)."""
+        if self.fork is not None:
+            return  # the index was asked already
+        if isinstance(node, ast.Call):
+            resolved = self.qualname(node.func)  # module level: the rules run after the walk
+            if resolved is not None and resolved[1].kind not in ("def", "other"):
+                self.wanted.add(resolved[0])
+            return
+        if isinstance(node, ast.Attribute):
+            self.wanted.update(t for t in self.undecided.get(id(node), ()) if t not in self.classes)
 
     def class_types(self, node: ast.AST) -> frozenset[str]:
         """Types of an instance of the class expression ``node``."""

@@ -451,9 +451,10 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         _analyse(workers, [p for p, _ in narrowed], options._replace(mode="lint"), kind, jobs, summaries, None)
     if not summaries:
         return
+    _read_wanted(summaries, (*files, *index_only))
     index = ForkIndex(list(summaries.values()))
     carriers = index.carriers()
-    if not carriers:
+    if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
     searched: set[str] = set()
     contents: dict[str, bytes] = {}  # read once, however many rounds a chain of renames takes
@@ -474,6 +475,57 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
+
+
+def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
+    """Index the modules that would decide a finding of an analysed file (``summary.wanted``:
+    the class of a receiver defined in another module), and theirs in turn, if they are
+    among the project's files (``known``) and not indexed yet. They are few (one per
+    undecided call), hold no V1 word and are analysed here, for their summary only."""
+    from .forkindex import module_files
+
+    by_real = {os.path.abspath(path): path for path in known if is_python(path)}
+    done = {os.path.abspath(path) for path in summaries}
+    asked: set[tuple[str, str]] = set()
+    while True:
+        todo: list[str] = []
+        for summary in list(summaries.values()):
+            for wanted in summary.wanted:
+                if (wanted, summary.root) in asked:
+                    continue
+                asked.add((wanted, summary.root))
+                for candidate in module_files(wanted, summary.root):
+                    if candidate in by_real:
+                        if candidate not in done:
+                            done.add(candidate)
+                            todo.append(by_real[candidate])
+                        break
+        if not todo:
+            return
+        for path in todo:
+            summary = _summary_only(path)
+            if summary is not None:
+                summaries[path] = summary
+
+
+def _summary_only(path: str) -> ModuleSummary | None:
+    """The fork index's summary of one file, every statement walked (a constructor's
+    ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that)."""
+    from .analysis import analyze
+    from .forkindex import summarize
+
+    module_name = _module_name(Path(path))
+    if module_name is None:
+        return None
+    try:
+        data = read_bytes(path)
+        if len(data) > MAX_ANALYSE_BYTES:
+            return None
+        source = decode_python(data)
+        tree = ast.parse(source, filename=path)
+        return summarize(analyze(tree, source, Path(path), module_name, skip_cold_functions=False), path)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _holds_any(path: str, pattern: re.Pattern[bytes], contents: dict[str, bytes]) -> bool:

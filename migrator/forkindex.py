@@ -33,6 +33,7 @@ are not followed: a documented limit.
 from __future__ import annotations
 
 import ast
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
@@ -69,6 +70,9 @@ class ModuleSummary(NamedTuple):
     imported: tuple[tuple[str, str], ...]
     #: function or method qualname -> the types its return annotation names
     returns: dict[str, frozenset[str]]
+    #: qualnames of other modules' classes and functions that would decide a finding here
+    #: (``Analysis.wanted``): the engine reads their modules into the index
+    wanted: tuple[str, ...] = ()
 
 
 @record
@@ -120,7 +124,8 @@ def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
             star.append(info.module)
         imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
     return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
-                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns))
+                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns),
+                         tuple(sorted(analysis.wanted)))
 
 
 def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
@@ -390,6 +395,8 @@ class ForkIndex:
         it is one whose names other modules import."""
         if summary is None:
             return False
+        if any(self._split(wanted, summary.root) is not None for wanted in summary.wanted):
+            return True  # the index now holds a module that decides one of its findings
         if (summary.root, summary.module) in carriers and any(
                 self.resolve(f"{summary.module}.{name}", summary.root) is not None
                 for name in self.needed(summary.module, summary.root)):
@@ -435,6 +442,17 @@ class ForkView:
 
     def needed(self, name: str) -> bool:
         return name in self._needed
+
+
+def module_files(qualname: str, root: str) -> list[str]:
+    """The files that could hold the module defining ``qualname`` (a module, or a name
+    inside one) below the package root ``root``, longest module name first."""
+    parts = qualname.split(".")
+    found = []
+    for cut in range(len(parts), 0, -1):
+        folder = os.path.join(root, *parts[:cut])
+        found += [folder + ".py", os.path.join(folder, "__init__.py")]
+    return found
 
 
 def project_root(paths: list[Path]) -> Path | None:

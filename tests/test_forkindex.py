@@ -399,3 +399,70 @@ def test_return_annotations_type_values_in_the_file_and_across_modules(tmp_path:
     ]
     alone = engine.run([tmp_path / "retfork" / "user.py"], options)
     assert [f[1:4] for f in found(alone, tmp_path)] == [f[1:4] for f in got if f[0] == "retfork/user.py"]
+
+
+NGRAM_FORK = {
+    "ngfork/__init__.py": "",
+    # no V1 word: the index reads it only because run.py's calls depend on its types
+    "ngfork/holder.py": (
+        "from sglang.srt.speculative.ngram_info import NgramVerifyInput\n"
+        "\n"
+        "\n"
+        "class Holder:\n"
+        "    spec: NgramVerifyInput\n"
+        "\n"
+        "    def __init__(self) -> None:\n"
+        "        self.built = NgramVerifyInput()\n"
+        "\n"
+        "\n"
+        "def make_input() -> NgramVerifyInput:\n"
+        "    return NgramVerifyInput()\n"
+    ),
+    "ngfork/v1holder.py": (
+        "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+        "\n"
+        "\n"
+        "class V1Holder:\n"
+        "    spec: DFlashVerifyInput\n"
+    ),
+    "ngfork/broken.py": "class Broken(:\n",
+    "ngfork/run.py": (
+        "from sglang.srt.speculative.dflash_info import DFlashDraftInput  # noqa: F401 - makes it a candidate\n"
+        "from .broken import Broken\n"
+        "from .holder import Holder, make_input\n"
+        "from .v1holder import V1Holder\n"
+        "\n"
+        "\n"
+        "def run(h: Holder, old: V1Holder, odd: Broken, batch, lo, page_size) -> None:\n"
+        "    h.spec.verify(batch=batch, logits_output=lo, page_size=page_size)  # annotation in another module\n"
+        "    h.built.verify(batch=batch, logits_output=lo, page_size=page_size)  # constructor assignment there\n"
+        "    make_input().verify(batch=batch, logits_output=lo, page_size=page_size)  # return annotation there\n"
+        "    h.spec.prepare_for_verify(batch, page_size)\n"
+        "    old.spec.verify(batch=batch, logits_output=lo, page_size=page_size)\n"
+        "    old.spec.prepare_for_verify(batch, page_size)\n"
+        "    odd.spec.verify(batch=batch, logits_output=lo, page_size=page_size)  # its module does not parse\n"
+        "    batch.spec_info.verify(batch=batch, logits_output=lo, page_size=page_size)  # unknown: V1's form\n"
+    ),
+}
+
+
+def test_the_index_types_decide_ngram_style_verify_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 19, must not flag: NGRAM's `verify(...)` / `prepare_for_verify(batch, page_size)`
+    on a receiver that another module types (class annotation, constructor assignment,
+    return annotation); the untyped rule's keyword-only form stays flagged where nothing
+    types the receiver, and a V1 type from another module is flagged through the index."""
+    for name, text in NGRAM_FORK.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    options = engine.Options(mode="lint", target_version=TARGET, jobs=1)
+    outcome = engine.run([tmp_path], options)
+    got = [f for f in found(outcome, tmp_path) if f[3] not in ("DFM103", "DFM101")]
+    assert got == [
+        ("ngfork/run.py", 12, 4, "DFM105", [("v1holder.py", 4)]),
+        ("ngfork/run.py", 13, 4, "DFM110", [("v1holder.py", 4)]),
+        ("ngfork/run.py", 14, 4, "DFM105", []),
+        ("ngfork/run.py", 15, 4, "DFM105", []),
+    ]
+    assert not any(r.error for r in outcome.results)  # broken.py holds no V1 word: lint does not parse it
+    alone = engine.run([tmp_path / "ngfork" / "run.py"], options)
+    assert [f[1:] for f in found(alone, tmp_path)] == [f[1:] for f in found(outcome, tmp_path) if f[0] == "ngfork/run.py"]

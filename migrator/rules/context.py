@@ -84,8 +84,9 @@ class RuleContext:
             return
         span = node if isinstance(node, Span) else self.span_of(node)
         message = detail or entry.message
-        if not related and isinstance(node, ast.Attribute) and id(node.value) in self.analysis.fork_origins:
-            related = (self.analysis.fork_origins[id(node.value)],)  # a typed wrapper of another module
+        attribute = node.func if isinstance(node, ast.Call) else node  # a method call: its receiver's origin
+        if not related and isinstance(attribute, ast.Attribute) and id(attribute.value) in self.analysis.fork_origins:
+            related = (self.analysis.fork_origins[id(attribute.value)],)  # a typed wrapper of another module
         message += through(related)  # in the message, not in a TODO comment: lines move
         self.findings.append(Finding(self.path, span, entry.code, message, fix, related))
 

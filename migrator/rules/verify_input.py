@@ -6,7 +6,9 @@ Values known to be ``DFlashVerifyInput`` are considered (constructed here, annot
 or ``self`` in a subclass), so ``DDTreeVerifyInput.verify`` or EAGLE's inputs are never
 flagged; on a receiver of unknown type (``verify_input = batch.spec_info``) only V1's own
 keyword-only call form ``verify(batch=..., logits_output=..., page_size=...)`` is
-(EAGLE and NGRAM call their ``verify`` positionally). ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
+(EAGLE and NGRAM call their ``verify`` positionally); where that receiver is an attribute or
+a call result of a class or function of another module, the engine has the fork index read
+that module and its types decide (``Analysis.want_types_of``). ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
 the V1 form is recognised by a ``page_size``/``build_custom_mask`` keyword, an integer
 literal, or an argument spelled ``...page_size``.
 """
@@ -49,6 +51,8 @@ def _check_untyped_verify(ctx: RuleContext) -> None:
         if not (isinstance(call, ast.Call) and call.func is node) or call.args or id(node) in typed:
             continue
         if set(catalog.V1_VERIFY_KEYWORDS) <= {k.arg for k in call.keywords}:
+            # the fork index decides where another module types the receiver (NGRAM's verify)
+            analysis.want_types_of(node.value)
             ctx.todo(call, entry, "the keyword-only call `verify(batch=..., logits_output=..., page_size=...)` is "
                      f"V1 `DFlashVerifyInput.verify`: {entry.message}")
 
