@@ -274,9 +274,16 @@ ENTRIES: tuple[Entry, ...] = (
         replacements=(Replacement(V2, None),),
         fix="manual",
         message="`_compute_paged_keep_slots` was removed with no replacement",
-        guidance="V2 over-allocates verify KV slots and the scheduler does the accounting, "
-        "so paged keep-slot computation is no longer needed. Delete the call and rely on "
-        "`DFlashDraftInputV2.prepare_for_decode` reserving KV locations.",
+        guidance="Nothing in V2 computes it (read in the 0.5.14-0.5.23 wheels): V1's "
+        "`DFlashVerifyInput.verify` called it (page size > 1) to free the rejected tail of each verify "
+        "block. V2 frees no KV inside a step: `DFlashDraftInputV2.prepare_for_decode` reserves two "
+        "blocks of headroom per request ahead of time, the batch-result processor only advances the "
+        "committed length by the accepted tokens, and the over-allocated tail is freed once, "
+        "page-aligned, when the request finishes (`mem_cache.common.release_kv_cache`). Delete the "
+        "call; a value built on it (a kept-slots metric) has no V2 equivalent. With `--unsafe-fixes`, "
+        "a module-level import of it that only functions use moves into those functions, so that "
+        "the module imports on 0.5.14+ and only a call fails, with the same ImportError (unsafe: "
+        "see \"Removed names without a replacement\"); the TODOs stay.",
         before=(
             "from sglang.srt.speculative.dflash_info import _compute_paged_keep_slots\n"
             "\n"

@@ -18,6 +18,7 @@ from .model import (
     Edit,
     InsertComment,
     InsertStatementAfter,
+    InsertStatementBefore,
     RemoveDictEntry,
     RemoveImportName,
     RemoveStatement,
@@ -56,6 +57,7 @@ class _Plan:
     imports: list[AddImport] = field(default_factory=list)
     remove_import_name: set[SpanKey] = field(default_factory=set)
     insert_after: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
+    insert_before: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     matched: set[tuple[str, object]] = field(default_factory=set)
 
     @classmethod
@@ -86,6 +88,9 @@ class _Plan:
             elif isinstance(edit, InsertStatementAfter):
                 if edit.text not in plan.insert_after[_key(edit.span)]:
                     plan.insert_after[_key(edit.span)].append(edit.text)
+            elif isinstance(edit, InsertStatementBefore):
+                if edit.text not in plan.insert_before[edit.line]:
+                    plan.insert_before[edit.line].append(edit.text)
             elif isinstance(edit, AddImport):
                 if edit not in plan.imports:
                     plan.imports.append(edit)
@@ -96,6 +101,7 @@ class _Plan:
         wanted += [("dict", k) for k in self.remove_dict_entry] + [("keyword", k) for k in self.add_keyword]
         wanted += [("append", k) for k in self.append_item] + [("comment", k) for k in self.comments]
         wanted += [("import-name", k) for k in self.remove_import_name] + [("insert", k) for k in self.insert_after]
+        wanted += [("before", k) for k in self.insert_before]
         return [f"{kind} at line {key if isinstance(key, int) else key[0]}" for kind, key in wanted if (kind, key) not in self.matched]
 
 
@@ -149,7 +155,10 @@ class _Applier(cst.CSTTransformer):
                 first_line = (self._span(decorators[0]) or key)[0]
             if first_line in plan.comments:
                 plan.matched.add(("comment", first_line))
-                return _with_comments(result, plan.comments[first_line])  # type: ignore[arg-type]
+                result = _with_comments(result, plan.comments[first_line])  # type: ignore[arg-type]
+            if first_line in plan.insert_before and not isinstance(result, cst.FlattenSentinel):
+                plan.matched.add(("before", first_line))
+                return _with_statements_before(result, len(original.leading_lines), plan.insert_before[first_line])
         return result
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
@@ -249,6 +258,15 @@ def _with_comments(statement: cst.CSTNode, comments: list[str]) -> cst.CSTNode:
         if text.strip() not in present:
             leading.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(text)))
     return statement.with_changes(leading_lines=leading)
+
+
+def _with_statements_before(statement: cst.CSTNode, own_lines: int, texts: list[str]) -> cst.FlattenSentinel:
+    """``texts`` parsed, above ``statement``: below its first ``own_lines`` leading lines (its
+    own comments and blank lines), above the rest (the TODO comments added by this run)."""
+    leading = list(statement.leading_lines)  # type: ignore[attr-defined]
+    added = [cst.parse_statement(text) for text in texts]
+    added[0] = added[0].with_changes(leading_lines=[*leading[:own_lines], *added[0].leading_lines])
+    return cst.FlattenSentinel([*added, statement.with_changes(leading_lines=leading[own_lines:])])
 
 
 def _append_with_commas(items: Sequence, new_items: list, opening_whitespace) -> list:  # noqa: ANN001

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     Applicability = Literal["safe", "unsafe", "manual"]
     Edit = Union["Replace", "RemoveStatement", "RemoveDictEntry", "AddKeyword", "AppendListItem", "AddImport", "InsertComment",
-                 "RemoveImportName", "InsertStatementAfter"]
+                 "RemoveImportName", "InsertStatementAfter", "InsertStatementBefore"]
 
 
 @record
@@ -119,9 +119,20 @@ class InsertStatementAfter(NamedTuple):
     text: str
 
 
+@record
+class InsertStatementBefore(NamedTuple):
+    """Put ``text`` (a statement, after any ``# ...`` comment lines of its own) on lines of
+    its own above the statement starting at ``line`` and above the TODO comments that go
+    there, below that statement's own comments, with its indentation (an import moved to
+    the top of a function body)."""
+
+    line: int
+    text: str
+
+
 if not TYPE_CHECKING:  # at run time: the edit classes (isinstance works) and plain text
     Edit = (Replace, RemoveStatement, RemoveDictEntry, AddKeyword, AppendListItem, AddImport, InsertComment,
-            RemoveImportName, InsertStatementAfter)
+            RemoveImportName, InsertStatementAfter, InsertStatementBefore)
     Applicability = str
 
 

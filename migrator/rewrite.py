@@ -16,7 +16,7 @@ from collections import defaultdict
 from typing import Sequence
 
 from .lines import line_ending, split_lines
-from .model import Edit, InsertComment, InsertStatementAfter, RemoveImportName, Replace, RewriteError
+from .model import Edit, InsertComment, InsertStatementAfter, InsertStatementBefore, RemoveImportName, Replace, RewriteError
 
 
 def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:
@@ -58,7 +58,8 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
             raise RewriteError(f"edit outside the file (line {line})")
         return starts[line - 1] + column
 
-    pieces: set[tuple[int, int, int, str]] = set()
+    pieces: set[tuple[int, float, int, str]] = set()
+    above: dict[int, list[str]] = defaultdict(list)  # InsertStatementBefore texts by line, in edit order
     for edit in edits:
         if isinstance(edit, (Replace, RemoveImportName)):
             span = edit.span if isinstance(edit, Replace) else edit.cut
@@ -75,6 +76,16 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
             at = starts[last]
             newline = "" if lines[last - 1].endswith(("\n", "\r")) else ending
             pieces.add((at, -1, at, f"{newline}{indent}{edit.text}{ending}"))  # above a TODO of the next line
+        elif isinstance(edit, InsertStatementBefore) and edit.text not in above[edit.line]:
+            offset(edit.line, 0)
+            above[edit.line].append(edit.text)
+    for line_number, texts in above.items():
+        anchor = lines[line_number - 1]
+        indent = anchor[: len(anchor) - len(anchor.lstrip(" \t"))]
+        ending = line_ending(anchor, "\n")
+        block = "".join(f"{indent}{line}{ending}" for text in texts for line in text.split("\n"))
+        at = starts[line_number - 1]
+        pieces.add((at, -0.5, at, block))  # below what goes after the previous statement, above this one's TODOs
     ordered = sorted(pieces)
     for before, after in zip(ordered, ordered[1:]):
         if before[2] > after[0]:
@@ -100,7 +111,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
 def needs_libcst(edits: Sequence[Edit]) -> bool:
     """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path."""
     return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST")) or not all(
-        isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter)) for e in edits)
+        isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter, InsertStatementBefore)) for e in edits)
 
 
 def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:

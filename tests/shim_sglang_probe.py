@@ -405,7 +405,8 @@ def cmd_fork(payload: dict[str, Any]) -> dict[str, Any]:
     """Import a whole fork package (``payload["root"]`` on sys.path, ``payload["package"]``)
     module by module, once per mode in ``payload["modes"]`` (``default``: as it is;
     ``defer``: with DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1; ``no-shim``: the shim never
-    installed), and report what imported, what the registry resolves to and every shim warning."""
+    installed), and report what imported, what the registry resolves to, every shim warning
+    and (``defer``, ``no-shim``) what a call of ``kv.keep_slots`` raises."""
     import os
 
     import shims
@@ -422,7 +423,7 @@ def cmd_fork(payload: dict[str, Any]) -> dict[str, Any]:
             os.environ[_switches.ENV_DEFER_REMOVED] = "1"
         else:
             os.environ.pop(_switches.ENV_DEFER_REMOVED, None)
-        result[mode] = _import_fork(payload["root"], payload["package"], call_kv=mode == "defer")
+        result[mode] = _import_fork(payload["root"], payload["package"], call_kv=mode in ("defer", "no-shim"))
     return result
 
 

@@ -4,7 +4,8 @@ The fixture is a team's unmigrated extension package (see its README): ``compat.
 the V1 worker and draft input, ``workers.py`` overrides two V1-only worker methods, ``kv.py``
 imports the removed ``_compute_paged_keep_slots`` at module level and ``registry.py`` maps
 names to worker classes. One probe process per release imports it module by module twice:
-as it is, and with ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1`` (``tests/shim_sglang_probe.py fork``).
+as it is, and with ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1`` (``tests/shim_sglang_probe.py fork``);
+a copy migrated by ``fix --unsafe-fixes`` is imported on 0.5.23 without the shim.
 """
 
 from __future__ import annotations
@@ -105,17 +106,21 @@ def test_each_dead_override_gets_exactly_one_warning(fork_run: dict) -> None:
     assert codes.count("DFM106") == 1 and codes.count("DFM107") == 2 and codes.count("DFM108") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="the codemod keeps the fork's own cross-module names (compat.py imports "
-                   "DFlashWorkerV2 as DFlashWorker) but leaves kv.py's module-level import of "
-                   "_compute_paged_keep_slots, which has no replacement, as a DFM104 TODO: acme_spec.kv, .workers "
-                   "and .registry still fail to import without the shim")
 def test_the_fork_migrated_by_the_codemod_imports_without_the_shim(tmp_path: Path) -> None:
+    """``fix --unsafe-fixes`` moves kv.py's import of the removed helper into ``keep_slots``
+    (DFM104, MIGRATION.md "Removed names without a replacement"): every module imports on
+    0.5.23 without the shim and only a call of ``keep_slots`` fails."""
     migrated = tmp_path / "acme_spec"
     shutil.copytree(FORK, migrated)
-    fix = subprocess.run([sys.executable, "-m", "migrator", "fix", str(migrated), "--allow-dirty",
+    fix = subprocess.run([sys.executable, "-m", "migrator", "fix", str(migrated), "--allow-dirty", "--unsafe-fixes",
                           "--target-version", "0.5.23"], capture_output=True, text=True, timeout=300)
     assert fix.returncode in (0, 1), fix.stderr
+    kv = (migrated / PACKAGE / "kv.py").read_text()
+    assert f"{catalog.todo_comment(catalog.get('DFM104'))}\n    from sglang" in kv  # the TODO stays, above the moved import
     result = sglang_env.probe("0.5.23", "fork", {"root": str(migrated), "package": PACKAGE, "modes": ["no-shim"]})
     imports = result["no-shim"]["imports"]
     assert all(error is None for error in imports.values()), imports
     assert all(entry["subclass_of_v2"] for entry in result["no-shim"]["registry"].values())
+    call = result["no-shim"]["kv_call"]  # only the call fails, with sglang's own ImportError
+    assert call["type"] == "ImportError" and not call["shim"], call
+    assert "cannot import name '_compute_paged_keep_slots'" in call["message"], call

@@ -6,7 +6,8 @@ Catches every import form: ``import a.b.c``, ``import a.b.c as x``, ``from a.b i
 the file's own package. Renames follow ``--target-version`` (DFM303/DFM305 move between
 modules across releases). Names that lost their module to another one while their
 neighbours in the same ``from`` statement stay get a TODO (splitting an import is left to
-a human); removed names with no replacement (DFM104) get a TODO.
+a human); removed names with no replacement (DFM104) get a TODO, and where only functions
+use them, an unsafe fix that moves the import into those functions (``migrator.deferred_import``).
 
 Imports inside ``try: <new> except ImportError: <old>`` guards are left alone. A renamed
 name that other fork modules import from this one (``migrator.forkindex``) or that
@@ -20,6 +21,7 @@ from .. import catalog
 from ..analysis import ImportedName, ImportFromInfo, rename_qualname
 from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Span
 from .context import Rule, RuleContext
+from ..deferred_import import movable, move_into_functions, name_cut
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:
@@ -57,26 +59,39 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
     module_entry = ctx.entry_named(info.module) if info.module else None
     new_module = rename_qualname(info.module, ctx.target) if module_entry else info.module
     moves: list[tuple[object, catalog.Entry, str, str]] = []
+    removed: list[tuple[ImportedName, catalog.Entry]] = []
     for imported in info.names:
         entry = ctx.entry_named(imported.qualname)
         if entry is None:
             continue
         if entry.replacement_for(ctx.target) is None:
-            _todo_at_name(ctx, info, imported, entry)
+            removed.append((imported, entry))
             continue
         new_module_of_name, _, new_name = rename_qualname(imported.qualname, ctx.target).rpartition(".")
         moves.append((imported, entry, new_module_of_name, new_name))
+    # a removed name only functions use can leave the statement (--unsafe-fixes, migrator.deferred_import)
+    gone = {id(imported): users for imported, _ in removed if (users := movable(ctx, info, imported, len(removed)))}
+    split: list = []
     destinations = {move[2] for move in moves}
-    staying = len(moves) < len(info.names)
+    staying = len(moves) < len(info.names)  # the same choice with and without --unsafe-fixes
     if len(destinations) > 1 or (destinations and staying and destinations != {new_module}):
         home = new_module if staying or new_module in destinations else moves[0][2]
         leaving = [move for move in moves if move[2] != home]
-        if not _split(ctx, info, leaving):
+        if _split(ctx, info, leaving, set(gone)):
+            split = leaving
+        else:
             for imported, entry, destination, _ in leaving:
                 _todo_at_name(ctx, info, imported, entry, f"{entry.message}; split this import: "
                               f"`{imported.local}` now lives in `{destination}`")
         moves = [move for move in moves if move[2] == home]
         destinations = {home} if moves else set()
+    remaining = [i for i, imported in enumerate(info.names)
+                 if id(imported) not in gone and all(imported is not move[0] for move in split)]
+    for imported, entry in removed:
+        if id(imported) in gone:
+            move_into_functions(ctx, info, imported, entry, gone[id(imported)], remaining)
+        else:
+            _todo_at_name(ctx, info, imported, entry)
     target_module = destinations.pop() if destinations else new_module
     if target_module != info.module:
         entry = module_entry or (moves[0][1] if moves else None)
@@ -90,20 +105,22 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
             _replace_span(ctx, imported.name_span, _kept_local(ctx, imported, new_name), entry)  # type: ignore[arg-type]
 
 
-def _split(ctx: RuleContext, info: ImportFromInfo, leaving: list) -> bool:
+def _split(ctx: RuleContext, info: ImportFromInfo, leaving: list, gone: set[int]) -> bool:
     """Move each name of ``leaving`` out of the statement into an import of its own from its
     new module, on the next line (a safe fix); False where the statement does not stand
-    alone on its lines (``x = 1; from m import A, B``, a one-line ``try:`` body)."""
+    alone on its lines (``x = 1; from m import A, B``, a one-line ``try:`` body) or where no
+    name would stay. ``gone``: ids of names an unsafe fix may take out of the statement too
+    (the cuts are chosen so that the text is right either way; where only they would stay,
+    that fix removes the whole statement)."""
     analysis = ctx.analysis
     statement = info.statement
     line, col, end_line, end_col = analysis.span(statement)
     before, after = analysis.lines[line - 1][:col], analysis.lines[end_line - 1][end_col:].strip()
     if before.strip() or (after and not after.startswith("#")) or len(statement.names) != len(info.names):
         return False
-    starts = [(a.lineno, analysis.char_col(a.lineno, a.col_offset)) for a in statement.names]
-    ends = [(a.end_lineno, analysis.char_col(a.end_lineno, a.end_col_offset)) for a in statement.names]
     leaving_at = {id(move[0]): move for move in leaving}
     kept = [i for i, imported in enumerate(info.names) if id(imported) not in leaving_at]
+    kept = [i for i in kept if id(info.names[i]) not in gone] or kept  # cuts that hold whether or not they go
     if not kept:
         return False
     for index, imported in enumerate(info.names):
@@ -111,13 +128,7 @@ def _split(ctx: RuleContext, info: ImportFromInfo, leaving: list) -> bool:
         if move is None:
             continue
         _, entry, destination, new_name = move
-        own_line = _own_line(analysis.lines, starts[index], ends[index])
-        if own_line is not None:
-            cut = own_line
-        elif index < kept[-1]:
-            cut = Span.of(*starts[index], *starts[index + 1])
-        else:
-            cut = Span.of(*ends[index - 1], *ends[index])
+        cut = name_cut(analysis.lines, statement, index, kept[-1], analysis.char_col)
         module = _module_text(info, destination) if info.level else destination
         module = "." * info.level + module if info.level and module is not None else destination
         local = f" as {imported.local}" if imported.has_asname else ""
@@ -127,14 +138,6 @@ def _split(ctx: RuleContext, info: ImportFromInfo, leaving: list) -> bool:
                                     f"{entry.message}; moved to its own import from `{destination}`",
                                     Fix("safe", edits, replacement=text)))
     return True
-
-
-def _own_line(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> Span | None:
-    """The whole lines of an imported name written on lines of its own (``    A,  # why``)."""
-    rest = lines[end[0] - 1][end[1]:].strip()
-    if lines[start[0] - 1][: start[1]].strip() or not rest.startswith(",") or (rest[1:].strip() and not rest[1:].strip().startswith("#")):
-        return None
-    return Span.of(start[0], 0, end[0] + 1, 0) if end[0] < len(lines) else None
 
 
 def _kept_local(ctx: RuleContext, imported: ImportedName, new_name: str) -> str:
