@@ -95,6 +95,18 @@ def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
     return Fix("manual", (InsertComment(line, todo(detail, entry)),))
 
 
+#: ``"sglang.launch_server"`` as an item of a list (TOML array, YAML flow sequence).
+_LAUNCH_ITEM = re.compile(rf"(['\"]){re.escape(LAUNCH)}\1(?=\s*[,\]])")
+
+
+def disable_overlap_edits(line_no: int, line: str) -> list[Replace]:
+    """Where ``--disable-overlap-schedule`` goes on a line that launches the server: after
+    the module as a list item (``, "FLAG"``, same quotes), else after the module in a command."""
+    items = [Replace(Span.of(line_no, m.end(), line_no, m.end()), f", {m.group(1)}{FLAG}{m.group(1)}")
+             for m in _LAUNCH_ITEM.finditer(line)]
+    return items or [Replace(Span.of(line_no, m.end(), line_no, m.end()), " " + FLAG) for m in LAUNCH_RE.finditer(line)]
+
+
 def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: bool = True) -> list[Finding]:
     """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file."""
     out = []

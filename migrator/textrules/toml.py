@@ -18,7 +18,6 @@ from migrator.textrules import _core
 from migrator.textrules.dotenv import unquote
 
 _KEY = re.compile(rf"""^\s*(["']?)({re.escape(_core.ENV)})\1\s*=\s*(.*?)\s*$""")
-_ARRAY_LAUNCH = re.compile(rf"(['\"]){re.escape(_core.LAUNCH)}\1(?=\s*[,\]])")
 
 
 def launch_edits(lines: list[str]) -> tuple[list[Replace], bool]:
@@ -27,12 +26,7 @@ def launch_edits(lines: list[str]) -> tuple[list[Replace], bool]:
     for i, raw in enumerate(lines):
         line = _core.strip_comment(raw)
         satisfied |= _core.FLAG in line
-        arr = list(_ARRAY_LAUNCH.finditer(line))
-        for m in arr:
-            edits.append(Replace(Span.of(i + 1, m.end(), i + 1, m.end()), f", {m.group(1)}{_core.FLAG}{m.group(1)}"))
-        if not arr:
-            for m in _core.LAUNCH_RE.finditer(line):
-                edits.append(Replace(Span.of(i + 1, m.end(), i + 1, m.end()), " " + _core.FLAG))
+        edits += _core.disable_overlap_edits(i + 1, line)
     return edits, satisfied
 
 

@@ -36,7 +36,6 @@ _MAPPING = re.compile(rf"^(\s*)(-\s+)?{_Q}{E}{_Q}\s*:(\s*)(.*?)\s*$")
 _LIST_ITEM = re.compile(rf"^(\s*)-\s+{_Q}{E}=(.*?){_Q}\s*$")
 _VALUE = re.compile(r"^\s*(?:-\s+)?value:\s*(.*?)\s*$")
 _BLOCK_LAUNCH = re.compile(rf"^(\s*)-\s+(['\"]?){re.escape(_core.LAUNCH)}\2\s*$")
-_FLOW_LAUNCH = re.compile(rf"(['\"]){re.escape(_core.LAUNCH)}\1(?=\s*[,\]])")
 
 
 def _indent(line: str) -> int:
@@ -90,12 +89,7 @@ def _sites(lines: list[str], block: range, newline: str) -> tuple[list[Replace],
             end = len(text.rstrip())
             edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{newline}{m.group(1)}- {_core.FLAG}"))
             continue
-        flow = list(_FLOW_LAUNCH.finditer(text))
-        for f in flow:
-            edits.append(Replace(Span.of(i + 1, f.end(), i + 1, f.end()), f", {f.group(1)}{_core.FLAG}{f.group(1)}"))
-        if not flow:
-            for f in _core.LAUNCH_RE.finditer(text):
-                edits.append(Replace(Span.of(i + 1, f.end(), i + 1, f.end()), " " + _core.FLAG))
+        edits += _core.disable_overlap_edits(i + 1, text)
     return edits, satisfied
 
 
