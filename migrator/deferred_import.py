@@ -186,8 +186,9 @@ def _first_statement(function: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.st
 
 
 def _starts_its_line(ctx: RuleContext, function: ast.AST, statement: ast.stmt) -> bool:
-    """The statement (its first decorator) begins its line, below the ``def`` line."""
+    """The statement (its first decorator) begins its line, below the ``def`` line, after
+    nothing but spaces and tabs (the indentation the moved import copies)."""
     analysis = ctx.analysis
     first = min([statement, *getattr(statement, "decorator_list", ())], key=lambda node: (node.lineno, node.col_offset))
     line = first.lineno
-    return line > function.lineno and not analysis.lines[line - 1][: analysis.char_col(line, first.col_offset)].strip()
+    return line > function.lineno and not analysis.lines[line - 1][: analysis.char_col(line, first.col_offset)].strip(" \t")

@@ -179,6 +179,7 @@ def test_a_neighbour_that_moves_to_another_module_is_split_out_and_the_statement
     "spelled in a string (mock.patch)",
     "globals()",
     "one-line function",
+    "form feed before the first statement",
     "import inside try",
     "import inside if",
     "no use at all",
@@ -197,6 +198,7 @@ def test_no_move_where_a_use_might_not_follow(case: str) -> None:
         "spelled in a string (mock.patch)": "def f():\n    return _compute_paged_keep_slots()\nTARGET = 'fork_module._compute_paged_keep_slots'\n",
         "globals()": "def f():\n    return globals()['_compute' + '_paged_keep_slots']()\ndef g():\n    return _compute_paged_keep_slots()\n",
         "one-line function": "def f(): return _compute_paged_keep_slots()\n",
+        "form feed before the first statement": "def f():\n\x0c    return _compute_paged_keep_slots()\n",
         "no use at all": "def f():\n    return 1\n",
     }
     if case == "import inside try":
@@ -206,6 +208,11 @@ def test_no_move_where_a_use_might_not_follow(case: str) -> None:
     else:
         source = f"{IMPORT}\n{body[case]}"
     kept(source)
+
+
+def test_tab_indentation_is_copied() -> None:
+    after = moved(f"{IMPORT}\n\n\ndef f(x):\n\tif x:\n\t\treturn _compute_paged_keep_slots(x)\n")
+    assert f"def f(x):\n\t{TODO}\n\t{IMPORT}\n\tif x:\n" in after
 
 
 def test_a_moved_import_is_left_alone_by_the_next_run() -> None:
