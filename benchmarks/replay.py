@@ -19,9 +19,11 @@ Definitions (the numbers in the table depend on them, so they are spelled out he
 
 * **Related hunk**: a ``replace`` or ``delete`` hunk (an upstream change of 0.5.13 code;
   pure insertions have nothing in 0.5.13 to flag) whose 0.5.13 side has, outside
-  comments, one of: a name the catalog lists as removed or changed (the last component of
-  every ``migrator.catalog.ENTRIES`` name of a Python kind, except the generic words in
-  ``GENERIC_LEAVES``, which the tool only reports through types), ``v1_spec_info_filtered``
+  comments, one of: a name the catalog lists as removed or changed for 0.5.14 (the last
+  component of every ``migrator.catalog.ENTRIES`` name of a kind in ``REMOVED_KINDS`` or a
+  call form, that fires for 0.5.14, except the generic words in ``GENERIC_LEAVES``, which
+  the tool only reports through types or keywords; a name that only moved counts where
+  the statement spells its old module, see ``moved_names``), ``v1_spec_info_filtered``
   (the ``filter_batch`` parameter 0.5.14 removed), ``is_spec_v1``/``is_spec_v2``/
   ``supports_spec_v2``, the env var or the flag spelled in a string, or a string that ties
   DFLASH (or a speculative algorithm) to "spec v2" / overlap scheduling (the V1-era
@@ -54,7 +56,8 @@ Per site and mode the outcome is one of:
 * ``untouched``: the code is unchanged and no comment was added (a miss if not flagged,
   unless judged ``not-needed``).
 
-``flagged``: a lint finding on the site's lines (or on the statements they belong to).
+``flagged``: a lint finding on the site's statement (for a statement related only by its text,
+also on the statement before it in the same hunk: the message belongs to that guard or setting).
 Findings on lines upstream kept (``equal`` regions of surviving files) are listed with a
 human judgment right/wrong from the same file, keyed by file, code and line text.
 """
@@ -94,7 +97,7 @@ from migrator.verify.wheels import unpacked_wheel  # noqa: E402
 OLD, NEW = "0.5.13", "0.5.14"
 JUDGMENTS = HERE / "replay_judgments.toml"
 RESULTS = HERE / "results"
-GENERIC_LEAVES = frozenset({"verify", "forward_batch_generation", "__init__", "prepare_for_verify",
+GENERIC_LEAVES = frozenset({"verify", "forward_batch_generation", "__init__", "prepare_for_verify", "filter_batch",
                             "target_hidden", "ctx_lens", "draft_seq_lens", "verified_id",
                             "num_tokens_per_batch"})
 EXTRA_NAMES = frozenset({"v1_spec_info_filtered", "is_spec_v2", "supports_spec_v2"})
@@ -103,8 +106,16 @@ DFLASH_OVERLAP = re.compile(r"DFLASH.*(spec[ -]?v2|overlap)|(spec[ -]?v2|overlap
 TODO = catalog.TODO_MARKER
 
 
-def _entries() -> list[catalog.Entry]:
-    return [entry for entry in catalog.ENTRIES if entry.fires_for(NEW) and entry.kind not in ("text", "fork")]
+#: Catalog kinds whose names are *removed* names. "call-form" entries (the function is still
+#: there, its call changed: ``validate_dflash_request(req)``) give terms too, but their
+#: functions are no removed definitions; not: "behaviour" (no removed name: ``old`` is the
+#: setting the V1-era code is about), "text" and "fork" (mirrors of other entries).
+REMOVED_KINDS = frozenset({"module", "class", "function", "method", "attribute", "env", "cli-flag", "server-arg"})
+CALL_FORM = "call-form"
+
+
+def _entries(kinds: frozenset[str] = REMOVED_KINDS | {CALL_FORM}) -> list[catalog.Entry]:
+    return [entry for entry in catalog.ENTRIES if entry.fires_for(NEW) and entry.kind in kinds]
 
 
 def removed_names() -> frozenset[str]:
@@ -113,10 +124,30 @@ def removed_names() -> frozenset[str]:
     return frozenset(leaves - GENERIC_LEAVES) | EXTRA_NAMES
 
 
+def call_form_names() -> frozenset[str]:
+    return frozenset(name.rpartition(".")[2] for entry in _entries(frozenset({CALL_FORM})) for name in entry.names)
+
+
+def moved_names() -> dict[str, frozenset[str]]:
+    """Names that 0.5.14 still has under the same name in another module (a moved function,
+    a dropped re-export), each with the old modules' last components: such a name is a
+    term only in a statement that also spells one of those modules (``from ..scheduler
+    import validate_dflash_request``, not an import from its new home), or in a call where
+    its call form changed too (``validate_dflash_request(req)``)."""
+    moved: dict[str, set[str]] = {}
+    for entry in _entries():
+        new = entry.replacement_for(NEW)
+        for name in entry.names:
+            module, _, leaf = name.rpartition(".")
+            if new and new.rpartition(".")[2] == leaf and new != name:
+                moved.setdefault(leaf, set()).add(module.rpartition(".")[2])
+    return {leaf: frozenset(modules) for leaf, modules in moved.items()}
+
+
 def removed_definitions() -> frozenset[str]:
     """Qualified names (``module.Class.member``, no ``sglang.`` prefix) of what 0.5.14 removed."""
-    return frozenset(name.removeprefix("sglang.") for entry in _entries() if entry.kind not in ("env", "cli-flag")
-                     for name in entry.names)
+    return frozenset(name.removeprefix("sglang.") for entry in _entries(REMOVED_KINDS)
+                     if entry.kind not in ("env", "cli-flag") for name in entry.names)
 
 
 def text_spellings() -> tuple[str, ...]:
@@ -131,6 +162,10 @@ class Hunk:
     kind: str  # use | definition | internal
     terms: list[str]
     span: tuple[int, int] = (0, 0)  # old lines widened to whole statements
+    #: where a finding or TODO counts for this site: the statement; for a statement related
+    #: only by its text (a DFLASH "not supported with overlap" message), also the statement
+    #: before it in the same hunk (the guard's ``if`` or the forced setting it explains)
+    context: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -200,16 +235,20 @@ def _string_value(text: str) -> str:
     return value if isinstance(value, str) else text
 
 
-def _related_terms(lines: list[str], first: int, last: int, names: frozenset[str],
-                   spellings: tuple[str, ...], tokens: list[tokenize.TokenInfo]) -> tuple[list[str], list[str]]:
-    """(catalog terms, other spec words) in code tokens of lines first..last (1-based)."""
+def _related_terms(first: int, last: int, names: frozenset[str], moved: dict[str, frozenset[str]],
+                   call_forms: frozenset[str], spellings: tuple[str, ...],
+                   tokens: list[tokenize.TokenInfo]) -> tuple[list[str], list[str]]:
+    """(catalog terms, other spec words) in code tokens of lines first..last (1-based). A
+    moved name counts next to its old module's name; one whose call form changed, in a call."""
+    inside = [t for t in tokens if t.end[0] >= first and t.start[0] <= last]
+    words = {t.string for t in inside if t.type == tokenize.NAME}
     terms: set[str] = set()
     internal: set[str] = set()
-    for token in tokens:
-        if token.end[0] < first or token.start[0] > last:
-            continue
+    for index, token in enumerate(inside):
         if token.type == tokenize.NAME:
-            if token.string in names:
+            called = index + 1 < len(inside) and inside[index + 1].string == "("
+            if token.string in names and (token.string not in moved or moved[token.string] & words
+                                          or (called and token.string in call_forms)):
                 terms.add(token.string)
             elif SPEC_WORDS.search(token.string):
                 internal.add(token.string)
@@ -288,6 +327,7 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int, dic
     """The related statements of 0.5.13 that upstream changed, one Hunk per statement; the
     number of changed surviving files; per file, the scopes of removed definitions."""
     names, spellings, removed = removed_names(), text_spellings(), removed_definitions()
+    moved, call_forms = moved_names(), call_form_names()
     prefilter = re.compile("|".join([re.escape(n) for n in sorted(names) + list(spellings)]
                                     + [SPEC_WORDS.pattern, "dflash"]), re.IGNORECASE)
     hunks: list[Hunk] = []
@@ -323,7 +363,7 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int, dic
                     continue
                 seen.add(span[:2])
                 first, last, node = span
-                terms, internal = _related_terms(old_lines, first, last, names, spellings, tokens)
+                terms, internal = _related_terms(first, last, names, moved, call_forms, spellings, tokens)
                 if not terms and not internal:
                     continue
                 if kept_texts is None:
@@ -336,7 +376,11 @@ def upstream_hunks(old_root: Path, new_root: Path) -> tuple[list[Hunk], int, dic
                     kind = "definition"
                 else:
                     kind = "use"
-                hunks.append(Hunk(rel, (i1 + 1, i2), (j1 + 1, j2), kind, terms or internal, (first, last)))
+                context = (first, last)
+                if terms and all(term.startswith("text: ") for term in terms):
+                    before = [a for a, b, _ in old_spans if i1 + 1 <= a and b < first]
+                    context = (max(before, default=first), last)
+                hunks.append(Hunk(rel, (i1 + 1, i2), (j1 + 1, j2), kind, terms or internal, (first, last), context))
     return hunks, files, all_scopes
 
 
@@ -397,7 +441,9 @@ def judge(hunk: Hunk, old_text: list[str], tool_text: list[str], candidates: set
     orig_region = "\n".join(old_text[hunk.span[0] - 1:hunk.span[1]])
     normal = normalise(tool_region)
     changed = normal != normalise(orig_region)
-    has_todo = TODO in tool_region and TODO not in orig_region
+    c0, c1 = map_region(old_text, tool_text, *hunk.context)
+    before = "\n".join(old_text[hunk.context[0] - 1:hunk.context[1]])
+    has_todo = TODO in "\n".join(tool_text[c0:c1]) and TODO not in before
     key = _key(hunk.file, hunk.span, normal)
     if normal in candidates:
         return Outcome("same", changed, has_todo, key, tool_region)
@@ -480,15 +526,16 @@ def main(argv: list[str] | None = None) -> int:
             new_text = new_source.splitlines()
             candidates = upstream_candidates(new_text, statement_spans(ast.parse(new_source)), hunk)
             upstream = "\n".join(new_text[hunk.new[0] - 1:hunk.new[1]])
+            first, last = hunk.context
             flagged = sorted({f"{f['code']}@{f['line']}" for f in by_file.get(hunk.file, [])
-                              if hunk.span[0] <= f["line"] <= hunk.span[1]})
+                              if first <= f["line"] <= last})
             site = Site(hunk.file, f"{hunk.span[0]}-{hunk.span[1]}", f"{hunk.new[0]}-{hunk.new[1]}", hunk.terms,
                         flagged, upstream[:3000])
             for mode, tree in trees.items():
                 tool_text = (tree / hunk.file).read_text(encoding="utf-8").splitlines()
                 site.modes[mode] = asdict(judge(hunk, old_text, tool_text, candidates, site_judgments, used))
             sites.append(site)
-        sites_at = {(s.file, line) for s in sites for line in range(*_bounds(s.old_lines))}
+        sites_at = {(h.file, line) for h in hunks if h.kind == "use" for line in range(h.context[0], h.context[1] + 1)}
         other = other_findings(by_file, new_root, hunks, scopes, sites_at, kept_judgments, used)
         removed_file_findings = sum(len(v) for rel, v in by_file.items() if not (new_root / rel).is_file())
     stale = sorted((set(site_judgments) | set(kept_judgments)) - used)
@@ -517,11 +564,6 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
     print(f"replay took {report['seconds']} s", file=sys.stderr)
     return 1 if problems else 0
-
-
-def _bounds(lines: str) -> tuple[int, int]:
-    first, last = map(int, lines.split("-"))
-    return first, last + 1
 
 
 def other_findings(by_file: dict[str, list[dict]], new_root: Path, hunks: list[Hunk],

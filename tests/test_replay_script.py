@@ -107,3 +107,19 @@ def test_normalise_ignores_comments_layout_and_string_splits() -> None:
     assert replay.normalise(a) == replay.normalise(b)
     assert replay.normalise("if a:") == replay.normalise("if a:  # why")
     assert replay.normalise("if a:") != replay.normalise("if not a:")
+
+
+def test_a_moved_name_is_a_term_next_to_its_old_module_or_in_a_changed_call_form() -> None:
+    replay = load()
+    names, moved, calls = replay.removed_names(), replay.moved_names(), replay.call_form_names()
+    assert "validate_dflash_request" in moved and "validate_dflash_request" in calls
+
+    def terms(source: str) -> list[str]:
+        tokens = replay._code_tokens(source)
+        return replay._related_terms(1, 1, names, moved, calls, replay.text_spellings(), tokens)[0]
+
+    assert terms("from sglang.srt.managers.scheduler import validate_dflash_request") == ["validate_dflash_request"]
+    assert terms("from sglang.srt.speculative.dflash_utils import validate_dflash_request") == []
+    assert terms("error = validate_dflash_request(req)") == ["validate_dflash_request"]
+    assert terms("if batch.is_spec_v2:  # spec v2") == ["is_spec_v2"]
+    assert terms('raise ValueError("DFLASH does not support overlap scheduling (spec v2).")')[0].startswith("text: ")
