@@ -504,6 +504,10 @@ class SglangIndex:
     def module_names(self) -> Iterable[str]:
         return self._source.modules.keys()
 
+    def is_package(self, qualname: str) -> bool:
+        entry = self._source.modules.get(qualname)
+        return bool(entry and entry[1])
+
     def module(self, qualname: str) -> ModuleInfo | None:
         if qualname in self._parsed:
             return self._parsed[qualname]

@@ -1,0 +1,357 @@
+"""What a downstream fork can touch that changed between two sglang releases, read from
+their wheels: the evidence behind the catalog's completeness (issue 14 item 4).
+
+``removals(old, new)`` compares two :class:`~migrator.verify.sglang_index.SglangIndex`
+trees in the modules of :data:`SCOPE` and lists every
+
+* module that is gone,
+* module-level name (class, function, variable, import) that is gone,
+* class member (method, property, field, ``self.x`` attribute, nested class) that is gone,
+* parameter of a surviving function or method that is gone, or that is new and required
+  (no default: every old call now fails, ``validate_dflash_request(req, enable_overlap)``),
+
+whose old definition, or a function of the old tree that refers to it, mentions DFLASH,
+spec v1/v2 or ``SGLANG_ENABLE_SPEC_V2`` (:data:`MENTION`). Environment definitions are
+``Envs`` class members of ``srt/environ.py`` and come out as members.
+
+The catalog's test (``tests/test_catalog_scope.py``) asks that every item is a catalog
+name or in :data:`migrator.catalog_scope.NOT_COVERED`. Run it by hand to see the list:
+``python -m migrator.verify.wheel_diff 0.5.13 0.5.14``.
+
+Nothing is imported from the trees; sources are read with ``ast``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+from typing import Mapping
+
+from .sglang_index import ClassInfo, FunctionInfo, Import, SglangIndex
+
+#: The modules compared: a prefix ending in ``.`` covers a package's modules.
+SCOPE: tuple[str, ...] = (
+    "sglang.srt.speculative.",
+    "sglang.srt.managers.schedule_batch",
+    "sglang.srt.managers.scheduler",
+    "sglang.srt.arg_groups.speculative_hook",
+    "sglang.srt.environ",
+)
+#: What makes a removal in scope: its definition or a caller says DFLASH, spec v1/v2 or the env var.
+MENTION = re.compile(r"dflash|spec[_ ]?v[12]|v[12]_spec", re.IGNORECASE)
+
+
+@dataclass(frozen=True, order=True)
+class Removal:
+    """One removed or changed thing: ``name`` is its dotted path (a parameter is
+    ``module.func(param)``), ``kind`` one of module/class/function/variable/import/member/
+    parameter/required-parameter, ``evidence`` why it is in scope (``definition`` or the
+    caller that mentions it)."""
+
+    name: str
+    kind: str
+    evidence: str
+
+
+def in_scope(module: str) -> bool:
+    return any(module.startswith(p) if p.endswith(".") else module == p for p in SCOPE)
+
+
+@dataclass(frozen=True)
+class _Def:
+    kind: str
+    module: str
+    name: str  # the last part of the dotted name
+    owner: str | None  # for members: the class's name
+    text: str  # the definition's source, for the mention test
+    params: tuple[tuple[str, bool], ...] | None = None  # (name, has a default) for functions
+
+
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, bool], ...]:
+    a = node.args
+    positional = [*a.posonlyargs, *a.args]
+    first_default = len(positional) - len(a.defaults)
+    found = [(p.arg, i >= first_default) for i, p in enumerate(positional)]
+    found += [(p.arg, d is not None) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    return tuple(found)
+
+
+def _segment(lines: list[str], node: ast.AST | None) -> str:
+    if node is None:
+        return ""
+    return "\n".join(lines[node.lineno - 1:node.end_lineno])  # type: ignore[attr-defined]
+
+
+def _definitions(index: SglangIndex, module: str) -> dict[str, _Def]:
+    """Every dotted name ``module`` defines (its symbols, class members, nested classes)."""
+    source = index.module_source(module)
+    info = index.module(module)
+    if source is None or info is None or info.error:
+        return {}
+    tree = ast.parse(source)
+    lines = source.decode("utf-8", "replace").splitlines()
+    nodes = _top_nodes(tree.body)
+    found: dict[str, _Def] = {}
+    for name, symbol in info.symbols.items():
+        node = nodes.get(name)
+        segment = _segment(lines, node)
+        qualname = f"{module}.{name}"
+        if isinstance(symbol, ClassInfo):
+            found[qualname] = _Def("class", module, name, None, segment)
+            if isinstance(node, ast.ClassDef):
+                found.update(_members(lines, module, node, symbol, qualname))
+        elif isinstance(symbol, FunctionInfo):
+            params = _params(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            found[qualname] = _Def("function", module, name, None, segment, params)
+        elif isinstance(symbol, Import):
+            if symbol.target.startswith("sglang."):  # a re-export of sglang's own; stdlib and torch are no API
+                found[qualname] = _Def("import", module, name, None, segment)
+        else:
+            found[qualname] = _Def("variable", module, name, None, segment)
+    return found
+
+
+def _top_nodes(body: list[ast.stmt]) -> dict[str, ast.stmt]:
+    """Name -> the (first runtime) statement binding it at module level."""
+    from .sglang_index import runtime_statements
+
+    nodes: dict[str, ast.stmt] = {}
+    for statement in runtime_statements(body):
+        names: list[str] = []
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [statement.name]
+        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
+            names = [(a.asname or a.name).split(".")[0] for a in statement.names]
+        else:
+            names = [n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+        for name in names:
+            nodes.setdefault(name, statement)
+    return nodes
+
+
+def _members(lines: list[str], module: str, node: ast.ClassDef, info: ClassInfo, qualname: str) -> dict[str, _Def]:
+    found: dict[str, _Def] = {}
+    statements: dict[str, list[ast.AST]] = {}
+    for child in ast.walk(node):
+        bound: list[str] = []
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound = [child.name]
+        elif isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        bound.append(sub.id)
+                    elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
+                        bound.append(sub.attr)
+        for name in bound:
+            statements.setdefault(name, []).append(child)
+    for name, kind in info.members.items():
+        bindings = statements.get(name, [])
+        method = next((s for s in bindings if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        params = _params(method) if kind == "method" and method is not None else None
+        text = "\n".join(_segment(lines, s) for s in bindings)
+        found[f"{qualname}.{name}"] = _Def("member", module, name, node.name, text, params)
+        if kind == "class" and name in info.nested:
+            nested = next((s for s in node.body if isinstance(s, ast.ClassDef) and s.name == name), None)
+            if nested is not None:
+                found.update(_members(lines, module, nested, info.nested[name], f"{qualname}.{name}"))
+    return found
+
+
+@dataclass
+class _Caller:
+    """A function of the old tree that mentions :data:`MENTION`: what it refers to."""
+
+    label: str  # module:line:name
+    module: str
+    names: set[str]
+    attributes: set[str]
+    keywords: set[tuple[str, str]]  # (callee's last name, keyword)
+    bases: set[str]  # last names of the enclosing class's bases and the class itself
+
+
+class _Callers:
+    """Who refers to a removed name, among the old tree's functions that mention
+    :data:`MENTION`. A reference counts only where it can be the removed thing: in its own
+    module, or in a module that imports the name (for a member: its class) from there, or
+    (members) in a subclass."""
+
+    def __init__(self, index: SglangIndex, under: str = "sglang.srt") -> None:
+        self._index = index
+        self._under = under
+        self._callers: list[_Caller] | None = None
+        #: (defining module, name) -> modules that import it from there
+        self._importers: dict[tuple[str, str], set[str]] = {}
+
+    def _build(self) -> list[_Caller]:
+        from .sglang_index import dotted_name, resolve_relative
+
+        callers: list[_Caller] = []
+        pattern = re.compile(MENTION.pattern.encode(), re.IGNORECASE)
+        # An import from a compared module spells its last name (or its package's, relatively).
+        spelled = {p.rstrip(".").rpartition(".")[2] for p in SCOPE}
+        spelled.update(m.rpartition(".")[2] for m in self._index.module_names() if in_scope(m))
+        imports = re.compile(rb"\b(" + b"|".join(re.escape(t.encode()) for t in sorted(spelled)) + rb")\b")
+        for module in sorted(self._index.module_names()):
+            if not (module == self._under or module.startswith(self._under + ".")):
+                continue
+            source = self._index.module_source(module)
+            if source is None:
+                continue
+            mentions = pattern.search(source) is not None
+            if not mentions and not imports.search(source):
+                continue
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom):
+                    base = resolve_relative(module, self._index.is_package(module), node.level, node.module)
+                    for alias in node.names:
+                        self._importers.setdefault((base or "", alias.name), set()).add(module)
+            if not mentions:
+                continue
+            lines = source.decode("utf-8", "replace").splitlines()
+            for owner in ast.walk(tree):
+                if not isinstance(owner, (ast.Module, ast.ClassDef)):
+                    continue
+                bases = {owner.name, *(n.rpartition(".")[2] for n in map(dotted_name, owner.bases) if n)} \
+                    if isinstance(owner, ast.ClassDef) else set()
+                for function in owner.body:
+                    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        segment = "\n".join(lines[function.lineno - 1:function.end_lineno])
+                        if MENTION.search(segment):
+                            callers.append(_facts(module, function, bases))
+        return callers
+
+    def mentioning(self, module: str, name: str, owner: str | None = None, keyword: str | None = None,
+                   own_module: bool = True) -> str | None:
+        """The first mentioning function that refers to ``module.name`` (``owner``: the
+        member ``name`` of that class of ``module``; ``keyword``: passes ``keyword=`` to a
+        call of it), else None."""
+        if self._callers is None:
+            self._callers = self._build()
+        imported = self._importers.get((module, owner or name), set())
+        for caller in self._callers:
+            here = own_module and caller.module == module
+            if not here and caller.module not in imported and not (owner and owner in caller.bases):
+                continue
+            if keyword is not None:
+                hit = (name, keyword) in caller.keywords
+            elif owner is not None:
+                hit = name in caller.attributes or (name in caller.names and owner in caller.bases)
+            else:
+                hit = name in caller.names or name in caller.attributes
+            if hit:
+                return caller.label
+        return None
+
+
+def _facts(module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, bases: set[str]) -> _Caller:
+    caller = _Caller(f"{module}:{function.lineno}:{function.name}", module, set(), set(), set(), bases)
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            caller.names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            caller.attributes.add(node.attr)
+        elif isinstance(node, ast.Call):
+            callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            caller.keywords.update((callee, k.arg) for k in node.keywords if callee and k.arg)
+    return caller
+
+
+def removals(old: SglangIndex, new: SglangIndex, renames: Mapping[str, str] | None = None) -> list[Removal]:
+    """Every in-scope removal or change from ``old`` to ``new``, sorted by name.
+
+    ``renames`` (old dotted name -> new, for modules and classes a migration renames, such
+    as the catalog's): the contents of a renamed module or class are compared with its
+    replacement's, so a method the V1 class has and the V2 class lacks is a removal of its
+    own. The contents of a thing removed without a rename go with it (one item)."""
+    renames = dict(renames or {})
+    callers = _Callers(old)
+    found: list[Removal] = []
+    new_definitions: dict[str, dict[str, _Def]] = {}
+
+    def evidence(definition: _Def, qualname: str, keyword: str | None = None) -> str | None:
+        own = definition.kind != "import"
+        # A name inside a DFLASH module or class is DFLASH's (a removed import is the import line's).
+        if MENTION.search(definition.text) or (own and MENTION.search(qualname)):
+            return "definition"
+        # A removed import matters only as a re-export: a use in another module that imports it from here.
+        return callers.mentioning(definition.module, definition.name, definition.owner, keyword, own_module=own)
+
+    for module in sorted(m for m in old.module_names() if in_scope(m)):
+        target_module = module if new.has_module(module) else renames.get(module)
+        if not new.has_module(module):
+            source = old.module_source(module) or b""
+            if MENTION.search(module) or MENTION.search(source.decode("utf-8", "replace")):
+                found.append(Removal(module, "module", "definition"))
+        if target_module is None:
+            continue
+        gone: list[str] = []  # removed without a rename: their contents go with them
+        for name, definition in _definitions(old, module).items():
+            if any(name.startswith(prefix + ".") for prefix in gone):
+                continue
+            renamed = _renamed(name, renames)
+            if not new.resolve(renamed).found:
+                if (why := evidence(definition, name)) is not None:
+                    found.append(Removal(name, definition.kind, why))
+                if renamed == name or name in renames:
+                    gone.append(name)
+                continue
+            new_module = target_module if renamed.startswith(target_module + ".") else renamed.rpartition(".")[0]
+            if new_module not in new_definitions:
+                new_definitions[new_module] = _definitions(new, new_module)
+            current = new_definitions[new_module].get(renamed)
+            if definition.params is None or current is None or current.params is None:
+                continue
+            old_params, new_params = dict(definition.params), dict(current.params)
+            for param in old_params:
+                if param not in new_params and param not in ("self", "cls"):
+                    if (why := evidence(definition, name, param)) is not None:
+                        found.append(Removal(f"{name}({param})", "parameter", why))
+            for param, has_default in current.params:
+                if param not in old_params and not has_default:
+                    if (why := evidence(definition, name)) is not None:
+                        found.append(Removal(f"{name}({param})", "required-parameter", why))
+    return sorted(found)
+
+
+def _renamed(name: str, renames: Mapping[str, str]) -> str:
+    """``name`` with its longest renamed prefix replaced (``dflash_worker.DFlashWorker.run``
+    -> ``dflash_worker_v2.DFlashWorkerV2.run``)."""
+    cut = len(name)
+    while cut > 0:
+        prefix = name[:cut]
+        if prefix in renames:
+            return renames[prefix] + name[cut:]
+        cut = name.rfind(".", 0, cut)
+    return name
+
+
+def catalog_renames(target: str) -> dict[str, str]:
+    """The catalog's module and class renames for ``target`` (what the codemod writes)."""
+    from migrator import catalog
+
+    found: dict[str, str] = {}
+    for entry in catalog.entries_of_kind("module", "class", "function"):
+        new = entry.replacement_for(target)
+        if new is not None and entry.fires_for(target):
+            found[entry.old] = new
+    return found
+
+
+def main(argv: list[str]) -> int:
+    old_version, new_version = argv if len(argv) == 2 else ("0.5.13", "0.5.14")
+    old, new = SglangIndex.for_version(old_version), SglangIndex.for_version(new_version)
+    for removal in removals(old, new, catalog_renames(new_version)):
+        print(f"{removal.kind:20} {removal.name}  [{removal.evidence}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
