@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         "server-arg",  # ServerArgs/Engine keyword
         "text",  # a name of another entry spelled in free text (DFM4xx, report-only)
         "fork",  # a V1 object followed through the fork's own modules (DFM5xx, migrator.forkindex)
+        "behaviour",  # V1-era behaviour in a fork's own code (no removed name: ``old`` is the setting it is about)
     ]
     Applicability = Literal["safe", "unsafe", "manual"]
 else:  # at run time: plain text
@@ -504,6 +505,61 @@ ENTRIES: tuple[Entry, ...] = (
         fires_from="0.5.16",
     ),
     Entry(
+        code="DFM112",
+        old="sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch",
+        kind="call-form",
+        exists=V1,
+        replacements=(Replacement(V2, "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
+        fix="unsafe",
+        message="`filter_batch(v1_spec_info_filtered=...)`: the parameter was removed in 0.5.14 (TypeError)",
+        guidance="In 0.5.13 `v1_spec_info_filtered=True` told `filter_batch` that a V1 worker's verify step had "
+        "already filtered `spec_info` (`has_been_filtered = v1_spec_info_filtered and not is_spec_v2`). 0.5.14 "
+        "has no V1 worker and always passes `has_been_filtered=False`; upstream dropped the keyword at every "
+        "call site. The fix drops it: safe for `False` (the same behaviour), unsafe for any other value (a fork "
+        "whose own worker filters `spec_info` before the batch would filter it twice). A value with side "
+        "effects, a positional third argument or `**kwargs` stay a TODO.",
+        before="batch.filter_batch(v1_spec_info_filtered=True)",
+        after="batch.filter_batch()",
+        cues=("v1_spec_info_filtered",),
+        distinctive=True,
+    ),
+    Entry(
+        code="DFM210",
+        old="enable_overlap",
+        kind="behaviour",
+        exists=V1,
+        replacements=(Replacement(V2, None),),
+        fix="manual",
+        message="a DFLASH overlap guard: from 0.5.14 DFLASH runs with overlap scheduling (`DFlashWorkerV2`)",
+        guidance="V1 DFLASH could not run under the overlap scheduler, so code raised when overlap was on "
+        "(`if enable_overlap: raise ValueError(\"DFLASH does not support overlap scheduling (spec v2).\")` in "
+        "0.5.13's `SpeculativeAlgorithm.create_worker`). 0.5.14 deleted the guard: the V2 worker drives both "
+        "modes. The rule reports an `if` whose test reads an overlap setting and whose body raises with a "
+        "message naming DFLASH; delete the guard (and the overlap variable if nothing else reads it).",
+        before='if enable_overlap:\n    raise ValueError("DFLASH does not support overlap scheduling (spec v2).")',
+        after="# removed: DFlashWorkerV2 runs with and without overlap scheduling",
+        cues=("overlap",),
+    ),
+    Entry(
+        code="DFM211",
+        old=DISABLE_OVERLAP_ARG,
+        kind="behaviour",
+        exists=V1,
+        replacements=(Replacement(V2, None),),
+        fix="manual",
+        message="overlap scheduling forced off for DFLASH: from 0.5.14 DFLASH supports it; only "
+        "`--disable-overlap-schedule` should turn it off",
+        guidance="0.5.13's `_handle_dflash` set `server_args.disable_overlap_schedule = True` and warned "
+        "\"Overlap scheduler is disabled when using DFLASH speculative decoding (spec v2 is not supported yet)\". "
+        "0.5.14 removed both: DFLASH runs `DFlashWorkerV2` with overlap unless the user asks otherwise. The "
+        "rule reports `<x>.disable_overlap_schedule = True` in DFLASH code (a function named after DFLASH, an "
+        "`if` testing for DFLASH, or next to a message naming DFLASH); delete it and its warning unless the "
+        "synchronous path is wanted on purpose.",
+        before='def _handle_dflash(server_args):\n    server_args.disable_overlap_schedule = True',
+        after="def _handle_dflash(server_args):\n    pass  # overlap scheduling stays as the user set it",
+        cues=("overlap",),
+    ),
+    Entry(
         code="DFM201",
         old=ENV_SPEC_V2,
         kind="env",
@@ -772,6 +828,37 @@ ENTRIES: tuple[Entry, ...] = (
             "    return validate_dflash_request(req, enable_overlap=not server_args.disable_overlap_schedule)"
         ),
     ),
+    *(
+        Entry(
+            code=code,
+            old=f"{module}.{name}",
+            kind=kind,
+            exists=exists,
+            replacements=replacements,
+            fix="safe",
+            message=f"`{module.rpartition('.')[2]}` no longer re-exports `{name}`; "
+            + ("import it from its home" if replacements[-1].new.endswith("." + name)
+               else f"it is `{replacements[-1].new.rpartition('.')[2]}` now"),
+            guidance=f"`{module.rpartition('.')[2]}` imported `{name}` for the V1 path and 0.5.14 dropped the import, "
+            "so importing it from there fails. The fix imports it from the module that defines it (found in the "
+            "0.5.13 -> 0.5.14 wheel diff, `migrator/verify/wheel_diff.py`).",
+            before=f"from {module} import {name}",
+            after=f"from {replacements[-1].new.rpartition('.')[0]} import {replacements[-1].new.rpartition('.')[2]}",
+        )
+        for code, module, name, kind, exists, replacements in (
+            ("DFM310", DFLASH_INFO, "compute_dflash_correct_drafts_and_bonus", "function", VersionRange("0.5.12", "0.5.13"),
+             (Replacement(VersionRange(FIRST_V2_RELEASE, "0.5.22"), f"{DFLASH_UTILS}.compute_dflash_correct_drafts_and_bonus"),
+              Replacement(VersionRange("0.5.23"), f"{KERNEL_OPS_DFLASH}.compute_dflash_correct_drafts_and_bonus"))),
+            ("DFM311", DFLASH_INFO, "compute_dflash_sampling_correct_drafts_and_bonus", "function",
+             VersionRange("0.5.12", "0.5.13"),
+             (Replacement(V2, f"{DFLASH_UTILS}.compute_dflash_sampling_correct_drafts_and_bonus"),)),
+            ("DFM312", DFLASH_INFO, "is_dflash_sampling_verify_available", "function", V1,
+             (Replacement(V2, f"{DFLASH_UTILS}.is_dflash_sampling_verify_available"),)),
+            ("DFM313", DFLASH_WORKER, "resolve_dflash_verify_mask_policy", "function", V1,
+             (Replacement(V2, f"{DFLASH_UTILS}.resolve_dflash_verify_mask_policy"),)),
+            ("DFM314", DFLASH_WORKER, "DFlashDraftInput", "class", V1, (Replacement(V2, V2_DRAFT_INPUT),)),
+        )
+    ),
 )
 
 
@@ -979,9 +1066,15 @@ def example_files(entry: Entry, text: str) -> tuple[tuple[str, str], ...]:
     return tuple((name, "\n".join(lines) + "\n" if lines else "") for name, lines in files)
 
 
+BEHAVIOUR_KIND = "behaviour"
+#: Behaviour rules look at code that names DFLASH (``_handle_dflash``, ``"DFLASH ..."``
+#: messages, ``is_dflash()``); with the entries' cues these are their byte triggers.
+BEHAVIOUR_TOKENS = ("DFLASH", "dflash")
+
+
 def _name_entries() -> tuple[Entry, ...]:
     """The entries that name a removed thing (the text codes only mirror them)."""
-    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND))
+    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND, BEHAVIOUR_KIND))
 
 
 @cache
@@ -1058,6 +1151,8 @@ def trigger_tokens() -> tuple[bytes, ...]:
                 tokens.add(name.rpartition(".")[2])
     # A kwarg spelled with underscores is the same flag as its dashed CLI form.
     tokens.update(t.replace("-", "_") for t in list(tokens) if "-" in t)
+    if entries_of_kind(BEHAVIOUR_KIND):
+        tokens.update(BEHAVIOUR_TOKENS)
     return tuple(sorted(t.encode() for t in tokens))
 
 
@@ -1069,8 +1164,11 @@ def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
     cued: dict[str, set[str]] = {}
     for entry in _name_entries():
         if entry.cues:
-            owner = (entry.owner_class or entry.old).rpartition(".")[2]
+            owner = entry.member if entry.distinctive else (entry.owner_class or entry.old).rpartition(".")[2]
             cued.setdefault(owner, set()).update(entry.cues)
+    for entry in entries_of_kind(BEHAVIOUR_KIND):
+        for token in BEHAVIOUR_TOKENS:
+            cued.setdefault(token, set()).update(entry.cues)
     return tuple(
         (token, tuple(sorted(c.encode() for c in cued[token.decode()])) if token.decode() in cued else ())
         for token in trigger_tokens()
