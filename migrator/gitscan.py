@@ -36,7 +36,7 @@ from pathlib import Path
 from . import catalog
 
 #: Exact-case substrings one of which every trigger token (and the TODO marker) holds.
-GREP_MARKERS = ("DFlash", "dflash", "SPEC_V2", "spec_v2", "keep_slots")
+GREP_MARKERS = ("DFlash", "dflash", "DFLASH", "SPEC_V2", "spec_v2", "keep_slots", "filter_batch")
 _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
 #: ``ls-files -t -v`` tag of the files ``git grep`` reads from the work tree: tracked,
 #: neither assume-unchanged nor skip-worktree (untracked files, tag ``?``, are left to the

@@ -43,8 +43,12 @@ def _member_entries() -> dict[str, list[catalog.Entry]]:
 
 @cache
 def _named_entries() -> dict[str, catalog.Entry]:
-    """Last name of a removed class or function -> its entry."""
-    return {entry.old.rpartition(".")[2]: entry for entry in catalog.entries_of_kind("class", "function")}
+    """Last name of a removed class or function -> its entry: the first entry with that name,
+    the class's own home (DFM103's ``dflash_info.DFlashDraftInput``, not DFM314's re-export)."""
+    table: dict[str, catalog.Entry] = {}
+    for entry in catalog.entries_of_kind("class", "function"):
+        table.setdefault(entry.old.rpartition(".")[2], entry)
+    return table
 
 
 def check(ctx: RuleContext) -> None:
