@@ -1,0 +1,121 @@
+"""The rules issue 14 item 4 added from the 0.5.13 -> 0.5.14 wheel diff, on code written
+outside sglang's tree: DFM112 (``filter_batch(v1_spec_info_filtered=...)``), DFM210/DFM211
+(V1-era overlap handling for DFLASH) and DFM310-DFM314 (re-exports 0.5.14 dropped). Every
+changed file goes through the pyflakes oracle."""
+
+from __future__ import annotations
+
+import textwrap
+
+from codemod_helpers import codes, migrate, todo_lines
+from flakes import new_flakes
+
+
+def migrated(source: str, **kw) -> tuple[str, list]:  # noqa: ANN003
+    new, findings = migrate(source, **kw)
+    assert new_flakes(textwrap.dedent(source), new) == []
+    return new, findings
+
+
+FILTER = """
+def drop_finished(self, batch, flag):
+    self.running_batch.filter_batch(v1_spec_info_filtered=True)
+    batch.filter_batch(keep_indices=[0], v1_spec_info_filtered=False)
+    batch.filter_batch(v1_spec_info_filtered=decide(batch))
+    batch.filter_batch(chunked, v1_spec_info_filtered=flag)
+    batch.filter_batch(keep_indices=[0])
+"""
+
+
+def test_filter_batch_keyword_dropped_where_safe_else_todo() -> None:
+    new, findings = migrated(FILTER, target="0.5.14")
+    assert codes(findings) == ["DFM112"] * 4
+    assert "batch.filter_batch(keep_indices=[0])\n" in new  # False: the same behaviour, a safe fix
+    assert "self.running_batch.filter_batch(v1_spec_info_filtered=True)" in new  # True: unsafe, TODO by default
+    assert len(todo_lines(new)) == 3
+
+
+def test_filter_batch_unsafe_fixes_drop_pure_values_only() -> None:
+    new, _ = migrated(FILTER, target="0.5.14", unsafe=True)
+    assert "    self.running_batch.filter_batch()\n" in new
+    assert "    batch.filter_batch(chunked)\n" in new
+    assert "v1_spec_info_filtered=decide(batch)" in new and len(todo_lines(new)) == 1  # a side effect stays
+
+
+def test_filter_batch_not_before_0_5_14_and_other_keywords_untouched() -> None:
+    assert migrate(FILTER, target="0.5.13")[1] == []
+    assert migrate("df.filter_batch(keep=True)\n", target="0.5.14")[1] == []
+
+
+GUARDS = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class MyAlgorithm:
+    def create_worker(self, server_args):
+        enable_overlap = not server_args.disable_overlap_schedule
+        if self.is_dflash():
+            if enable_overlap:
+                raise ValueError("DFLASH does not support overlap scheduling (spec v2).")
+            return DraftWorker
+        if enable_overlap:
+            raise ValueError("EAGLE needs a draft model")
+        return None
+
+
+def _handle_dflash(server_args):
+    server_args.disable_overlap_schedule = True
+    logger.warning("Overlap scheduler is disabled when using DFLASH speculative decoding (spec v2 is not supported yet).")
+
+
+def configure(args):
+    if args.speculative_algorithm == "DFLASH":
+        args.disable_overlap_schedule = True
+    else:
+        args.disable_overlap_schedule = True
+    args.disable_overlap_schedule = False
+"""
+
+
+def test_overlap_guard_and_forced_overlap_off_for_dflash_are_todos() -> None:
+    new, findings = migrated(GUARDS, target="0.5.14")
+    found = sorted((f.code, f.line) for f in findings)
+    assert found == [("DFM210", 11), ("DFM211", 20), ("DFM211", 26)]
+    assert len(todo_lines(new)) == 3
+    assert new.count("raise ValueError") == 2  # reported, never deleted
+
+
+def test_overlap_rules_need_dflash_and_fire_from_0_5_14() -> None:
+    assert migrate(GUARDS, target="0.5.13")[1] == []
+    eagle = GUARDS.replace("DFLASH", "EAGLE").replace("dflash", "eagle")
+    assert migrate(eagle, target="0.5.14")[1] == []
+
+
+REEXPORTS = """
+from sglang.srt.speculative.dflash_info import DFlashVerifyInput, compute_dflash_correct_drafts_and_bonus
+from sglang.srt.speculative.dflash_info import is_dflash_sampling_verify_available
+from sglang.srt.speculative.dflash_worker import DFlashDraftInput, resolve_dflash_verify_mask_policy
+
+
+def accept(x: DFlashDraftInput, backend):
+    if is_dflash_sampling_verify_available():
+        resolve_dflash_verify_mask_policy(backend)
+    return compute_dflash_correct_drafts_and_bonus(x), DFlashVerifyInput
+"""
+
+
+def test_dropped_reexports_import_from_their_home() -> None:
+    new, findings = migrated(REEXPORTS, target="0.5.14")
+    assert {"DFM310", "DFM312", "DFM313", "DFM314"} <= set(codes(findings))
+    assert "from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus" in new
+    assert "from sglang.srt.speculative.dflash_utils import is_dflash_sampling_verify_available" in new
+    assert "from sglang.srt.speculative.dflash_utils import resolve_dflash_verify_mask_policy" in new
+    assert "def accept(x: DFlashDraftInputV2, backend):" in new
+    assert "dflash_worker" not in new and todo_lines(new) == []
+
+
+def test_reexport_of_the_greedy_kernel_follows_the_target() -> None:
+    new, _ = migrated(REEXPORTS, target="0.5.23")
+    assert "from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus" in new
