@@ -518,8 +518,8 @@ ENTRIES: tuple[Entry, ...] = (
         "call site. The fix drops it: safe for `False` (the same behaviour), unsafe for any other value (a fork "
         "whose own worker filters `spec_info` before the batch would filter it twice). A value with side "
         "effects, a positional third argument or `**kwargs` stay a TODO.",
-        before="batch.filter_batch(v1_spec_info_filtered=True)",
-        after="batch.filter_batch()",
+        before="def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)",
+        after="def drop_finished(batch):\n    batch.filter_batch()",
         cues=("v1_spec_info_filtered",),
         distinctive=True,
     ),
@@ -536,8 +536,9 @@ ENTRIES: tuple[Entry, ...] = (
         "0.5.13's `SpeculativeAlgorithm.create_worker`). 0.5.14 deleted the guard: the V2 worker drives both "
         "modes. The rule reports an `if` whose test reads an overlap setting and whose body raises with a "
         "message naming DFLASH; delete the guard (and the overlap variable if nothing else reads it).",
-        before='if enable_overlap:\n    raise ValueError("DFLASH does not support overlap scheduling (spec v2).")',
-        after="# removed: DFlashWorkerV2 runs with and without overlap scheduling",
+        before='def check_overlap(enable_overlap):\n    if enable_overlap:\n'
+        '        raise ValueError("DFLASH does not support overlap scheduling (spec v2).")',
+        after="def check_overlap(enable_overlap):\n    pass  # DFlashWorkerV2 runs with and without overlap scheduling",
         cues=("overlap",),
     ),
     Entry(

@@ -94,7 +94,8 @@ def _check_from(ctx: RuleContext, info: ImportFromInfo) -> None:
             _todo_at_name(ctx, info, imported, entry)
     target_module = destinations.pop() if destinations else new_module
     if target_module != info.module:
-        entry = module_entry or (moves[0][1] if moves else None)
+        # The names' own entry where they go elsewhere than the module's rename (a dropped re-export).
+        entry = moves[0][1] if moves and target_module != new_module else module_entry or (moves[0][1] if moves else None)
         text = _module_text(info, target_module)
         if entry is not None and (text is None or info.module_span is None):
             ctx.todo(info.statement, entry, f"{entry.message}; rewrite this import by hand to `{target_module}`")
