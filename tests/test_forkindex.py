@@ -466,3 +466,15 @@ def test_the_index_types_decide_ngram_style_verify_calls(tmp_path: Path, monkeyp
     assert not any(r.error for r in outcome.results)  # broken.py holds no V1 word: lint does not parse it
     alone = engine.run([tmp_path / "ngfork" / "run.py"], options)
     assert [f[1:] for f in found(alone, tmp_path)] == [f[1:] for f in found(outcome, tmp_path) if f[0] == "ngfork/run.py"]
+
+
+@pytest.mark.parametrize("words", [
+    ["Worker0", "Worker1", "Worker10", "TeamWorker", "Draft", "DraftIn"],
+    ["a", "ab", "abc", "b.c", "x(y", "[z]"],  # prefixes of each other, regex characters
+    ["w" * n for n in range(1, 120)],  # long nested prefixes: the plain alternation
+])
+def test_the_second_pass_pattern_finds_exactly_the_files_holding_a_word(words: list[str]) -> None:
+    pattern = engine.any_word_pattern(words)
+    texts = [b"", b"nothing here", *(f"x = {w}\n".encode() for w in words), b"Worke", b"Draf t", b"a", b"(y", b"zz"]
+    for text in texts:
+        assert (pattern.search(text) is not None) == any(w.encode() in text for w in words), text
