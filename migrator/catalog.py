@@ -326,7 +326,8 @@ ENTRIES: tuple[Entry, ...] = (
             "    result = worker.forward_batch_generation(batch)  # accept_lens, next_token_ids\n"
             "    return result"
         ),
-        cues=(".verify(", "def verify"),
+        # the last: prose names the method without a call (`DFlashVerifyInput.verify`, DFM405)
+        cues=(".verify(", "def verify", "DFlashVerifyInput.verify"),
     ),
     Entry(
         code="DFM106",
@@ -895,11 +896,9 @@ TEXT_KIND = "text"
 
 
 def _text_example(style: str, shown: str, before: bool) -> str:
-    """A sentence naming ``shown`` as the scanner reports it: a method with its call
-    parentheses; a "context" name (one other code uses too) is reported only on a line
-    that also names the V1 module, so the ``before`` sentence names it."""
-    if style == "member":
-        return f"Call `{shown}()`."
+    """A sentence naming ``shown`` as the scanner reports it: a "context" name (one other
+    code uses too) is reported only on a line that also names the V1 module, so the
+    ``before`` sentence names it."""
     if style == "context" and before:
         return f"See `{shown}` in `{DFLASH_WORKER}`."
     return f"See `{shown}`."

@@ -220,3 +220,13 @@ def test_lint_reaches_other_text_files_through_discovery(tmp_path: Path) -> None
     result = engine.run([tmp_path], Options(mode="lint", target_version=T, jobs=1))
     assert [(Path(r.path).name, f.line, f.column, f.code) for r in result.results for f in r.findings] == [
         ("cmd.ts", 1, 20, "DFM409")]
+
+
+@pytest.mark.parametrize("name", ["notes.md", "notes.rst", "page.tsx"])
+def test_a_method_named_without_a_call_is_reported_through_the_whole_run(tmp_path: Path, name: str) -> None:
+    """`DFlashVerifyInput.verify` in prose holds the class but no `.verify(`: the byte
+    prefilter of a run dropped the file (the class still exists; only a cue of its removed
+    member lets a file through), so lint reported nothing while one file's analysis did."""
+    (tmp_path / name).write_text("The old docs call `DFlashVerifyInput.verify` here.\n")
+    result = engine.run([tmp_path], Options(mode="lint", target_version=T, jobs=1))
+    assert [(f.line, f.code) for r in result.results for f in r.findings] == [(1, "DFM405")]
