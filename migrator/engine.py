@@ -6,8 +6,9 @@ bytes out.
 * ``run(paths, options)`` discovers files, prefilters them on raw bytes (``git grep``
   where a folder is a work tree, ``migrator.gitscan``; else in the workers), analyses the
   candidates largest first in forked workers started before the walk (``migrator.pool``),
-  then, only where the fork's own modules re-export V1 objects, indexes them and analyses
-  again the files that import from them (``migrator.forkindex``), and writes changed files
+  then, only where the fork's own modules re-export V1 objects (or another module's types
+  would decide a call, ``summary.wanted``), indexes them and analyses again the files that
+  import from them (``migrator.forkindex``), and writes changed files
   atomically in this process (``migrator.fileio``). Lint and fix share one analysis: a file
   is parsed twice only when the fork index concerns it. BENCHMARKS.md has the measurements
   behind each step.

@@ -20,6 +20,9 @@ level, so that the rules see through the fork's own modules:
   files, for subclass chains, typed wrappers and return annotations;
 * ``ForkIndex.needed(module)``: the names other fork modules import from it (a fix must keep
   them bound);
+* ``ModuleSummary.wanted``: classes and functions of other modules whose definitions would
+  decide a finding (NGRAM's ``verify(batch=..., ...)`` on ``holder.spec``); the engine reads
+  those modules into the index even when they hold no V1 word;
 * ``ForkIndex.words``: names bound to V1 objects, of V1 subclasses and of wrappers holding
   V1 values that have no V1 word in them (``BaseWorker``): the engine's second byte-level
   pass looks for them in files not yet parsed.
