@@ -49,9 +49,13 @@ def check(ctx: RuleContext) -> None:
                 fix = Fix("safe", (Replace(removal, ""),), replacement="")
                 ctx.report(name_span, entry, fix, f"{entry.old} is truthy, the default since 0.5.14: "
                            "removed from the command string")
+            elif catalog.sglang_bool(match.group("value") or match.group("json") or "") is True:
+                detail = (f"{entry.message}; this string sets it to a truthy value (or tells people to), the "
+                          "default since 0.5.14: drop the setting or the instruction")
             else:
                 detail = (f"{entry.message}; this string sets it (or tells people to): pass "
                           f"{catalog.DISABLE_OVERLAP_FLAG} to the launch instead of =0")
+            if removal is None:
                 comment = catalog.todo_comment(entry, detail)
                 fix = Fix("manual", (InsertComment(ctx.analysis.anchor_line(literal), comment),))
                 ctx.report(name_span, entry, fix, detail)

@@ -119,3 +119,15 @@ def test_dropped_reexports_import_from_their_home() -> None:
 def test_reexport_of_the_greedy_kernel_follows_the_target() -> None:
     new, _ = migrated(REEXPORTS, target="0.5.23")
     assert "from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus" in new
+
+
+def test_a_hint_to_set_the_variable_to_1_is_one_finding_that_says_drop_it() -> None:
+    source = '''
+    def check(args):
+        if args.mamba_strategy == "no_buffer":
+            raise ValueError("To use radix cache with speculative decoding, set SGLANG_ENABLE_SPEC_V2=1.")
+    '''
+    new, findings = migrated(source, target="0.5.14")
+    assert codes(findings) == ["DFM201"]  # the recall rule's finding, not a second code for the same text
+    assert "the default since 0.5.14: drop the setting or the instruction" in findings[0].message
+    assert len(todo_lines(new)) == 1
