@@ -49,7 +49,7 @@ def check(ctx: RuleContext) -> None:
                 fix = Fix("safe", (Replace(removal, ""),), replacement="")
                 ctx.report(name_span, entry, fix, f"{entry.old} is truthy, the default since 0.5.14: "
                            "removed from the command string")
-            elif catalog.sglang_bool(match.group("value") or match.group("json") or "") is True:
+            elif catalog.sglang_bool((match.group("value") or match.group("json") or "").rstrip(".,;:)")) is True:
                 detail = (f"{entry.message}; this string sets it to a truthy value (or tells people to), the "
                           "default since 0.5.14: drop the setting or the instruction")
             else:
