@@ -333,6 +333,6 @@ def apply_with_libcst(data: bytes, edits: Sequence[Edit]) -> bytes:
 
         context = CodemodContext()
         for item in plan.imports:
-            AddImportsVisitor.add_needed_import(context, item.module, item.name)
+            AddImportsVisitor.add_needed_import(context, item.module, item.name, relative=item.relative)
         updated = AddImportsVisitor(context).transform_module(updated)
     return updated.bytes

@@ -86,10 +86,12 @@ class AppendListItem(NamedTuple):
 
 @record
 class AddImport(NamedTuple):
-    """Ensure ``from module import name`` exists in the module (libcst's AddImportsVisitor)."""
+    """Ensure ``from module import name`` exists in the module (libcst's AddImportsVisitor);
+    ``relative``: the number of leading dots (``module`` is then relative to the file's package)."""
 
     module: str
     name: str
+    relative: int = 0
 
 
 @record

@@ -196,8 +196,27 @@ def renamed_text(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
     # The name moved to a module the local binding does not reach: import it directly.
     if isinstance(node, (ast.Name, ast.Attribute)) and qualname == _rename_source(qualname):
         module, _, name = new_full.rpartition(".")
-        return name, (AddImport(module, name),)
+        return name, (added_import(ctx, module, name),)
     return None, ()
+
+
+def added_import(ctx: RuleContext, module: str, name: str) -> AddImport:
+    """``from module import name`` in the form the file imports its own package: relative
+    (``from ..speculative.dflash_utils import name``) in a module of that package (a fork of
+    sglang itself) that imports it relatively, else absolute."""
+    analysis = ctx.analysis
+    top = module.split(".")[0]
+    own = analysis.module_name.split(".")
+    if own[0] != top or not any(info.level and info.module.split(".")[0] == top for info in analysis.import_froms):
+        return AddImport(module, name)
+    package = own if analysis.is_package else own[:-1]
+    target = module.split(".")
+    common = 0
+    while common < min(len(package), len(target)) and package[common] == target[common]:
+        common += 1
+    if not common or common == len(target):
+        return AddImport(module, name)
+    return AddImport(".".join(target[common:]), name, len(package) - common + 1)
 
 
 def _chain_root(node: ast.expr) -> ast.Name | None:

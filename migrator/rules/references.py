@@ -17,7 +17,7 @@ import re
 
 from .. import catalog
 from ..analysis import Binding, rename_qualname
-from ..model import RemoveStatement, Span
+from ..model import RemoveImportName, RemoveStatement, Span
 from .context import Rule, RuleContext, renamed_text
 
 #: Call forms have dedicated rules that look at the arguments.
@@ -100,11 +100,34 @@ def _drop_emptied_imports(ctx: RuleContext, uses: dict[int, int], moved_through:
             continue
         finding, binding = pairs[-1]
         statement = _single_import_of(ctx, binding)
-        if statement is None:
+        removal: RemoveStatement | RemoveImportName | None = None
+        if statement is not None:
+            removal = RemoveStatement(ctx.span_of(statement))
+        else:
+            removal = _name_removal(ctx, binding)
+        if removal is None:
             continue
         fix = finding.fix
-        ctx.findings[ctx.findings.index(finding)] = finding._replace(
-            fix=fix._replace(edits=(*fix.edits, RemoveStatement(ctx.span_of(statement)))))
+        ctx.findings[ctx.findings.index(finding)] = finding._replace(fix=fix._replace(edits=(*fix.edits, removal)))
+
+
+def _name_removal(ctx: RuleContext, binding: Binding) -> RemoveImportName | None:
+    """The edit dropping ``binding``'s name from a one-line ``from`` import of several names
+    (``from ..speculative import dflash_info, other``): the name with its comma."""
+    for info in ctx.analysis.import_froms:
+        names = info.names
+        at = next((i for i, n in enumerate(names) if n.qualname == binding.qualname and not n.has_asname), None)
+        if at is None or info.guarded or len(names) < 2 or len(names) != len(info.statement.names):
+            continue
+        if info.statement.lineno != info.statement.end_lineno:
+            return None  # a parenthesised import over several lines: its comments decide, leave it
+        line, col, _, end = names[at].name_span
+        if at + 1 < len(names):
+            cut = Span.of(line, col, line, names[at + 1].name_span[1])
+        else:
+            cut = Span.of(line, names[at - 1].name_span[3], line, end)
+        return RemoveImportName(Span.of(*names[at].name_span), cut)
+    return None
 
 
 def _single_import_of(ctx: RuleContext, binding: Binding) -> ast.stmt | None:

@@ -131,3 +131,34 @@ def test_a_hint_to_set_the_variable_to_1_is_one_finding_that_says_drop_it() -> N
     assert codes(findings) == ["DFM201"]  # the recall rule's finding, not a second code for the same text
     assert "the default since 0.5.14: drop the setting or the instruction" in findings[0].message
     assert len(todo_lines(new)) == 1
+
+
+def test_an_added_import_keeps_the_relative_form_of_a_fork_of_sglang(tmp_path) -> None:  # noqa: ANN001
+    from codemod_helpers import write_tree
+    from migrator.engine import Options, run
+
+    uses = "def accept(x):\n    return dflash_info.compute_dflash_correct_drafts_and_bonus(x), other.y\n"
+    write_tree(tmp_path, {
+        "python/sglang/__init__.py": "",
+        "python/sglang/srt/__init__.py": "",
+        "python/sglang/srt/speculative/__init__.py": "",
+        "python/sglang/srt/managers/__init__.py": "",
+        "python/sglang/srt/managers/relative.py": "from ..speculative import dflash_info, other\n\n\n" + uses,
+        "python/sglang/srt/managers/absolute.py": "from sglang.srt.speculative import dflash_info, other\n\n\n" + uses,
+        "python/sglang/srt/speculative/sibling.py": "from . import dflash_info, other\n\n\n" + uses,
+    })
+    before = {p: p.read_text() for p in tmp_path.rglob("*.py")}
+    outcome = run([tmp_path], Options(mode="fix", target_version="0.5.14", allow_dirty=True))
+    assert outcome.summary.files_with_errors == 0
+    root = tmp_path / "python/sglang/srt"
+    added = "import compute_dflash_correct_drafts_and_bonus\n"
+    assert f"from ..speculative.dflash_utils {added}" in (root / "managers/relative.py").read_text()
+    assert f"from sglang.srt.speculative.dflash_utils {added}" in (root / "managers/absolute.py").read_text()
+    assert f"from .dflash_utils {added}" in (root / "speculative/sibling.py").read_text()
+    for path, text in before.items():
+        assert new_flakes(text, path.read_text(), str(path)) == []
+    (root / "managers/relative.py").write_text(before[root / "managers/relative.py"])
+    run([root / "managers/relative.py"], Options(mode="fix", target_version="0.5.23", allow_dirty=True))
+    relative = (root / "managers/relative.py").read_text()
+    assert f"from ...kernels.ops.speculative.dflash {added}" in relative  # sglang.kernels, three dots up
+    assert new_flakes(before[root / "managers/relative.py"], relative) == []
