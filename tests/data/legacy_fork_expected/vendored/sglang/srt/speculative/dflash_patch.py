@@ -3,7 +3,7 @@
 from .dflash_worker_v2 import DFlashWorkerV2
 # dflash-migrate: removed `from . import dflash_info` (MIGRATION.md)
 from ..managers.schedule_batch import ScheduleBatch
-from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
+from .dflash_info_v2 import DFlashDraftInputV2
 
 
 def is_dflash_worker(worker) -> bool:
