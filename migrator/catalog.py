@@ -509,7 +509,7 @@ ENTRIES: tuple[Entry, ...] = (
         code="DFM112",
         old="sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch",
         kind="call-form",
-        exists=V1,
+        exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
         fix="unsafe",
         message="`filter_batch(v1_spec_info_filtered=...)`: the parameter was removed in 0.5.14 (TypeError)",
