@@ -66,7 +66,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import bisect
 import difflib
+import functools
 import hashlib
 import io
 import json
@@ -238,9 +240,15 @@ def _string_value(text: str) -> str:
 def _related_terms(first: int, last: int, names: frozenset[str], moved: dict[str, frozenset[str]],
                    call_forms: frozenset[str], spellings: tuple[str, ...],
                    tokens: list[tokenize.TokenInfo]) -> tuple[list[str], list[str]]:
-    """(catalog terms, other spec words) in code tokens of lines first..last (1-based). A
-    moved name counts next to its old module's name; one whose call form changed, in a call."""
-    inside = [t for t in tokens if t.end[0] >= first and t.start[0] <= last]
+    """(catalog terms, other spec words) in code tokens of lines first..last (1-based;
+    ``tokens`` in source order). A moved name counts next to its old module's name; one
+    whose call form changed, in a call."""
+    low = bisect.bisect_left(tokens, first, key=lambda t: t.end[0])
+    inside = []
+    for token in tokens[low:]:
+        if token.start[0] > last:
+            break
+        inside.append(token)
     words = {t.string for t in inside if t.type == tokenize.NAME}
     terms: set[str] = set()
     internal: set[str] = set()
@@ -402,12 +410,17 @@ def upstream_candidates(new_lines: list[str], new_spans: list[tuple[int, int, as
     return out
 
 
+@functools.lru_cache(maxsize=8)
+def _opcodes(old_lines: tuple[str, ...], new_lines: tuple[str, ...]) -> list[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+
+
 def map_region(old_lines: list[str], new_lines: list[str], first: int, last: int) -> tuple[int, int]:
     """0-based half-open range of new_lines that replaces old lines first..last (1-based),
     lines inserted just before the range included (a TODO comment above a statement)."""
     start = end = None
     a0, a1 = first - 1, last
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in _opcodes(tuple(old_lines), tuple(new_lines)):
         if start is None:
             if tag == "insert" and i1 == a0:
                 start = j1
