@@ -65,7 +65,7 @@ def test_a_dying_worker_is_a_failed_result_not_a_hang(kind: str) -> None:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_engine_gives_the_same_results_on_each_kind(tmp_path: Path, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_tree(tmp_path, {f"pkg/m{i}.py": (V1 + f"x = DFlashWorker\n" if i % 3 == 0 else "x = 1\n")
+    write_tree(tmp_path, {f"pkg/m{i}.py": (V1 + "x = DFlashWorker\n" if i % 3 == 0 else "x = 1\n")
                           for i in range(engine.POOL_MIN_FILES + 10)})
     write_tree(tmp_path, {"pkg/broken.py": V1 + "def (:\n"})
     reference = engine.run([tmp_path], engine.Options(mode="check", jobs=1))
