@@ -133,6 +133,10 @@ class Entry(NamedTuple):
       after ``exists``);
     * ``cues``: for members of a class that still exists in V2, spellings one of which must
       also occur in a file for the rule to fire there (sharpens the byte prefilter);
+    * ``patterns``: regular expressions over the file's bytes one of which must also match,
+      where a cue cannot say enough (a behaviour rule's shape of code); linear patterns only
+      (bounded repetition over lines, never nested unbounded repetition): hostile files pass
+      through them;
     * ``example_file``: the file ``before``/``after`` are written in (its suffix decides the
       file type); an example of several files starts each with a ``# file: NAME`` line
       (:func:`example_files`). ``tests/test_catalog_examples.py`` runs every example;
@@ -154,6 +158,7 @@ class Entry(NamedTuple):
     also: tuple[str, ...] = ()
     fires_from: str | None = None
     cues: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
     distinctive: bool = False
     example_file: str = "example.py"
 
@@ -544,6 +549,10 @@ ENTRIES: tuple[Entry, ...] = (
         # model file that mentions DFLASH and overlap anywhere to the parser (+8 files, ~0.17 s of
         # CPU per lint of sglang 0.5.13's tree, none with a finding).
         cues=("enable_overlap", DISABLE_OVERLAP_ARG),
+        # ... and the guard's shape: a line naming overlap (the `if`'s test, however it is
+        # wrapped), then a `raise` starting one of the next 9 lines. Model code that names
+        # DFLASH and reads the setting, but raises nowhere near it, is not parsed for this.
+        patterns=(r"(?m)overlap[^\n]*\n(?:[^\n]*\n){0,8}?[ \t]*raise\b",),
     ),
     Entry(
         code="DFM211",
@@ -563,6 +572,7 @@ ENTRIES: tuple[Entry, ...] = (
         before='def _handle_dflash(server_args):\n    server_args.disable_overlap_schedule = True',
         after="def _handle_dflash(server_args):\n    pass  # overlap scheduling stays as the user set it",
         cues=(DISABLE_OVERLAP_ARG,),
+        patterns=(rf"\.{DISABLE_OVERLAP_ARG}[ \t]*=[ \t]*True\b",),
     ),
     Entry(
         code="DFM201",
@@ -849,6 +859,9 @@ ENTRIES: tuple[Entry, ...] = (
             "0.5.13 -> 0.5.14 wheel diff, `migrator/verify/wheel_diff.py`).",
             before=f"from {module} import {name}",
             after=f"from {replacements[-1].new.rpartition('.')[0]} import {replacements[-1].new.rpartition('.')[2]}",
+            # Every way to reach the name through the module spells the module (a fork's own
+            # re-export is the fork index's); the name alone is also imported from its home.
+            cues=(module.rpartition(".")[2],),
         )
         for code, module, name, kind, exists, replacements in (
             ("DFM310", DFLASH_INFO, "compute_dflash_correct_drafts_and_bonus", "function", VersionRange("0.5.12", "0.5.13"),
@@ -1130,52 +1143,55 @@ def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
     return tuple(e.code for e in ENTRIES if e.kind in kinds)
 
 
+def _entry_tokens(entry: Entry) -> frozenset[str]:
+    """The byte triggers of one entry: for members of a class the class name (a `.verify(`
+    alone proves nothing) unless the member is ``distinctive``; for behaviour entries
+    ``BEHAVIOUR_TOKENS``; for everything else the last dotted component. A kwarg spelled with
+    underscores is the same flag as its dashed CLI form."""
+    if entry.kind == BEHAVIOUR_KIND:
+        return frozenset(BEHAVIOUR_TOKENS)
+    tokens: set[str] = set()
+    for name in entry.names:
+        if entry.kind in ("env", "cli-flag"):
+            tokens.add(name.lstrip("-"))
+            continue
+        owner_last = name.rpartition(".")[0].rpartition(".")[2]
+        if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper() and not entry.distinctive:
+            tokens.add(owner_last)
+        else:
+            tokens.add(name.rpartition(".")[2])
+    return frozenset({*tokens, *(t.replace("-", "_") for t in tokens if "-" in t)})
+
+
+def _triggering_entries() -> tuple[Entry, ...]:
+    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND))
+
+
 @cache
 def trigger_tokens() -> tuple[bytes, ...]:
-    """Byte strings at least one of which must occur in a file for any rule to match.
-
-    For members of a class the class name is the trigger (a `.verify(` alone proves
-    nothing) unless the member is ``distinctive``; for everything else the last dotted component.
-    """
-    tokens: set[str] = set()
-    for entry in _name_entries():
-        for name in entry.names:
-            if entry.kind in ("env", "cli-flag"):
-                tokens.add(name.lstrip("-"))
-                continue
-            owner = name.rpartition(".")[0]
-            owner_last = owner.rpartition(".")[2]
-            if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper():
-                if entry.distinctive:
-                    tokens.add(name.rpartition(".")[2])
-                else:
-                    tokens.add(owner_last)
-            else:
-                tokens.add(name.rpartition(".")[2])
-    # A kwarg spelled with underscores is the same flag as its dashed CLI form.
-    tokens.update(t.replace("-", "_") for t in list(tokens) if "-" in t)
-    if entries_of_kind(BEHAVIOUR_KIND):
-        tokens.update(BEHAVIOUR_TOKENS)
-    return tuple(sorted(t.encode() for t in tokens))
+    """Byte strings at least one of which must occur in a file for any rule to match."""
+    return tuple(sorted({token.encode() for entry in _triggering_entries() for token in _entry_tokens(entry)}))
 
 
 @cache
-def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
-    """(token, cues): a file can match a rule only if it holds a token and, where cues are
-    given, one of the cues too (``DFlashVerifyInput`` still exists; only its removed
-    members matter)."""
-    cued: dict[str, set[str]] = {}
-    for entry in _name_entries():
-        if entry.cues:
-            owner = entry.member if entry.distinctive else (entry.owner_class or entry.old).rpartition(".")[2]
-            cued.setdefault(owner, set()).update(entry.cues)
-    for entry in entries_of_kind(BEHAVIOUR_KIND):
-        for token in BEHAVIOUR_TOKENS:
-            cued.setdefault(token, set()).update(entry.cues)
-    return tuple(
-        (token, tuple(sorted(c.encode() for c in cued[token.decode()])) if token.decode() in cued else ())
-        for token in trigger_tokens()
-    )
+def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]], ...]:
+    """(token, cues, patterns): a file can match a rule only if it holds a token and, where
+    cues are given, one of the cues (``DFlashVerifyInput`` still exists; only its removed
+    members matter) and, where patterns are given, matches one of them. A token shared by
+    several entries is cued (or patterned) only if every one of them is, with the union of
+    theirs: a superset of what each entry needs."""
+    sharing: dict[str, list[Entry]] = {}
+    for entry in _triggering_entries():
+        for token in _entry_tokens(entry):
+            sharing.setdefault(token, []).append(entry)
+
+    def union(token: str, field: str) -> tuple[bytes, ...]:
+        entries = sharing[token]
+        if not all(getattr(e, field) for e in entries):
+            return ()
+        return tuple(sorted({value.encode() for e in entries for value in getattr(e, field)}))
+
+    return tuple((token, union(token.decode(), "cues"), union(token.decode(), "patterns")) for token in trigger_tokens())
 
 
 @cache

@@ -5,6 +5,7 @@ uses (the fork index's second step) can ask too without importing the engine.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from . import catalog
@@ -46,17 +47,24 @@ def _matches_bytes(data: bytes) -> bool:
     lowered = data.lower()
     for marker, groups in _groups_by_marker():
         if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))
-                                     for token, cues in groups):
+                                     and (not patterns or any(p.search(data) for p in patterns))
+                                     for token, cues, patterns in groups):
             return True
     return False
 
 
-def _groups() -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
-    return (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), ()))
+Group = tuple[bytes, tuple[bytes, ...], tuple[re.Pattern[bytes], ...]]
 
 
 @cache
-def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, tuple[bytes, ...]], ...]], ...]:
+def _groups() -> tuple[Group, ...]:
+    """(token, cues, compiled patterns) from ``catalog.trigger_groups``, and the TODO marker."""
+    return tuple((token, cues, tuple(re.compile(p) for p in patterns))
+                 for token, cues, patterns in (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), (), ())))
+
+
+@cache
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[Group, ...]], ...]:
     """Each coarse marker with the token groups whose token holds it: a file is scanned
     only for the tokens its markers allow (most files that pass a marker hold no token)."""
     return tuple((marker, tuple(g for g in _groups() if marker in g[0].lower())) for marker in COARSE_MARKERS)

@@ -116,3 +116,15 @@ def test_eight_megabyte_file_is_reported_not_analysed(tmp_path: Path, name: str,
     assert result.returncode == 2
     assert f"{name}:1:1: error: file too large to analyse" in result.stdout + result.stderr
     assert "good.py:1:" in result.stdout
+
+
+def test_prefilter_patterns_stay_linear() -> None:
+    """The behaviour entries' byte patterns (DFM210/DFM211) see every file that names DFLASH
+    and an overlap setting: 8 MB built against them must not backtrack."""
+    code = ("from migrator.prefilter import might_match\n"
+            "head = b\"x = 'dflash'  # enable_overlap disable_overlap_schedule\\n\"\n"
+            "for line in (b'overlap\\n', b'overlap raise raise\\n', b'overlap\\n' + b'x\\n' * 7,"
+            " b'.disable_overlap_schedule = \\n'):\n"
+            "    assert not might_match(head + line * (8_000_000 // len(line)))\n")
+    result = python(code)
+    assert result.returncode == 0, result.stderr

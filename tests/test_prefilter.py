@@ -22,13 +22,42 @@ def test_every_trigger_token_contains_a_coarse_marker() -> None:
 
 def test_prefilter_rejects_clean_and_accepts_each_token() -> None:
     assert not engine.might_match(b"import os\nprint('flash attention')\n")
-    for token, cues in engine._groups():
+    for token, cues, patterns in engine._groups():
+        if patterns:  # the shape of code the patterns describe: test_patterned_triggers
+            continue
         if not cues:
             assert engine.might_match(b"x = '" + token + b"'\n")
             continue
         assert not engine.might_match(b"from m import " + token + b"\n")  # the class alone still exists
         for cue in cues:
             assert engine.might_match(b"from m import " + token + b"\nv" + cue + b"\n")
+
+
+GUARD_SHAPES = {
+    # (source, the rule fires): sent to the parser exactly where the rule can fire
+    "guard on one line": ('if enable_overlap:\n    raise ValueError("DFLASH does not support overlap")\n', True),
+    "black's split test and message": (
+        "def create_worker(self, server_args):\n    if (\n        not server_args.disable_overlap_schedule\n"
+        "        and self.is_dflash()\n    ):\n        logger.info('refusing')\n        raise ValueError(\n"
+        "            'Overlap scheduling is not supported '\n            'with DFlash speculative decoding'\n        )\n", True),
+    "forced off in _handle_dflash": ("def _handle_dflash(server_args):\n    server_args.disable_overlap_schedule = True\n", True),
+    "forced off, no spaces": ("def _handle_dflash(a):\n    a.disable_overlap_schedule=True\n", True),
+    "a DFLASH error that is no overlap guard": (
+        "def load(self):\n    if self.is_dflash():\n        raise ValueError('DFLASH needs a draft model')\n"
+        "    return not self.server_args.disable_overlap_schedule\n", False),
+    "an overlap parameter next to DFLASH": (
+        "def run(enable_overlap=False):\n    algo = 'DFLASH'\n    if enable_overlap:\n        print(algo)\n", False),
+    "overlap read, not forced": ("def _handle_dflash(a):\n    a.disable_overlap_schedule = False\n", False),
+}
+
+
+@pytest.mark.parametrize("name", GUARD_SHAPES)
+def test_patterned_triggers_send_exactly_the_guards_to_the_parser(name: str) -> None:
+    source, fires = GUARD_SHAPES[name]
+    options = engine.Options(mode="lint", target_version="0.5.14")
+    assert engine.might_match(source.encode()) is fires
+    everything = engine.process_bytes("m.py", source.encode(), options._replace(parse_all=True))
+    assert bool(everything.findings) is fires  # the rule agrees: the prefilter drops no finding
 
 
 def test_every_catalog_member_name_is_a_relevant_word() -> None:

@@ -16,11 +16,13 @@ sglang deleted both patterns:
 Both are reported with a TODO, never rewritten: deleting them turns overlap on for DFLASH,
 which is what 0.5.14 does, but whether a fork wants the synchronous path is its own choice.
 
-Cost: the byte prefilter sends a file here only if it names DFLASH and one of sglang's two
+Cost: the byte prefilter sends a file here only if it names DFLASH, one of sglang's two
 spellings of the setting (``enable_overlap``, ``disable_overlap_schedule``: the entries'
-cues; a guard on an overlap setting spelled otherwise is found only in a file that holds
-another trigger). The rule returns at once unless the source says ``overlap`` and DFLASH, and
-then descends only into statements whose lines hold ``overlap``.
+cues) and has the shape one of the rules looks for (the entries' patterns: a line naming
+overlap with a ``raise`` starting one of the next 9 lines, or ``.disable_overlap_schedule
+= True``). A guard spelled otherwise is found only in a file that holds another trigger.
+The rule returns at once unless the source says ``overlap`` and DFLASH, and then descends
+only into statements whose lines hold ``overlap``.
 """
 
 from __future__ import annotations
