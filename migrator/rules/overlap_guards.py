@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 
 from .. import catalog
 from .context import Rule, RuleContext
@@ -55,12 +56,13 @@ def _tests_dflash(test: ast.expr) -> bool:
     return False
 
 
-def _overlap_statements(body: list[ast.stmt], hot: set[int], path: list[ast.AST]) -> list[tuple[ast.stmt, list[ast.AST]]]:
-    """Statements (with their enclosing nodes) that span a line holding ``overlap``."""
+def _overlap_statements(body: list[ast.stmt], hot: list[int], path: list[ast.AST]) -> list[tuple[ast.stmt, list[ast.AST]]]:
+    """Statements (with their enclosing nodes) that span a line holding ``overlap`` (``hot``:
+    those lines, sorted)."""
     found: list[tuple[ast.stmt, list[ast.AST]]] = []
     for statement in body:
-        end = statement.end_lineno or statement.lineno
-        if not any(statement.lineno <= line <= end for line in hot):
+        at = bisect_left(hot, statement.lineno)
+        if at == len(hot) or hot[at] > (statement.end_lineno or statement.lineno):
             continue
         found.append((statement, path))
         for field in ("body", "orelse", "finalbody", "handlers"):
@@ -101,8 +103,7 @@ def check(ctx: RuleContext) -> None:
     guard, forced = ctx.entry("DFM210"), ctx.entry("DFM211")
     if guard is None and forced is None:
         return
-    lines = source.splitlines()
-    hot = {number for number, text in enumerate(lines, 1) if OVERLAP in text}
+    hot = [number for number, text in enumerate(ctx.analysis.lines, 1) if OVERLAP in text]
     for statement, path in _overlap_statements(ctx.analysis.tree.body, hot, []):
         if guard is not None and isinstance(statement, ast.If) and _reads_overlap(statement.test):
             raises = [s for s in statement.body if isinstance(s, ast.Raise)]
