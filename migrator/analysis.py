@@ -162,7 +162,7 @@ class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
     def __init__(self, tree: ast.Module, source: str, module_name: str | None, is_package: bool,
-                 skip_cold_functions: bool = True, fork: ForkView | None = None) -> None:
+                 skip_cold_functions: bool = True, fork: ForkView | None = None, hot: HotText | None = None) -> None:
         self.tree = tree
         self.source = source
         #: The fork index as this module sees it; None: the file is analysed on its own.
@@ -184,8 +184,11 @@ class Analysis(ast.NodeVisitor):
         self.wanted: set[str] = set()
         #: id of an attribute node of unknown type -> the types of the value it is read on
         self.undecided: dict[int, frozenset[str]] = {}
+        #: Words made hot while walking (aliases and subclasses of V1 names): where one of
+        #: them stands on a line ``migrator.partial`` blanked, the file is parsed whole.
+        self.added_words: list[str] = []
         if skip_cold_functions and fork is None:
-            hot = HotText(source)
+            hot = hot or HotText(source)
             self.lines = hot.lines
             #: Words and lines some rule may look at; None: analyse everything (``verify``).
             self.hot_words: set[str] = set(hot.words)
@@ -309,6 +312,7 @@ class Analysis(ast.NodeVisitor):
         """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
         assert self.hot_lines is not None
         self.hot_words.add(word)
+        self.added_words.append(word)
         found = set(self.hot_lines)
         found.update(_lines_holding(self.source, word, self.line_ends))
         self.hot_lines = sorted(found)
@@ -919,6 +923,9 @@ class HotText:
         self.line_ends = list(accumulate(map(len, self.lines)))
         self.lines_hot = _hot_lines(source, set(self.words), self.line_ends)
 
+    def lines_holding(self, source: str, word: str) -> set[int]:
+        return _lines_holding(source, word, self.line_ends)
+
 
 def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
     """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups)."""
@@ -938,13 +945,14 @@ def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
 
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
-            skip_cold_functions: bool = True, fork: ForkView | None = None) -> Analysis:
+            skip_cold_functions: bool = True, fork: ForkView | None = None, hot: HotText | None = None) -> Analysis:
     """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
-    callers that look at every reference, like ``verify``, pass False."""
+    callers that look at every reference, like ``verify``, pass False. ``hot``: the
+    source's ``HotText`` where the caller made it already (to mask the source)."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")
-    return Analysis(tree, source, module_name, is_package, skip_cold_functions, fork).run()
+    return Analysis(tree, source, module_name, is_package, skip_cold_functions, fork, hot).run()
 
 
 def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:

@@ -10,8 +10,9 @@ bytes out.
   would decide a call, ``summary.wanted``), indexes them and analyses again the files that
   import from them (``migrator.forkindex``), and writes changed files
   atomically in this process (``migrator.fileio``). Lint and fix share one analysis: a file
-  is parsed twice only when the fork index concerns it. BENCHMARKS.md has the measurements
-  behind each step.
+  is parsed twice only when the fork index concerns it. ``lint`` parses only the statements
+  of a large candidate that can hold a finding (``migrator.partial``). BENCHMARKS.md has the
+  measurements behind each step.
 
 The scanned code is never imported or executed.
 """
@@ -23,7 +24,7 @@ import os
 import re
 from pathlib import Path
 
-from . import catalog
+from . import catalog, partial
 from .discovery import discover, is_python
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
@@ -35,6 +36,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Literal, Sequence
 
+    from .analysis import HotText
     from .forkindex import ModuleSummary
     from .options import Mode
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
@@ -130,7 +132,8 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         return _too_large(path, data, candidate)
     try:
         source = decode_python(data)
-        tree = ast.parse(source, filename=path)
+        hot, masked = _masked_for_parsing(source, candidate and not (options.parse_all or options.fixes or options.fork is not None))
+        tree = _parse(masked[0], source, path) if masked else ast.parse(source, filename=path)
     except SourceError as error:
         result.error = FileError(path, error.message, error.line, error.column)
         return result
@@ -140,7 +143,14 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings, module_name, result.module, exported = _run_rules(path, tree, source, options, module_name)
+        findings, module_name, result.module, exported, added = _run_rules(path, tree, source, options, module_name, hot,
+                                                                           complete=masked is None)
+        if masked and any(partial.covers(masked[1], hot.lines_holding(source, word)) for word in added):
+            findings, module_name, result.module, exported, _ = _run_rules(
+                path, ast.parse(source, filename=path), source, options, module_name)
+    except SyntaxError as error:  # the whole file, parsed again after a partial parse
+        result.error = _parse_error(path, error)
+        return result
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
@@ -157,6 +167,27 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     return result
 
 
+def _masked_for_parsing(source: str, allowed: bool) -> tuple[HotText | None, tuple[str, list[tuple[int, int]]] | None]:
+    """The source's hot lines and, for a large file, its text with cold statements blanked
+    and the blanked line ranges (``migrator.partial``); (None, None) when the whole file is
+    parsed anyway."""
+    if not allowed or len(source) < partial.MIN_PARTIAL_CHARS:
+        return None, None
+    from .analysis import HotText
+
+    hot = HotText(source)
+    return hot, partial.mask(source, hot.lines_hot)
+
+
+def _parse(masked: str, source: str, path: str) -> ast.Module:
+    """Parse the masked text; the whole file if the masked text does not parse (a syntax
+    error the masking cut in half, or one inside a kept statement)."""
+    try:
+        return ast.parse(masked, filename=path)
+    except SyntaxError:
+        return ast.parse(source, filename=path)
+
+
 def _parse_error(path: str, error: Exception) -> FileError:
     """What ``ast.parse`` raised, as the error users see (with the line where there is one)."""
     if isinstance(error, SyntaxError):
@@ -164,10 +195,14 @@ def _parse_error(path: str, error: Exception) -> FileError:
     return FileError(path, f"cannot parse: {type(error).__name__}: {error}")
 
 
-def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
-               module_name: str | None) -> tuple[list[Finding], str, ModuleSummary | None, frozenset[str]]:
+def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None,
+               hot: HotText | None = None, complete: bool = True,
+               ) -> tuple[list[Finding], str, ModuleSummary | None, frozenset[str], list[str]]:
     """The findings of every rule, the module name the analysis used, the module's summary
-    for the fork index and the names other modules import from it (the write guard keeps them)."""
+    for the fork index, the names other modules import from it (the write guard keeps them)
+    and the words the analysis made hot. ``hot``: the source's hot lines where the caller
+    made them; ``complete``: False where ``tree`` is of a masked text (``migrator.partial``),
+    and so is the summary."""
     from .analysis import analyze, module_name_for
     from .forkindex import ForkView, package_root, summarize
     from .rules import RuleContext, all_rules
@@ -177,7 +212,7 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
         name = module_name or module_name_for(Path(path))
         if name is not None:
             view = ForkView(options.fork, package_root(Path(path).resolve(), name), name)
-    analysis = analyze(tree, source, Path(path), module_name, fork=view)
+    analysis = analyze(tree, source, Path(path), module_name, fork=view, hot=hot)
     enabled = enabled_for(path, options)
     context = RuleContext(analysis, path, options.target_version, enabled)
     for rule in all_rules():
@@ -185,7 +220,8 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options,
     findings = _dedupe(context.findings)
     findings.extend(_leftover_todos(path, source, findings, enabled))
     exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
-    return sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path), exported
+    return (sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path, complete=complete),
+            exported, analysis.added_words)
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
@@ -454,7 +490,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
-    index = ForkIndex(list(summaries.values()))
+    index = _completed(summaries, ForkIndex(list(summaries.values())))
     carriers = index.carriers()
     if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
@@ -469,7 +505,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         if not hits:
             break
         _analyse(workers, hits, options._replace(mode="lint", fork=index), kind, jobs, summaries, None)
-        index = ForkIndex(list(summaries.values()))
+        index = _completed(summaries, ForkIndex(list(summaries.values())))
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
@@ -477,6 +513,25 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
+
+
+def _completed(summaries: dict, index):  # noqa: ANN001, ANN202 - (dict[str, ModuleSummary], ForkIndex) -> ForkIndex
+    """``index`` once the summaries of masked files (``ModuleSummary.complete`` False) that
+    import from a module carrying V1 objects, the only ones whose blanked statements can
+    matter to it, are the whole files'."""
+    from .forkindex import ForkIndex
+
+    while True:
+        carriers = index.carriers()
+        redo = [path for path, summary in summaries.items() if not summary.complete and index.touches(summary, carriers)]
+        if not redo:
+            return index
+        for path in redo:
+            masked, whole = summaries[path], _summary_only(path)
+            # what its own (hot) analysis wants decided stays wanted
+            summaries[path] = masked._replace(complete=True) if whole is None else whole._replace(
+                wanted=tuple(sorted({*whole.wanted, *masked.wanted})))
+        index = ForkIndex(list(summaries.values()))
 
 
 def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
@@ -487,7 +542,7 @@ def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
     from .forkindex import module_files
 
     by_real = {os.path.abspath(path): path for path in known if is_python(path)}
-    done = {os.path.abspath(path) for path in summaries}
+    done = {os.path.abspath(path) for path, summary in summaries.items() if summary.complete}
     asked: set[tuple[str, str]] = set()
     while True:
         todo: list[str] = []

@@ -76,6 +76,10 @@ class ModuleSummary(NamedTuple):
     #: qualnames of other modules' classes and functions that would decide a finding here
     #: (``Analysis.wanted``): the engine reads their modules into the index
     wanted: tuple[str, ...] = ()
+    #: False: made from a masked parse (``migrator.partial``), so it holds every V1-bound
+    #: name of the module but not its statements that name nothing V1; where the index
+    #: needs those, the engine summarizes the whole file
+    complete: bool = True
 
 
 @record
@@ -107,8 +111,9 @@ def is_v1(qualname: str) -> bool:
     return catalog.matching_entry(qualname) is not None
 
 
-def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
-    """The module-level facts of one analysed file (None for a script outside a package)."""
+def summarize(analysis: Analysis, path: str, complete: bool = True) -> ModuleSummary | None:
+    """The module-level facts of one analysed file (None for a script outside a package);
+    ``complete``: False where the analysis saw a masked parse."""
     module = analysis.module_name
     if module == "__main__":
         return None
@@ -128,7 +133,7 @@ def summarize(analysis: Analysis, path: str) -> ModuleSummary | None:
         imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
     return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
                          all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns),
-                         tuple(sorted(analysis.wanted)))
+                         tuple(sorted(analysis.wanted)), complete)
 
 
 def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:

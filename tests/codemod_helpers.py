@@ -39,12 +39,13 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         target.write_text(textwrap.dedent(text))
 
 
-def assert_shortcut_changes_nothing(tree: Path, disable_shortcut) -> list[Path]:  # noqa: ANN001
+def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "check") -> list[Path]:  # noqa: ANN001
     """Findings and rewrites of every candidate file under ``tree`` are the same after
-    ``disable_shortcut()`` turns a speed shortcut off; returns the candidates."""
+    ``disable_shortcut()`` turns a speed shortcut off; returns the candidates. ``mode``:
+    "lint" for the shortcuts only the lint takes (``migrator.partial``)."""
     from migrator.engine import might_match
 
-    options = Options(mode="check", target_version="0.5.23")
+    options = Options(mode=mode, target_version="0.5.23")
     candidates = [p for p in sorted(tree.rglob("*.py")) if might_match(p.read_bytes())]
     fast = {p: process_bytes(str(p), p.read_bytes(), options) for p in candidates}
     disable_shortcut()

@@ -124,13 +124,3 @@ def test_skipping_cold_code_loses_nothing_on_sglang_0_5_13(sglang_0_5_13: Path, 
         monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
 
     assert len(assert_shortcut_changes_nothing(sglang_0_5_13, everything_hot)) >= 10
-
-
-def test_lint_reports_a_syntax_error_in_cold_code_of_a_large_candidate() -> None:
-    """Issue 13: partial parsing blanked cold statements of large files before parsing, so
-    `lint` called a broken file clean; every candidate file is now parsed whole."""
-    padding = "".join(f"\n\ndef helper_{i}(value):\n    return value * {i}\n" for i in range(1500))
-    source = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n" + padding + "\n\ndef broken(:\n    pass\n"
-    result = engine.process_bytes("pkg/big.py", source.encode(), engine.Options(mode="lint", target_version="0.5.17"))
-    assert result.error is not None and result.error.message.startswith("syntax error")
-    assert result.error.line == source.count("\n") - 1
