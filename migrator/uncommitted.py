@@ -18,7 +18,6 @@ line endings other than CRLF vs LF) reads as changed: refused, the safe side.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from dataclasses import dataclass, field
@@ -82,6 +81,8 @@ class Uncommitted:
 
 def _same_blob(blob: str, data: bytes) -> bool:
     def blob_id(content: bytes) -> str:
+        import hashlib  # here: OpenSSL's start-up (~10 ms) only where fix mode asks git
+
         digest = hashlib.sha256() if len(blob) == 64 else hashlib.sha1()
         digest.update(b"blob %d\0" % len(content))
         digest.update(content)

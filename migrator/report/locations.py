@@ -15,7 +15,6 @@ three, counted in line order. Line and column are not part of it. Baselines, SAR
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from functools import cache
@@ -67,6 +66,8 @@ def report_path(path: str) -> str:
 def fingerprints(findings: Iterable[Finding]) -> list[str]:
     """One fingerprint per finding (hex SHA-256), in the order given (which should be the
     reports' path/line order, so that occurrence numbers count in line order)."""
+    import hashlib  # here: OpenSSL's start-up (~10 ms) only for the formats that fingerprint
+
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for finding in findings:
