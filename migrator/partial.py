@@ -153,28 +153,37 @@ def top_level_starts(lines: list[str], starts: list[bool]) -> list[int]:
     return top
 
 
-def class_members(lines: list[str], starts: list[bool], first: int, end: int) -> list[int] | None:
-    """0-based first lines of the members of the class statement in lines [first, end)
-    ([] if it is not a class or has its body on the header line); None if the layout is
-    not understood."""
+CLASS_HEADS = ("class ", "class\t")
+DEF_HEADS = ("def ", "def\t", "async def ", "async\tdef")
+
+
+def body_members(lines: list[str], starts: list[bool], first: int, end: int,
+                 heads: tuple[str, ...] = CLASS_HEADS) -> list[int] | None:
+    """0-based first lines of the body statements of the compound statement in lines
+    [first, end) whose header starts with one of ``heads`` (a class's members, a function's
+    statements); [] if it is not such a statement or has its body on the header line; None
+    if the layout is not understood."""
+    outer = _indent(lines[first])
     header = first
-    while lines[header].startswith("@"):
-        header += 1
-        while header < end and not starts[header]:
+    while header < end and lines[header][outer:].startswith("@"):
+        header += 1  # past the decorator, its continuation lines and blank (comment) lines
+        while header < end and (not starts[header] or not lines[header].strip()):
             header += 1
-    if header >= end or not lines[header].startswith(("class ", "class\t")):
+    if header >= end or not lines[header][outer:].startswith(heads):
         return []
     found: list[int] = []
     indent = None
     decorated = False
     for index in range(header + 1, end):
-        line = lines[index]
-        if not starts[index] or not line or line.isspace():
+        if not starts[index]:
             continue
-        width = _indent(line)
+        line = lines[index]
+        if not line or line.isspace():
+            continue
+        width = len(line) - len(line.lstrip(" \t"))
         if indent is None:
             indent = width
-        if width < indent or width == 0:
+        if width < indent or width <= outer:
             return None
         if width > indent or _CLAUSE.match(line, width):
             continue
@@ -182,6 +191,11 @@ def class_members(lines: list[str], starts: list[bool], first: int, end: int) ->
             found.append(index)
         decorated = line[width] == "@"
     return found
+
+
+def class_members(lines: list[str], starts: list[bool], first: int, end: int) -> list[int] | None:
+    """``body_members`` of a class statement."""
+    return body_members(lines, starts, first, end, CLASS_HEADS)
 
 
 def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
@@ -220,6 +234,23 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
 
     blanked: list[tuple[int, int]] = []  # 0-based [first, end)
     passes: dict[int, str] = {}
+
+    def blank_cold(members: list[int], end: int, heads: tuple[str, ...] | None) -> bool:
+        """Blank the cold ones of ``members`` (statement starts of one body, ending at
+        ``end``) and, with ``heads``, the cold statements of the hot ones that are such
+        compound statements (a class's methods). False: a layout not understood."""
+        for at, member in enumerate(members):
+            member_end = members[at + 1] if at + 1 < len(members) else end
+            if not holds(hot, member, member_end):
+                if not holds(imports, member, member_end):
+                    blanked.append((member, member_end))
+                    passes[member] = " " * _indent(lines[member]) + "pass"
+            elif heads is not None:
+                inner = body_members(lines, starts, member, member_end, heads)
+                if inner is None or not blank_cold(inner, member_end, None):
+                    return False
+        return True
+
     bounds = top + [len(lines)]
     for position, first in enumerate(top):
         end = bounds[position + 1]
@@ -227,11 +258,13 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
             members = class_members(lines, starts, first, end)
             if members is None:
                 return None
-            for at, member in enumerate(members):
-                member_end = members[at + 1] if at + 1 < len(members) else end
-                if not holds(hot, member, member_end) and not holds(imports, member, member_end):
-                    blanked.append((member, member_end))
-                    passes[member] = " " * _indent(lines[member]) + "pass"
+            if members:
+                if not blank_cold(members, end, DEF_HEADS):
+                    return None
+            else:  # a function: its statements
+                body = body_members(lines, starts, first, end, DEF_HEADS)
+                if body is None or not blank_cold(body, end, None):
+                    return None
         elif not holds(imports, first, end):
             blanked.append((first, end))
     if not blanked or sum(end - first for first, end in blanked) < MIN_BLANKED_SHARE * len(lines):

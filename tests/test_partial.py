@@ -50,6 +50,28 @@ def assert_same_starts(source: str) -> None:
     top, members = real_starts(tree)
     assert found[0] == top
     assert {k: v for k, v in found[1].items() if k in members} == members
+    assert_same_function_bodies(tree, *lexed)
+
+
+def assert_same_function_bodies(tree: ast.Module, lines: list[str], starts: list[bool]) -> None:
+    """``body_members`` of each top-level function and method: its body's statements."""
+    def first(node: ast.stmt) -> int:
+        return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
+
+    top = sorted({first(node) for node in tree.body})
+    bounds = dict(zip(top, [*top[1:], len(lines)]))
+    functions = [(node, bounds[first(node)]) for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.body[0].lineno > node.lineno:
+            member_starts = sorted({first(member) for member in node.body})
+            ends = dict(zip(member_starts, [*member_starts[1:], bounds[first(node)]]))
+            functions += [(m, ends[first(m)]) for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for function, end in functions:
+        got = partial.body_members(lines, starts, first(function), end, partial.DEF_HEADS)
+        if function.body[0].lineno == function.lineno or not starts[function.body[0].lineno - 1]:
+            assert got == [], function.name  # the body on the header's (last) line: `def f(): ...`
+            continue
+        assert got == sorted({first(statement) for statement in function.body}), function.name
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: str(p.relative_to(ROOT)))
@@ -72,6 +94,7 @@ TRICKY = {
     "string prefixes": "x = rb'\\x00'\ny = Rb\"q\"\nz = f'{1}'\nw = u'u'\n",
     "semicolons and one-line class": "import os; import sys\nclass A: pass\nclass B(A): x = 1; y = 2\n",
     "nested class and match": "class A:\n    class B:\n        x = 1\n    match = 1\n\nmatch x:\n    case 1:\n        pass\n",
+    "function bodies": "@dec\nasync def f(\n    a,\n) -> int:\n    \"\"\"doc\"\"\"\n    x = [\n1]\n    if x:\n        pass\n    else:\n        pass\n    @d\n    def g(): return 1\n    return x\n\n\nclass C:\n    def m(self): return 1\n    def n(self):\n        y = 1; z = 2\n        return y\n",
 }
 
 
