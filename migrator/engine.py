@@ -541,6 +541,8 @@ def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
     undecided call), hold no V1 word and are analysed here, for their summary only."""
     from .forkindex import module_files
 
+    if not any(summary.wanted for summary in summaries.values()):
+        return  # most runs: the paths of every project file are not worth joining
     by_real = {os.path.abspath(path): path for path in known if is_python(path)}
     done = {os.path.abspath(path) for path, summary in summaries.items() if summary.complete}
     asked: set[tuple[str, str]] = set()
