@@ -277,7 +277,8 @@ def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, 
     read: Counter = Counter()
     run_rules, read_bytes = engine._run_rules, engine.read_bytes
     with monkeypatch.context() as patch:
-        patch.setattr(engine, "_run_rules", lambda path, *a: analysed.update([str(Path(path).resolve())]) or run_rules(path, *a))
+        patch.setattr(engine, "_run_rules", lambda path, *a, **k: analysed.update([str(Path(path).resolve())])
+                      or run_rules(path, *a, **k))
         patch.setattr(engine, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))
         outcome = engine.run(paths, engine.Options(mode="lint", target_version=TARGET, jobs=1))
     return analysed, read, outcome
