@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from typing import Callable, Iterable, Literal, Sequence
 
     from .analysis import HotText
-    from .forkindex import ModuleSummary
+    from .forkindex import ForkIndex, ModuleSummary
     from .options import Mode
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
@@ -147,7 +147,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
                                                                            complete=masked is None)
         if masked and any(partial.covers(masked[1], hot.lines_holding(source, word)) for word in added):
             findings, module_name, result.module, exported, _ = _run_rules(
-                path, ast.parse(source, filename=path), source, options, module_name)
+                path, ast.parse(source, filename=path), source, options, module_name, hot)
     except SyntaxError as error:  # the whole file, parsed again after a partial parse
         result.error = _parse_error(path, error)
         return result
@@ -515,7 +515,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
 
 
-def _completed(summaries: dict, index):  # noqa: ANN001, ANN202 - (dict[str, ModuleSummary], ForkIndex) -> ForkIndex
+def _completed(summaries: dict[str, ModuleSummary], index: ForkIndex) -> ForkIndex:
     """``index`` once the summaries of masked files (``ModuleSummary.complete`` False) that
     import from a module carrying V1 objects, the only ones whose blanked statements can
     matter to it, are the whole files'."""

@@ -158,7 +158,7 @@ DEF_HEADS = ("def ", "def\t", "async def ", "async\tdef")
 
 
 def body_members(lines: list[str], starts: list[bool], first: int, end: int,
-                 heads: tuple[str, ...] = CLASS_HEADS) -> list[int] | None:
+                 heads: tuple[str, ...]) -> list[int] | None:
     """0-based first lines of the body statements of the compound statement in lines
     [first, end) whose header starts with one of ``heads`` (a class's members, a function's
     statements); [] if it is not such a statement or has its body on the header line; None
@@ -180,7 +180,7 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
         line = lines[index]
         if not line or line.isspace():
             continue
-        width = len(line) - len(line.lstrip(" \t"))
+        width = len(line) - len(line.lstrip(" \t"))  # _indent, inlined: called per line of the file
         if indent is None:
             indent = width
         if width < indent or width <= outer:
@@ -193,18 +193,13 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
     return found
 
 
-def class_members(lines: list[str], starts: list[bool], first: int, end: int) -> list[int] | None:
-    """``body_members`` of a class statement."""
-    return body_members(lines, starts, first, end, CLASS_HEADS)
-
-
 def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
     """Top-level statement starts and, per top-level class, its members' (for tests)."""
     top = top_level_starts(lines, starts)
     members: dict[int, list[int]] = {}
     for position, first in enumerate(top):
         end = top[position + 1] if position + 1 < len(top) else len(lines)
-        found = class_members(lines, starts, first, end)
+        found = body_members(lines, starts, first, end, CLASS_HEADS)
         if found is None:
             return None
         if found:
@@ -255,7 +250,7 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     for position, first in enumerate(top):
         end = bounds[position + 1]
         if holds(hot, first, end):
-            members = class_members(lines, starts, first, end)
+            members = body_members(lines, starts, first, end, CLASS_HEADS)
             if members is None:
                 return None
             if members:
