@@ -216,11 +216,16 @@ class ForkIndex:
 
     def _split(self, qualname: str, root: str | None) -> tuple[ModuleSummary, str, str] | None:
         """(module summary, first name inside it, rest) for the longest module prefix."""
-        parts = qualname.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            summary = self.find(".".join(parts[:cut]), root)
+        # asked for every bound name of every summary, most of them outside the index: the
+        # prefixes are cut in place and looked up in ``by_module`` before ``find``
+        end = len(qualname)
+        while (dot := qualname.rfind(".", 0, end)) > 0:
+            module = qualname[:dot]
+            summary = self.find(module, root) if module in self.by_module else None
             if summary is not None:
-                return summary, parts[cut], ".".join(parts[cut + 1:])
+                name, _, rest = qualname[dot + 1:].partition(".")
+                return summary, name, rest
+            end = dot
         return None
 
     def resolve(self, qualname: str, root: str | None = None) -> Resolved | None:

@@ -4,8 +4,10 @@
 mention a V1 name a handful of times (sglang's ``server_args.py``: 351 KB, ~10 relevant
 lines), whose other statements the analysis then skips unread (``migrator.analysis``:
 cold statements). Here those statements are blanked *before* parsing: top-level
-statements and members of top-level classes that hold no relevant word (and no
-``import``) become empty lines, a blanked class member becomes ``pass``. The masked text
+statements, members of top-level classes and statements of hot functions that hold no
+relevant word (and no ``import`` whose name the kept code could see: one inside a cold
+function binds a name of that function only) become empty lines, a blanked class member
+becomes ``pass``. The masked text
 has the same lines and columns as the file, so every node carries the real position.
 Measured on sglang 0.5.13 (BENCHMARKS.md, "partial parsing again"): parsing and analysing
 the candidates costs ~115 ms less CPU, the one shortcut that decides whether the lint keeps
@@ -53,18 +55,20 @@ MIN_BLANKED_SHARE = 0.3
 #: blanked to pay for finding the statements (sglang's dflash_worker.py: 99 in 1,242).
 MAX_HOT_LINE_SHARE = 25
 
-# Every alternative starts with ``#``, ``"`` or ``'``, so the regex engine skips ahead to
-# the next such character in C; the string bodies are unrolled loops (no alternation per
-# character, no backtracking). A string prefix (``rb``, ``f``) needs no matching: it
-# does not change where the literal ends (``\"`` does not end even a raw string).
+# One character class finds the next ``#``, ``"`` or ``'`` (a scan in C), then a lookbehind
+# picks the one alternative that can follow it: trying the five literal forms at every
+# quote was twice as slow. The string bodies are unrolled loops (no alternation per
+# character, no backtracking). A string prefix (``rb``, ``f``) needs no matching: it does
+# not change where the literal ends (``\"`` does not end even a raw string).
 _LITERAL = re.compile(
     r"""
-      \#[^\n]*
-    | (?: \"\"\"[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
-        | '''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''
-        | "[^"\\\n]*(?:\\.[^"\\\n]*)*"
-        | '[^'\\\n]*(?:\\.[^'\\\n]*)*'
-      )
+    [#"']
+    (?: (?<=\#) [^\n]*
+      | (?<=") (?: ""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*\"\"\"
+                 | [^"\\\n]*(?:\\.[^"\\\n]*)*" )
+      | (?<=') (?: ''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*\'\'\'
+                 | [^'\\\n]*(?:\\.[^'\\\n]*)*' )
+    )
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -74,10 +78,16 @@ _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 
 
 def code_lines(source: str) -> tuple[list[str], list[bool]] | None:
-    """Each line with string literals reduced to ``""`` and comments removed, and whether
-    it starts a logical line (not inside a string, a bracket or a continuation)."""
+    """Each line with string literals reduced to ``""``, comments removed and other than
+    ASCII characters replaced by ``?``, and whether it starts a logical line (not inside a
+    string, a bracket or a continuation)."""
     if "\r" in source:
         return None
+    if not source.isascii():
+        # Stored with 2 or 4 bytes a character, the text makes every scan below about twice
+        # as slow; a "?" for each other character keeps every offset, and the lexer looks
+        # only at ASCII characters.
+        source = source.encode("ascii", "replace").decode("ascii")
     pieces: list[str] = []
     inside: list[tuple[int, int]] = []  # (offset, newlines) of multi-line string literals
     last = 0
@@ -193,6 +203,30 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
     return found
 
 
+def function_local(lines: list[str], starts: list[bool]) -> list[bool]:
+    """Whether each line is in the body of a function, at any depth, that holds no
+    ``global`` statement: each logical line's indentation against the headers of the
+    functions still open."""
+    outermost = [-1] * len(lines)  # header line of the outermost function around each line
+    functions: list[tuple[int, int]] = []  # (indentation, header line) of the open functions
+    with_global: set[int] = set()
+    for index, line in enumerate(lines):
+        if starts[index] and line and not line.isspace():
+            width = len(line) - len(line.lstrip(" \t"))
+            while functions and functions[-1][0] >= width:
+                functions.pop()
+            if functions and line.startswith("global", width) and _GLOBAL.match(line, width):
+                with_global.add(functions[0][1])
+            if line.startswith(DEF_HEADS, width):
+                functions.append((width, index))
+        outermost[index] = functions[0][1] if functions and functions[0][1] != index else -1
+    return [header != -1 and header not in with_global for header in outermost]
+
+
+#: A ``global`` statement (at the start of a logical line of ``code_lines``).
+_GLOBAL = re.compile(r"global\b")
+
+
 def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
     """Top-level statement starts and, per top-level class, its members' (for tests)."""
     top = top_level_starts(lines, starts)
@@ -221,7 +255,13 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     if len(original) != len(lines) or not top:
         return None
     hot = [line - 1 for line in hot_lines]
+    # An import binds a name for the statements that follow it in its scope. A cold
+    # statement holding one stays where hot code can see that name: at module or class
+    # level, or in the body of a hot function. Inside a function it binds a local name,
+    # gone with the function (unless the function has a ``global`` statement).
     imports = [index for index, line in enumerate(lines) if "import" in line]
+    local = function_local(lines, starts)
+    scope_imports = [index for index in imports if not local[index]]
 
     def holds(sorted_lines: list[int], first: int, end: int) -> bool:
         at = bisect_left(sorted_lines, first)
@@ -230,19 +270,20 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     blanked: list[tuple[int, int]] = []  # 0-based [first, end)
     passes: dict[int, str] = {}
 
-    def blank_cold(members: list[int], end: int, heads: tuple[str, ...] | None) -> bool:
+    def blank_cold(members: list[int], end: int, heads: tuple[str, ...] | None, kept_imports: list[int]) -> bool:
         """Blank the cold ones of ``members`` (statement starts of one body, ending at
-        ``end``) and, with ``heads``, the cold statements of the hot ones that are such
-        compound statements (a class's methods). False: a layout not understood."""
+        ``end``) that hold none of ``kept_imports`` and, with ``heads``, the cold statements
+        of the hot ones that are such compound statements (a class's methods). False: a
+        layout not understood."""
         for at, member in enumerate(members):
             member_end = members[at + 1] if at + 1 < len(members) else end
             if not holds(hot, member, member_end):
-                if not holds(imports, member, member_end):
+                if not holds(kept_imports, member, member_end):
                     blanked.append((member, member_end))
                     passes[member] = " " * _indent(lines[member]) + "pass"
             elif heads is not None:
                 inner = body_members(lines, starts, member, member_end, heads)
-                if inner is None or not blank_cold(inner, member_end, None):
+                if inner is None or not blank_cold(inner, member_end, None, imports):
                     return False
         return True
 
@@ -254,13 +295,13 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
             if members is None:
                 return None
             if members:
-                if not blank_cold(members, end, DEF_HEADS):
+                if not blank_cold(members, end, DEF_HEADS, scope_imports):
                     return None
             else:  # a function: its statements
                 body = body_members(lines, starts, first, end, DEF_HEADS)
-                if body is None or not blank_cold(body, end, None):
+                if body is None or not blank_cold(body, end, None, imports):
                     return None
-        elif not holds(imports, first, end):
+        elif not holds(scope_imports, first, end):
             blanked.append((first, end))
     if not blanked or sum(end - first for first, end in blanked) < MIN_BLANKED_SHARE * len(lines):
         return None

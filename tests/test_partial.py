@@ -118,6 +118,9 @@ CASES = {
     "hot method among cold members": V1 + "\n\nclass Mine(DFlashWorker):\n" + "".join(
         f"    def m{i}(self):\n        return {i} + {i} * {i}\n" for i in range(800)) + "    def __init__(self, *a):\n        super().__init__(*a)\n",
     "code-like text in a docstring": V1 + '\n\nDOC = """\nclass Fake(DFlashWorker):\n    def _prepare_for_speculative_decoding(self):\n        pass\n"""\n' + PADDING,
+    # A cold statement of a hot function that imports a name the hot statements use stays.
+    "import in a cold block of a hot function": "def make(flag):\n    if flag:\n        import sglang.srt.speculative as spec\n"
+                                                "    return spec.dflash_worker.DFlashWorker(1)\n" + PADDING,
     "guarded import in a cold block": "try:\n    from sglang.srt.speculative import dflash_worker as dw\nexcept ImportError:\n    dw = None\n" + PADDING + "\n\ndef f():\n    return dw.DFlashWorker\n",
 }
 
@@ -131,6 +134,53 @@ def test_masked_parse_gives_the_same_findings(name: str, monkeypatch: pytest.Mon
     fast = _findings(source)
     assert fast, "the case must have findings"
     assert fast == _findings(source, monkeypatch, whole=True)
+
+
+def test_function_local_lines() -> None:
+    source = (
+        "import os\n"                       # 1 module level
+        "def f(\n"                           # 2 header: not in its own body
+        "    a=1,\n"                          # 3 the signature's continuation
+        "):\n"                                # 4
+        "    import json\n"                  # 5 local
+        "    class Inner:\n"                 # 6 a class inside a function: local
+        "        import re\n"                # 7
+        "    @deco\n"                        # 8
+        "    def g():\n"                     # 9
+        "        import ast\n"               # 10
+        "class C:\n"                         # 11
+        "    import sys\n"                   # 12 class level: not local
+        "    async def m(self):\n"           # 13
+        "        import io\n"                # 14 local
+        "def setup():\n"                     # 15
+        "    global io\n"                    # 16 a global statement: the function's names may be the module's
+        "    import io\n"                    # 17
+        "x = 1\n"                            # 18
+    )
+    lines, starts = partial.code_lines(source)
+    local = partial.function_local(lines, starts)
+    assert [number for number, is_local in enumerate(local, 1) if is_local] == [3, 4, 5, 6, 7, 8, 9, 10, 14]
+
+
+def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest.MonkeyPatch) -> None:
+    source = (
+        "import sglang.srt.speculative as spec\n\n\n"
+        "class Mine:\n"
+        "    import json\n\n"                                   # class level: kept
+        "    def cold(self):\n        import re\n        return re\n\n"    # local: blanked
+        "    def hot(self):\n        return spec.dflash_worker.DFlashWorker(1)\n\n\n"
+        "def cold_function():\n    from os import path\n    return path\n\n\n"  # local: blanked
+        "def with_global():\n    global path\n    from os import path\n\n\n"  # kept
+        + PADDING)
+    masked, blanked = partial.mask(source, analysis.HotText(source).lines_hot)
+    kept = masked.split("\n")
+    assert kept[4] == "    import json"
+    assert (7, 10) in blanked and kept[6] == "    pass"
+    assert kept[11] == "        return spec.dflash_worker.DFlashWorker(1)"
+    assert (15, 19) in blanked
+    assert kept[19:22] == ["def with_global():", "    global path", "    from os import path"]
+    fast = _findings(source)
+    assert fast and fast == _findings(source, monkeypatch, whole=True)
 
 
 def test_masked_text_keeps_every_position() -> None:
