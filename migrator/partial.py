@@ -167,6 +167,17 @@ CLASS_HEADS = ("class ", "class\t")
 DEF_HEADS = ("def ", "def\t", "async def ", "async\tdef")
 
 
+def _header(lines: list[str], starts: list[bool], first: int, end: int, outer: int) -> int:
+    """The line of the statement starting at ``first`` past its decorators (their
+    continuation lines and the blank or comment lines between them)."""
+    header = first
+    while header < end and lines[header][outer:].startswith("@"):
+        header += 1
+        while header < end and (not starts[header] or not lines[header].strip()):
+            header += 1
+    return header
+
+
 def body_members(lines: list[str], starts: list[bool], first: int, end: int,
                  heads: tuple[str, ...]) -> list[int] | None:
     """0-based first lines of the body statements of the compound statement in lines
@@ -174,11 +185,7 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
     statements); [] if it is not such a statement or has its body on the header line; None
     if the layout is not understood."""
     outer = _indent(lines[first])
-    header = first
-    while header < end and lines[header][outer:].startswith("@"):
-        header += 1  # past the decorator, its continuation lines and blank (comment) lines
-        while header < end and (not starts[header] or not lines[header].strip()):
-            header += 1
+    header = _header(lines, starts, first, end, outer)
     if header >= end or not lines[header][outer:].startswith(heads):
         return []
     found: list[int] = []
@@ -201,30 +208,6 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
             found.append(index)
         decorated = line[width] == "@"
     return found
-
-
-def function_local(lines: list[str], starts: list[bool]) -> list[bool]:
-    """Whether each line is in the body of a function, at any depth, that holds no
-    ``global`` statement: each logical line's indentation against the headers of the
-    functions still open."""
-    outermost = [-1] * len(lines)  # header line of the outermost function around each line
-    functions: list[tuple[int, int]] = []  # (indentation, header line) of the open functions
-    with_global: set[int] = set()
-    for index, line in enumerate(lines):
-        if starts[index] and line and not line.isspace():
-            width = len(line) - len(line.lstrip(" \t"))
-            while functions and functions[-1][0] >= width:
-                functions.pop()
-            if functions and line.startswith("global", width) and _GLOBAL.match(line, width):
-                with_global.add(functions[0][1])
-            if line.startswith(DEF_HEADS, width):
-                functions.append((width, index))
-        outermost[index] = functions[0][1] if functions and functions[0][1] != index else -1
-    return [header != -1 and header not in with_global for header in outermost]
-
-
-#: A ``global`` statement (at the start of a logical line of ``code_lines``).
-_GLOBAL = re.compile(r"global\b")
 
 
 def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
@@ -255,35 +238,45 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     if len(original) != len(lines) or not top:
         return None
     hot = [line - 1 for line in hot_lines]
-    # An import binds a name for the statements that follow it in its scope. A cold
-    # statement holding one stays where hot code can see that name: at module or class
-    # level, or in the body of a hot function. Inside a function it binds a local name,
-    # gone with the function (unless the function has a ``global`` statement).
     imports = [index for index, line in enumerate(lines) if "import" in line]
-    local = function_local(lines, starts)
-    scope_imports = [index for index in imports if not local[index]]
+    global_lines = [index for index, line in enumerate(lines) if "global" in line]
 
     def holds(sorted_lines: list[int], first: int, end: int) -> bool:
         at = bisect_left(sorted_lines, first)
         return at < len(sorted_lines) and sorted_lines[at] < end
 
+    def binds_imported_names(first: int, end: int) -> bool:
+        """Can the statement in lines [first, end) bind, by an import, a name the kept code
+        sees? Not a function: its imports bind names of its own scope (unless it has a
+        ``global`` statement); a class only by its members that can."""
+        if not holds(imports, first, end):
+            return False
+        outer = _indent(lines[first])
+        header = _header(lines, starts, first, end, outer)
+        if header < end and lines[header][outer:].startswith(DEF_HEADS):
+            return holds(global_lines, first, end)
+        members = body_members(lines, starts, first, end, CLASS_HEADS)
+        if not members:  # not a class (or not understood)
+            return True
+        bounds = [*members[1:], end]
+        return any(binds_imported_names(member, member_end) for member, member_end in zip(members, bounds))
+
     blanked: list[tuple[int, int]] = []  # 0-based [first, end)
     passes: dict[int, str] = {}
 
-    def blank_cold(members: list[int], end: int, heads: tuple[str, ...] | None, kept_imports: list[int]) -> bool:
+    def blank_cold(members: list[int], end: int, heads: tuple[str, ...] | None) -> bool:
         """Blank the cold ones of ``members`` (statement starts of one body, ending at
-        ``end``) that hold none of ``kept_imports`` and, with ``heads``, the cold statements
-        of the hot ones that are such compound statements (a class's methods). False: a
-        layout not understood."""
+        ``end``) and, with ``heads``, the cold statements of the hot ones that are such
+        compound statements (a class's methods). False: a layout not understood."""
         for at, member in enumerate(members):
             member_end = members[at + 1] if at + 1 < len(members) else end
             if not holds(hot, member, member_end):
-                if not holds(kept_imports, member, member_end):
+                if not binds_imported_names(member, member_end):
                     blanked.append((member, member_end))
                     passes[member] = " " * _indent(lines[member]) + "pass"
             elif heads is not None:
                 inner = body_members(lines, starts, member, member_end, heads)
-                if inner is None or not blank_cold(inner, member_end, None, imports):
+                if inner is None or not blank_cold(inner, member_end, None):
                     return False
         return True
 
@@ -295,13 +288,13 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
             if members is None:
                 return None
             if members:
-                if not blank_cold(members, end, DEF_HEADS, scope_imports):
+                if not blank_cold(members, end, DEF_HEADS):
                     return None
             else:  # a function: its statements
                 body = body_members(lines, starts, first, end, DEF_HEADS)
-                if body is None or not blank_cold(body, end, None, imports):
+                if body is None or not blank_cold(body, end, None):
                     return None
-        elif not holds(scope_imports, first, end):
+        elif not binds_imported_names(first, end):
             blanked.append((first, end))
     if not blanked or sum(end - first for first, end in blanked) < MIN_BLANKED_SHARE * len(lines):
         return None

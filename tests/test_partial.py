@@ -136,32 +136,6 @@ def test_masked_parse_gives_the_same_findings(name: str, monkeypatch: pytest.Mon
     assert fast == _findings(source, monkeypatch, whole=True)
 
 
-def test_function_local_lines() -> None:
-    source = (
-        "import os\n"                       # 1 module level
-        "def f(\n"                           # 2 header: not in its own body
-        "    a=1,\n"                          # 3 the signature's continuation
-        "):\n"                                # 4
-        "    import json\n"                  # 5 local
-        "    class Inner:\n"                 # 6 a class inside a function: local
-        "        import re\n"                # 7
-        "    @deco\n"                        # 8
-        "    def g():\n"                     # 9
-        "        import ast\n"               # 10
-        "class C:\n"                         # 11
-        "    import sys\n"                   # 12 class level: not local
-        "    async def m(self):\n"           # 13
-        "        import io\n"                # 14 local
-        "def setup():\n"                     # 15
-        "    global io\n"                    # 16 a global statement: the function's names may be the module's
-        "    import io\n"                    # 17
-        "x = 1\n"                            # 18
-    )
-    lines, starts = partial.code_lines(source)
-    local = partial.function_local(lines, starts)
-    assert [number for number, is_local in enumerate(local, 1) if is_local] == [3, 4, 5, 6, 7, 8, 9, 10, 14]
-
-
 def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest.MonkeyPatch) -> None:
     source = (
         "import sglang.srt.speculative as spec\n\n\n"
@@ -171,6 +145,10 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
         "    def hot(self):\n        return spec.dflash_worker.DFlashWorker(1)\n\n\n"
         "def cold_function():\n    from os import path\n    return path\n\n\n"  # local: blanked
         "def with_global():\n    global path\n    from os import path\n\n\n"  # kept
+        "def hot_function(flag):\n"
+        "    @decorated\n    def nested():\n        import json\n        return json\n"  # local: blanked
+        "    if flag:\n        import json\n"  # the hot statements may use it: kept
+        "    return spec.dflash_worker.DFlashWorker(json)\n"
         + PADDING)
     masked, blanked = partial.mask(source, analysis.HotText(source).lines_hot)
     kept = masked.split("\n")
@@ -179,6 +157,8 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
     assert kept[11] == "        return spec.dflash_worker.DFlashWorker(1)"
     assert (15, 19) in blanked
     assert kept[19:22] == ["def with_global():", "    global path", "    from os import path"]
+    assert (26, 29) in blanked and kept[25:27] == ["    pass", ""]
+    assert kept[29:32] == ["    if flag:", "        import json", "    return spec.dflash_worker.DFlashWorker(json)"]
     fast = _findings(source)
     assert fast and fast == _findings(source, monkeypatch, whole=True)
 
