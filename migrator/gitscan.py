@@ -35,6 +35,7 @@ from pathlib import Path
 
 from . import catalog
 from .prefilter import COARSE_MARKERS
+from .textrules.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 
 #: Substrings one of which every trigger token (and the TODO marker) holds in some case: the
 #: Python prefilter's coarse markers. ``git grep -i`` scans for each literal pattern in one
@@ -110,13 +111,16 @@ def start(root: Path) -> GitScan | None:
     # finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``), which the
     # Python prefilter then reads in NFKC form (``migrator.compat``).
     patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)] + ["-e", os.fsdecode(grep_pattern())]
+    # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
+    # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
+    where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
     common = {"cwd": folder, "env": git_env(), "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL,
               "stdin": subprocess.DEVNULL}
     try:
         grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
-                                             "-l", "-z", "-i", "-E", "-a", *patterns, "--", "."]), **common)
+                                             "-l", "-z", "-i", "-E", "-a", *patterns, *where]), **common)
         listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", "--others",
-                                                "--exclude-standard", "--", "."]), **common)
+                                                "--exclude-standard", *where]), **common)
     except OSError:  # no git on PATH
         return None
     return GitScan(folder, grep, listing)

@@ -74,6 +74,19 @@ def test_git_prefilter_gives_the_walks_results(tmp_path: Path, jobs: int, monkey
 
 
 @needs_git
+def test_git_leaves_out_the_files_no_rule_reads(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"lib/kernel.so": "\0ELF dflash_worker\n", "lib/KERNEL.SO": "dflash\n",
+                          "web/app.min.js": "dflash\n", "web/app.js": "// dflash\n", "pkg/a.py": V1,
+                          "docs/Mixed.md": "the DfLaSh worker\n"})
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "fork")
+    searched, hits = gitscan.finish(gitscan.start(tmp_path))
+    assert searched == {"web/app.js", "pkg/a.py", "docs/Mixed.md"}
+    assert hits == searched  # -i: any case of a marker
+
+
+@needs_git
 def test_git_is_not_used_when_a_hook_sets_git_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     make_repo(tmp_path)
     monkeypatch.setenv("GIT_DIR", str(tmp_path / ".git"))

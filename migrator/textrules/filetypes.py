@@ -31,13 +31,15 @@ BINARY_SUFFIXES = frozenset((
     ".mp3", ".mp4", ".wav", ".flac", ".ogg", ".webm", ".mov", ".avi", ".mkv",
     ".ttf", ".otf", ".woff", ".woff2", ".eot", ".map",
 ))
+#: Generated one-line text the fallback scanner never reads either.
+GENERATED_SUFFIXES = (".min.js", ".min.css")
 _SHEBANG = re.compile(rb"^#!\s*\S*?(?:/|env\s+)(?:ba|z|k|da)?sh\b")
 
 
 def accepts(path: str) -> bool:
     """Does some text rule read ``path`` (decided by its name only; Python files aside)?"""
     lower = os.path.basename(path).lower()
-    return not lower.endswith((".py", ".pyi", ".min.js", ".min.css")) and os.path.splitext(lower)[1] not in BINARY_SUFFIXES
+    return not lower.endswith((".py", ".pyi", *GENERATED_SUFFIXES)) and os.path.splitext(lower)[1] not in BINARY_SUFFIXES
 
 
 def module_for(path: str) -> str | None:
