@@ -431,17 +431,17 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
-        files, sizes = found.files, found.sizes
+        files = found.files
         if options.writes and not options.allow_dirty:
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
         outcome.summary = outcome.summary._replace(files_scanned=len(files))
-        todo = _narrow_with_git(scans, files, sizes, outcome.results)
+        todo = _narrow_with_git(scans, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
             on_progress(done, len(files))
-        chunks = _largest_first_chunks(todo, jobs) if kind != "serial" else [[path] for path, _ in todo]
+        chunks = _largest_first_chunks(todo, jobs) if kind != "serial" else [[path] for path in todo]
 
         def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
             nonlocal done
@@ -481,12 +481,11 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         from . import gitscan
 
         given = {os.path.abspath(f) for f in files}
-        pairs = [(p, size) for p, size in zip(found.files, found.sizes) if is_python(p) and os.path.abspath(p) not in given]
-        extra = [p for p, _ in pairs]
+        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
         index_only.update(extra)
         # git narrows them as in the first step: only files holding a marker are read
-        narrowed = _narrow_with_git([gitscan.start(root)], [p for p, _ in pairs], [n for _, n in pairs], [])
-        _analyse(workers, [p for p, _ in narrowed], options._replace(mode="lint"), kind, jobs, summaries, None)
+        narrowed = _narrow_with_git([gitscan.start(root)], extra, [])
+        _analyse(workers, narrowed, options._replace(mode="lint"), kind, jobs, summaries, None)
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
@@ -651,20 +650,19 @@ def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int, 
     workers.run([(chunk, options) for chunk in chunks], collect, small=True)
 
 
-def _narrow_with_git(scans: list, files: list[str], sizes: list[int], results: list[FileResult]) -> list[tuple[str, int]]:
-    """(path, size) of the files the Python prefilter must look at; files git searched and
-    found no marker in get their (empty) result here. See ``migrator.gitscan``."""
+def _narrow_with_git(scans: list, files: list[str], results: list[FileResult]) -> list[str]:
+    """The files the Python prefilter must look at; files git searched and found no marker
+    in get their (empty) result here. See ``migrator.gitscan``."""
     from . import gitscan
 
-    pairs = list(zip(files, sizes))
     answers = [gitscan.finish(scan) for scan in scans if scan is not None]
     if not scans or None in scans or None in answers:
-        return pairs
+        return list(files)
     # Discovery joins names onto the root exactly as given, so a file's path relative to
     # its root (what git prints) is a slice of its text.
     roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
     todo = []
-    for path, size in pairs:
+    for path in files:
         for prefix, (searched, hits) in roots:
             if path.startswith(prefix):
                 relative = path[len(prefix):]
@@ -672,28 +670,36 @@ def _narrow_with_git(scans: list, files: list[str], sizes: list[int], results: l
                     results.append(FileResult(path))
                     break
         else:
-            todo.append((path, size))
+            todo.append(path)
     return todo
 
 
-def _largest_first_chunks(todo: list[tuple[str, int]], jobs: int) -> list[list[str]]:
+def _largest_first_chunks(todo: list[str], jobs: int) -> list[list[str]]:
     """Files by decreasing size, grouped into chunks of similar total size: the largest
     files start first, so no worker is left with one big file at the end."""
-    ordered = sorted(todo, key=lambda pair: -pair[1])
-    total = sum(size for _, size in ordered)
-    target = max(total // (jobs * 16), 32 * 1024)
+    sizes = {path: _size(path) for path in todo}
+    ordered = sorted(todo, key=lambda path: -sizes[path])
+    target = max(sum(sizes.values()) // (jobs * 16), 32 * 1024)
     chunks: list[list[str]] = []
     current: list[str] = []
     current_bytes = 0
-    for path, size in ordered:
+    for path in ordered:
         current.append(path)
-        current_bytes += size
+        current_bytes += sizes[path]
         if current_bytes >= target or len(current) >= 256:
             chunks.append(current)
             current, current_bytes = [], 0
     if current:
         chunks.append(current)
     return chunks
+
+
+def _size(path: str) -> int:
+    """For scheduling only: a file that cannot be read reports its error when analysed."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _warm_up() -> None:

@@ -132,11 +132,12 @@ def test_pool_and_serial_runs_agree(tmp_path: Path) -> None:
         [(r.path, r.findings, r.new_bytes, r.error) for r in forked.results]
 
 
-def test_largest_files_are_handed_out_first() -> None:
-    todo = [("small.py", 10), ("huge.py", 10_000_000), ("mid.py", 50_000), ("tiny.py", 1)]
-    chunks = engine._largest_first_chunks(todo, jobs=2)
-    assert chunks[0] == ["huge.py"]
-    assert [path for chunk in chunks for path in chunk] == ["huge.py", "mid.py", "small.py", "tiny.py"]
+def test_largest_files_are_handed_out_first(tmp_path: Path) -> None:
+    sizes = {"small.py": 10, "huge.py": 1_000_000, "mid.py": 50_000, "tiny.py": 1}
+    write_tree(tmp_path, {name: "x" * size for name, size in sizes.items()})
+    chunks = engine._largest_first_chunks([str(tmp_path / name) for name in (*sizes, "gone.py")], jobs=2)
+    assert chunks[0] == [str(tmp_path / "huge.py")]
+    assert [Path(path).name for chunk in chunks for path in chunk] == ["huge.py", "mid.py", "small.py", "tiny.py", "gone.py"]
 
 
 def test_the_executor_fallback_gives_the_same_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
