@@ -209,10 +209,10 @@ class ForkIndex:
     # ---- lookups ------------------------------------------------------------------
     def find(self, module: str, root: str | None) -> ModuleSummary | None:
         """The module named ``module``: in ``root`` first, else the only one of that name."""
-        if root is not None and (root, module) in self.by_key:
-            return self.by_key[(root, module)]
-        candidates = self.by_module.get(module, ())
-        return candidates[0] if len(candidates) == 1 else None
+        candidates = self.by_module.get(module)
+        if candidates is None:  # most names: not a module of the index
+            return None
+        return self.by_key.get((root, module)) or (candidates[0] if len(candidates) == 1 else None)
 
     def _split(self, qualname: str, root: str | None) -> tuple[ModuleSummary, str, str] | None:
         """(module summary, first name inside it, rest) for the longest module prefix."""
@@ -342,8 +342,11 @@ class ForkIndex:
     def _find_carriers(self) -> frozenset[tuple[str, str]]:
         found: set[tuple[str, str]] = set()
         for key, summary in self.by_key.items():
-            for name in summary.binds:
-                if self.resolve(f"{summary.module}.{name}", summary.root) is not None:
+            for name, (target, _) in summary.binds.items():
+                # resolving needs the target to be V1 or inside a module of the index: most
+                # bound names (a module's imports from outside the fork) are neither
+                if (is_v1(target) or self._split(target, summary.root) is not None) and self.resolve(
+                        f"{summary.module}.{name}", summary.root) is not None:
                     found.add(key)
                     break
             else:
