@@ -6,12 +6,12 @@ on all cores in ~0.04 s while Python discovers the files. It only narrows the se
 files the Python prefilter then looks at, so it never decides a result on its own:
 
 * markers: every trigger token contains one of ``GREP_MARKERS`` in some case (checked by
-  a test), so a file without any marker, searched case-insensitively, cannot match; files with one go through the exact
-  Python prefilter and the analysis as before;
-* coverage: ``git ls-files --cached --others --exclude-standard`` says which files
-  ``git grep`` searched (tracked ones). Files it did not search (untracked, ignored only
-  by ``.git/info/exclude``, inside a submodule, marked assume-unchanged or skip-worktree,
-  whose search might read the index instead of the file) are prefiltered in Python;
+  a test), so a file without any marker, searched case-insensitively, cannot match; files
+  with one go through the exact Python prefilter and the analysis as before;
+* coverage: ``git ls-files --cached`` (the index only: no walk of the folder) says which
+  files ``git grep`` searched (tracked ones). Files it did not search (untracked, inside a
+  submodule, marked assume-unchanged or skip-worktree, whose search might read the index
+  instead of the file) are not listed as searched and are prefiltered in Python;
 * anything unusual (no git, not a work tree, ``GIT_DIR`` and friends set by a hook, git
   failing) turns it off: ``finish`` returns None and every file is prefiltered in Python.
 
@@ -44,9 +44,9 @@ from .textrules.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 GREP_MARKERS = tuple(marker.decode() for marker in COARSE_MARKERS)
 _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR")
 #: ``ls-files -t -v`` tag of the files ``git grep`` reads from the work tree: tracked,
-#: neither assume-unchanged nor skip-worktree (untracked files, tag ``?``, are left to the
-#: Python prefilter: searching them too makes git walk the folder, ~10 ms, for the few a
-#: checkout has).
+#: neither assume-unchanged nor skip-worktree. Untracked files are not listed (that would
+#: make git walk the folder, ~10 ms, for the few a checkout has): the Python prefilter
+#: reads them.
 _SEARCHED_TAGS = ("H ",)
 
 
@@ -119,8 +119,7 @@ def start(root: Path) -> GitScan | None:
     try:
         grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
                                              "-l", "-z", "-i", "-E", "-a", *patterns, *where]), **common)
-        listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", "--others",
-                                                "--exclude-standard", *where]), **common)
+        listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", *where]), **common)
     except OSError:  # no git on PATH
         return None
     return GitScan(folder, grep, listing)
