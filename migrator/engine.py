@@ -703,7 +703,8 @@ def _size(path: str) -> int:
 
 
 def _warm_up() -> None:
-    """Run in each worker as it starts: the imports and tables every candidate needs."""
+    """The imports and tables every candidate needs: run once before the workers fork (they
+    inherit it), or in each worker where they are not forked (``migrator.pool``)."""
     from . import analysis  # noqa: F401
     from .rules import all_rules
 

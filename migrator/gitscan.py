@@ -107,9 +107,9 @@ def start(root: Path) -> GitScan | None:
     folder = str(root)
     from .compat import grep_pattern
 
-    # The markers are plain lower-case words, so also extended regular expressions; the last pattern
-    # finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``), which the
-    # Python prefilter then reads in NFKC form (``migrator.compat``).
+    # The markers are plain lower-case words, so also extended regular expressions; the
+    # last pattern finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``),
+    # which the Python prefilter then reads in NFKC form (``migrator.compat``).
     patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)] + ["-e", os.fsdecode(grep_pattern())]
     # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
     # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.

@@ -7,8 +7,8 @@ cold statements). Here those statements are blanked *before* parsing: top-level
 statements, members of top-level classes and statements of hot functions that hold no
 relevant word (and no ``import`` whose name the kept code could see: one inside a cold
 function binds a name of that function only) become empty lines, a blanked class member
-becomes ``pass``. The masked text
-has the same lines and columns as the file, so every node carries the real position.
+becomes ``pass``. The masked text has the same lines and columns as the file, so every
+node carries the real position.
 Measured on sglang 0.5.13 (BENCHMARKS.md, "partial parsing again"): parsing and analysing
 the candidates costs ~115 ms less CPU, the one shortcut that decides whether the lint keeps
 its ratio to ruff's banned-api lint.
@@ -239,7 +239,8 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
         return None
     hot = [line - 1 for line in hot_lines]
     imports = [index for index, line in enumerate(lines) if "import" in line]
-    global_lines = [index for index, line in enumerate(lines) if "global" in line]
+    # ``global`` (and, in a nested function, ``nonlocal``) makes an import bind an outer name
+    global_lines = [index for index, line in enumerate(lines) if "global" in line or "nonlocal" in line]
 
     def holds(sorted_lines: list[int], first: int, end: int) -> bool:
         at = bisect_left(sorted_lines, first)
@@ -248,7 +249,7 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     def binds_imported_names(first: int, end: int) -> bool:
         """Can the statement in lines [first, end) bind, by an import, a name the kept code
         sees? Not a function: its imports bind names of its own scope (unless it has a
-        ``global`` statement); a class only by its members that can."""
+        ``global`` or ``nonlocal`` statement); a class only by its members that can."""
         if not holds(imports, first, end):
             return False
         outer = _indent(lines[first])

@@ -145,6 +145,8 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
         "    def hot(self):\n        return spec.dflash_worker.DFlashWorker(1)\n\n\n"
         "def cold_function():\n    from os import path\n    return path\n\n\n"  # local: blanked
         "def with_global():\n    global path\n    from os import path\n\n\n"  # kept
+        "def outer():\n    path = None\n\n    def rebind():\n        nonlocal path\n        from os import path\n"
+        "    return spec.dflash_worker.DFlashWorker(path)\n\n\n"  # hot; its nonlocal import: kept
         "def hot_function(flag):\n"
         "    @decorated\n    def nested():\n        import json\n        return json\n"  # local: blanked
         "    if flag:\n        import json\n"  # the hot statements may use it: kept
@@ -157,8 +159,10 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
     assert kept[11] == "        return spec.dflash_worker.DFlashWorker(1)"
     assert (15, 19) in blanked
     assert kept[19:22] == ["def with_global():", "    global path", "    from os import path"]
-    assert (26, 29) in blanked and kept[25:27] == ["    pass", ""]
-    assert kept[29:32] == ["    if flag:", "        import json", "    return spec.dflash_worker.DFlashWorker(json)"]
+    assert kept[24:30] == ["def outer():", "    pass", "", "    def rebind():", "        nonlocal path",
+                           "        from os import path"]
+    assert (35, 38) in blanked and kept[34:36] == ["    pass", ""]
+    assert kept[38:41] == ["    if flag:", "        import json", "    return spec.dflash_worker.DFlashWorker(json)"]
     fast = _findings(source)
     assert fast and fast == _findings(source, monkeypatch, whole=True)
 
