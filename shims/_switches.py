@@ -17,6 +17,7 @@ Values use SGLang's own boolean spelling (``migrator.catalog.sglang_bool``).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import warnings
 
@@ -74,22 +75,58 @@ def migration_message(entry: catalog.Entry, detail: str) -> str:
     return f"{entry.code}: {entry.message}; {detail} (see {docs_link(entry)})"
 
 
+#: the function SGLang runs each scheduler rank in (one process per rank); its ``tp_rank``
+#: argument is what a warning names, so a tensor-parallel engine's log says which rank spoke
+SCHEDULER_ENTRY = "run_scheduler_process"
+_rank_of_process: list[int] = []
+
+
+def scheduler_rank() -> int | None:
+    """The tensor-parallel rank of this SGLang scheduler process, or None outside one.
+
+    Read from the ``tp_rank`` argument of :data:`SCHEDULER_ENTRY` on the calling thread's
+    stack (the fork's classes are created while that function runs: plugin loading, then
+    the worker's construction), and remembered for later calls from other threads. Only
+    called when a warning is about to be shown, so nothing runs per step.
+    """
+    if _rank_of_process:
+        return _rank_of_process[0]
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == SCHEDULER_ENTRY:
+            rank = frame.f_locals.get("tp_rank")
+            if isinstance(rank, int):
+                _rank_of_process.append(rank)
+                return rank
+        frame = frame.f_back
+    return None
+
+
+def _rank_suffix() -> str:
+    rank = scheduler_rank()
+    return "" if rank is None else f" [scheduler TP rank {rank}]"
+
+
 def notify(key: str, message: str, *, stacklevel: int = 3, location: tuple[str, int] | None = None) -> None:
     """Warn once per ``key`` with :class:`DFlashMigrationWarning`, honouring the switches.
 
     ``location`` (file, line) points the warning at a definition instead of a caller.
+    Each process warns once: under tensor parallelism every scheduler rank imports the
+    fork in its own process, so each rank warns once and the message names the rank
+    (``[scheduler TP rank 1]``), which tells a rank that warned from one that did not.
 
     Strict raises the warning as an exception every time (not only the first), so a
     CI run cannot pass because an earlier import already used up the warning.
     """
     if strict():
-        raise DFlashMigrationWarning(f"{message} [{ENV_STRICT}=1 turns shim warnings into errors]")
+        raise DFlashMigrationWarning(f"{message}{_rank_suffix()} [{ENV_STRICT}=1 turns shim warnings into errors]")
     if silent():
         return
     with _lock:
         if key in _emitted:
             return
         _emitted.add(key)
+    message += _rank_suffix()
     if location is not None:
         warnings.warn_explicit(message, DFlashMigrationWarning, location[0], location[1])
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -73,6 +74,36 @@ def test_notify_warns_once_per_key() -> None:
     messages = [str(w.message) for w in caught if w.category is shims.DFlashMigrationWarning]
     assert messages == ["first", "second"]
     assert issubclass(shims.DFlashMigrationWarning, DeprecationWarning)
+
+
+_RANK_SCRIPT = """
+import threading, warnings
+from shims import _switches
+warnings.simplefilter("always")
+seen = []
+def record(message, *args, **kwargs):
+    seen.append(str(message))
+warnings.showwarning = record
+_switches.notify("before", "outside any scheduler")
+def run_scheduler_process(server_args, port_args, gpu_id, tp_rank, *rest):
+    _switches.notify("inside", "while the rank starts")
+run_scheduler_process(None, None, 0, {rank})
+worker = threading.Thread(target=_switches.notify, args=("thread", "from another thread later"))
+worker.start(); worker.join()
+print(repr(seen))
+"""
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_notify_names_the_scheduler_rank_of_its_process(rank: int) -> None:
+    """Under tensor parallelism each scheduler rank is its own process and warns once; the
+    message names the rank (SGLang's ``run_scheduler_process(..., tp_rank, ...)``), also for a
+    warning shown later from another thread of that process, and nothing outside a scheduler."""
+    out = subprocess.run([sys.executable, "-c", _RANK_SCRIPT.format(rank=rank)], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1], check=True).stdout
+    seen = ast.literal_eval(out)
+    assert seen == ["outside any scheduler", f"while the rank starts [scheduler TP rank {rank}]",
+                    f"from another thread later [scheduler TP rank {rank}]"]
 
 
 def test_strict_raises_every_time_and_silent_is_quiet(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -176,6 +176,14 @@ def main() -> int:
                 time.sleep(0.5)
                 found = {}
                 pdir = os.environ.get("DFLASH_GPU_PROBE_DIR")
+                # every rank's scheduler writes its own final report; wait (bounded) for the last
+                deadline = time.time() + 20
+                while pdir and os.path.isdir(pdir) and time.time() < deadline:
+                    names = os.listdir(pdir)
+                    inits = sum(n.startswith("init-") and n.endswith(".json") for n in names)
+                    if sum(n.startswith("final-") and n.endswith(".json") for n in names) >= inits:
+                        break
+                    time.sleep(0.5)
                 for name in sorted(os.listdir(pdir)) if pdir and os.path.isdir(pdir) else []:
                     if name.endswith(".json"):
                         with open(os.path.join(pdir, name)) as f:

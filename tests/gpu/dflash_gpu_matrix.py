@@ -60,6 +60,8 @@ class Config:
     fork_entry: str = "register"  # legacy_fork.sglang_plugin function declared as the sglang plugin
     heavy_reference: bool = False  # also run the 64 x 256 throughput set once (reference outputs)
     known_gap: str | None = None  # expected-to-differ explanation, reported by the tests as xfail
+    tp_size: int = 1  # one scheduler process per rank; > 1 is checked rank by rank (tp_configs)
+    reference: str = "plain"  # the configuration whose greedy tokens this one must equal
 
 
 class PortPool:
@@ -127,6 +129,8 @@ def engine_kwargs(cfg: Config, model_dir: str, ports: dict | None = None) -> dic
         kw["cuda_graph_max_bs_decode"] = 64
     else:
         kw["disable_cuda_graph"] = True
+    if cfg.tp_size != 1:
+        kw["tp_size"] = cfg.tp_size
     if cfg.spec:
         kw["speculative_algorithm"] = "DFLASH"
         kw["speculative_draft_model_path"] = os.path.join(model_dir, "draft")
@@ -236,6 +240,63 @@ def smoke_configs() -> list[Config]:
                extra_kwargs={"disable_overlap_schedule": True}, cuda_graph=True, monitor=True,
                expect_overlap=False, expect_worker=V2),
     ]
+
+
+TP_PREFIX = "tp"
+
+
+def tp_label(tp_size: int, case: str) -> str:
+    return f"{TP_PREFIX}{tp_size}_{case}"
+
+
+#: the cases of issue 33, each run at every tensor-parallel size of the machine (tp_sizes())
+TP_CASES = ("plain", "dflash_overlap", "env0_shim_pth", "fork_acme_dead_override", "fork_migrated")
+
+
+def tp_configs(tp_size: int) -> list[Config]:
+    """Issue 33's cases at ``tp_size``: one scheduler process per rank, each importing the fork,
+    the shim's ``.pth`` hook and its own ``ServerArgs`` copy; every rank is probed.
+
+    Tokens must equal plain decoding at the same size (``reference``) and, through
+    ``evaluate``, the single-GPU ``plain`` reference too."""
+    shim_env = {"SGLANG_ENABLE_SPEC_V2": "0", "DFLASH_MIGRATE_SHIM": "1"}
+    plain = tp_label(tp_size, "plain")
+    common = dict(tp_size=tp_size, reference=plain, monitor=True)
+    return [
+        Config(plain, f"plain decoding at tp_size={tp_size} (reference of this size)", spec=False,
+               expect_shim_loaded=False, tp_size=tp_size),
+        Config(tp_label(tp_size, "dflash_overlap"), f"DFLASH V2 with overlap at tp_size={tp_size}",
+               expect_overlap=True, expect_worker=V2, expect_shim_loaded=False, **common),
+        Config(tp_label(tp_size, "env0_shim_pth"), f"SGLANG_ENABLE_SPEC_V2=0 + DFLASH_MIGRATE_SHIM=1 (.pth hook) at "
+               f"tp_size={tp_size}: every rank's ServerArgs copy must say disable_overlap_schedule",
+               env=dict(shim_env), expect_overlap=False, expect_worker=V2, expect_shim_loaded=True, **common),
+        Config(tp_label(tp_size, "fork_acme_dead_override"), f"tests/data/forks/acme_spec unmigrated under the shim "
+               f"(dead V1 overrides, DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1) at tp_size={tp_size}: one warning per "
+               "rank process, naming the rank", fork="acme",
+               env={**shim_env, "DFLASH_MIGRATE_SHIM_DEFER_REMOVED": "1"}, expect_overlap=False,
+               expect_worker=ACME_WORKER, expect_shim_loaded=True, **common),
+        Config(tp_label(tp_size, "fork_migrated"), f"examples/legacy_fork migrated, COUNTING_DFLASH, "
+               f"disable_overlap_schedule=True at tp_size={tp_size}", fork="migrated",
+               extra_kwargs={"disable_overlap_schedule": True, "speculative_algorithm": "COUNTING_DFLASH"},
+               expect_overlap=False, expect_worker=FORK_WORKER, expect_shim_loaded=False, **common),
+    ]
+
+
+def gpu_count() -> int:
+    """GPUs on this machine, from ``nvidia-smi -L`` (the orchestrator never initialises CUDA)."""
+    try:
+        q = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return 0
+    return sum(line.startswith("GPU ") for line in q.stdout.splitlines())
+
+
+def tp_sizes() -> list[int]:
+    """``DFLASH_GPU_TP_SIZES`` (e.g. ``1,2``), else 1 and, on a machine with two GPUs or more, 2."""
+    wanted = os.environ.get("DFLASH_GPU_TP_SIZES")
+    if wanted:
+        return sorted({int(x) for x in wanted.split(",") if x.strip()})
+    return [1, 2] if gpu_count() >= 2 else [1]
 
 
 # ---- one configuration process ------------------------------------------------------
@@ -425,6 +486,7 @@ def run_correctness(cfg: Config, prep: dict, workdir: str, out: dict, reps: int 
         finally:
             drv.close()
         rec["shim_warnings"] = shim_warnings(drv.log_path)
+        rec["shim_warnings_by_rank"] = shim_warnings(drv.log_path, by_rank=True)
         if "error" in rec and attempt == 1 and address_in_use(rec["error"] + rec.get("log_tail", "") + drv.tail(400)):
             rec["retried_after_eaddrinuse"] = {"first_ports": rec["ports"], "first_error": rec["error"][-500:]}
             os.replace(drv.log_path, drv.log_path + ".attempt1")
@@ -435,11 +497,14 @@ def run_correctness(cfg: Config, prep: dict, workdir: str, out: dict, reps: int 
 
 _WARNING = re.compile(r"DFlashMigrationWarning: (DFM\d+): ")
 _OVERRIDE = re.compile(r"class `([^`]+)` (?:defines|overrides) `([^`]+)`")
+_RANK = re.compile(r"\[scheduler TP rank (\d+)\]")
 
 
-def shim_warnings(log_path: str) -> dict:
+def shim_warnings(log_path: str, by_rank: bool = False) -> dict:
     """How often each shim warning was printed in this engine's log (all its processes):
-    ``"DFM106 acme_spec.workers.X._prepare_for_speculative_decoding": 1``, or just the code."""
+    ``"DFM106 acme_spec.workers.X._prepare_for_speculative_decoding": 1``, or just the code.
+    With ``by_rank``: ``{key: {"0": 1, "1": 1}}``, the rank each warning names (``"none"``
+    for a warning that names no scheduler rank)."""
     counts: dict = {}
     try:
         with open(log_path, errors="replace") as handle:
@@ -448,7 +513,13 @@ def shim_warnings(log_path: str) -> dict:
                 if match:
                     override = _OVERRIDE.search(line, match.end())
                     key = f"{match.group(1)} {override.group(1)}.{override.group(2)}" if override else match.group(1)
-                    counts[key] = counts.get(key, 0) + 1
+                    if by_rank:
+                        rank = _RANK.search(line, match.end())
+                        per = counts.setdefault(key, {})
+                        slot = rank.group(1) if rank else "none"
+                        per[slot] = per.get(slot, 0) + 1
+                    else:
+                        counts[key] = counts.get(key, 0) + 1
     except OSError:
         pass
     return counts
@@ -565,11 +636,62 @@ def _scheduler_probe(rec: dict) -> dict | None:
     return (finals or inits or [None])[0]
 
 
+def _rank_probes(rec: dict) -> dict:
+    """``{tp_rank: facts}`` over every scheduler process of one engine (final report, else init)."""
+    files = rec.get("probe") or {}
+    ranks: dict = {}
+    for kind in ("init-", "final-"):  # a final report replaces the same rank's init report
+        for name, facts in sorted(files.items()):
+            if name.startswith(kind) and isinstance(facts, dict):
+                ranks[str(facts.get("tp_rank"))] = facts
+    return ranks
+
+
+def _rank_checks(cfg: Config, ranks: dict) -> dict:
+    """The per-rank facts of one engine against ``cfg``: every rank reported, and on each the
+    expected worker, event loop, shim state and a monitor that saw steps (never rank 0 only)."""
+    want = {str(r) for r in range(cfg.tp_size)}
+    checks = {"every_rank_reported": set(ranks) == want}
+    if cfg.expect_overlap is not None:
+        checks["every_rank_overlap_as_expected"] = bool(ranks) and all(
+            f.get("enable_overlap") is cfg.expect_overlap for f in ranks.values())
+    if cfg.spec:
+        checks["every_rank_worker_as_expected"] = bool(ranks) and all(
+            f.get("draft_worker") == cfg.expect_worker and f.get("is_DFlashWorkerV2") is True for f in ranks.values())
+    else:
+        checks["every_rank_has_no_draft_worker"] = bool(ranks) and all(
+            f.get("draft_worker") is None for f in ranks.values())
+    if cfg.expect_shim_loaded is not None:
+        checks["every_rank_shim_loaded_as_expected"] = bool(ranks) and all(
+            f.get("shims_loaded") is cfg.expect_shim_loaded for f in ranks.values())
+    checks["every_rank_tp_size"] = bool(ranks) and all(f.get("tp_size") == cfg.tp_size for f in ranks.values())
+    return checks
+
+
+def _rank_summary(facts: dict) -> dict:
+    mon = facts.get("monitor") or {}
+    return {
+        "pid": facts.get("pid"), "gpu_id": facts.get("gpu_id"), "tp_size": facts.get("tp_size"),
+        "enable_overlap": facts.get("enable_overlap"), "event_loop": facts.get("event_loop"),
+        "disable_overlap_schedule": (facts.get("server_args") or {}).get("disable_overlap_schedule"),
+        "draft_worker": facts.get("draft_worker"), "is_DFlashWorkerV2": facts.get("is_DFlashWorkerV2"),
+        "shims_loaded": facts.get("shims_loaded"), "env": facts.get("env"),
+        "draft_worker_counters": facts.get("draft_worker_counters"), "forward_ct": facts.get("forward_ct"),
+        "monitor": {k: mon.get(k) for k in ("enabled", "run_batch_calls_seen",
+                                              "control_DFlashWorkerV2_forward_batch_generation_calls",
+                                              "shim_calls_during_serving")} if mon else None,
+    }
+
+
 def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
     prompts = models.mixed_prompts()
     chains = [models.pi_chain(pi, p[-1], MIXED_NEW) for p in prompts]
     ref = out.get("plain", {}).get("mixed_runs")
     ref_ids = ref[0]["output_ids"] if ref else None
+    own_refs = {}
+    for cfg in configs:
+        runs = (out.get(cfg.reference) or {}).get("mixed_runs")
+        own_refs[cfg.label] = runs[0]["output_ids"] if runs else None
     verdicts = {}
     for cfg in configs:
         rec = out.get(cfg.label)
@@ -583,6 +705,9 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
         if runs:
             v["matches_reference"] = ref_ids is not None and all(r["output_ids"] == ref_ids for r in runs)
             v["matches_pi_chain"] = all(r["output_ids"] == chains for r in runs)
+            if cfg.reference != "plain":
+                own = own_refs.get(cfg.label)
+                v["matches_own_reference"] = own is not None and all(r["output_ids"] == own for r in runs)
             v["reps"] = len(runs)
             v["acceptance"] = _acceptance(runs[0]["meta"], prompts) if cfg.spec else None
         sp = _scheduler_probe(rec)
@@ -608,6 +733,14 @@ def evaluate(out: dict, configs: list[Config], pi: list[int]) -> dict:
         checks = {}
         if runs:
             checks["token_ids_equal_reference"] = v["matches_reference"]
+            if "matches_own_reference" in v:
+                checks["token_ids_equal_reference_of_this_tp_size"] = v["matches_own_reference"]
+        if cfg.label.startswith(TP_PREFIX):
+            ranks = _rank_probes(rec)
+            v["tp_size"] = cfg.tp_size
+            v["ranks"] = {r: _rank_summary(f) for r, f in sorted(ranks.items())}
+            checks.update(_rank_checks(cfg, ranks))
+            v["shim_warnings_by_rank"] = rec.get("shim_warnings_by_rank")
         if sp is not None:
             if cfg.expect_overlap is not None:
                 checks["overlap_as_expected"] = sp.get("enable_overlap") is cfg.expect_overlap
@@ -679,6 +812,12 @@ def environment_facts() -> dict:
         except Exception as exc:
             facts[mod] = f"error: {exc!r}"
     try:
+        q = subprocess.run([sys.executable, "-c", "import torch; print(torch.cuda.nccl.version())"],
+                           capture_output=True, text=True, timeout=120)
+        facts["nccl"] = q.stdout.strip().splitlines()[-1] if q.stdout.strip() else f"error: {q.stderr[-200:]}"
+    except Exception as exc:
+        facts["nccl"] = f"error: {exc!r}"
+    try:
         from importlib.metadata import version
 
         facts["sglang_dist"] = version("sglang")
@@ -718,13 +857,15 @@ def run_doctor(workdir: str) -> dict:
 def run_matrix(workdir: str, configs: list[Config] | None = None, parallel: int = 8, ab_reps: int = 8,
                only: set[str] | None = None) -> dict:
     t0 = time.time()
-    configs = configs or default_configs()
+    if configs is None:
+        configs = default_configs() + [c for n in tp_sizes() for c in tp_configs(n)]
     if only:
         configs = [c for c in configs if c.label in only]
     prep = prepare(workdir)
     prep["pi"] = models.load_pi(prep["model_dir"])
     out: dict = {}
-    result = {"environment": environment_facts(), "model_digests": prep["model_digests"],
+    result = {"environment": environment_facts(), "model_digests": prep["model_digests"], "gpu_count": gpu_count(),
+              "tp_sizes": sorted({c.tp_size for c in configs}),
               "settings": {"mixed": f"8 prompts x {MIXED_NEW} new tokens, greedy, 2 reps",
                            "heavy": f"64 prompts x {HEAVY_NEW} new tokens", "parallel_wave1": parallel}}
     wave1 = [c for c in configs if c.wave == 1]

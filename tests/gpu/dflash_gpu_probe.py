@@ -90,6 +90,11 @@ def _facts(scheduler) -> dict:
     if scheduler is None:
         return facts
     sa = scheduler.server_args
+    # one scheduler process per tensor-parallel rank: each writes its own files (by pid)
+    ps = getattr(scheduler, "ps", None)  # sglang 0.5.17's ParallelState
+    facts["tp_rank"] = getattr(ps, "tp_rank", getattr(scheduler, "tp_rank", None))
+    facts["tp_size"] = getattr(sa, "tp_size", None)
+    facts["gpu_id"] = getattr(ps, "gpu_id", getattr(scheduler, "gpu_id", None))
     facts["enable_overlap"] = bool(scheduler.enable_overlap)
     facts["event_loop"] = "event_loop_overlap" if scheduler.enable_overlap else "event_loop_normal"
     facts["server_args"] = {
