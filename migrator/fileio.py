@@ -20,7 +20,7 @@ import stat
 from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterator
+    from collections.abc import Callable, Iterator
 
 TEMP_SUFFIX = ".dflash-migrate.tmp"
 
