@@ -14,7 +14,7 @@ Only where a comment provably changes nothing but the suppression:
 * Markdown, JSON and notebooks, and every line the checks above refuse: nothing is written;
   the findings are counted as left, for ``--write-baseline``.
 
-Files are rewritten atomically (:func:`migrator.fileio.replace_if_unchanged`), only if
+Files are rewritten atomically (:func:`migrator.fileio.write_atomic`), only if
 unchanged since they were read, and, as ``fix`` does, only if git holds no uncommitted work
 for them (:mod:`migrator.uncommitted`) unless ``--allow-dirty``.
 """
@@ -27,7 +27,7 @@ import tokenize
 from collections import defaultdict
 from pathlib import Path
 
-from migrator.fileio import SourceError, read_bytes, replace_if_unchanged
+from migrator.fileio import SourceError, read_bytes, write_atomic
 from migrator.model import FileResult
 from migrator.textrules import module_for
 
@@ -201,7 +201,7 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
             if refusal is not None:
                 raise SourceError(refusal)
             if new != old:
-                replace_if_unchanged(Path(path), new, old)
+                write_atomic(Path(path), new, old)
                 counts.files += 1
         except (OSError, SourceError) as error:
             counts.errors.append(f"{path}: {error}")

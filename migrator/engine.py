@@ -27,7 +27,7 @@ from pathlib import Path
 from . import catalog, partial
 from .discovery import discover, is_python
 from .lines import split_lines
-from .fileio import SourceError, decode_python, read_bytes, replace_if_unchanged
+from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
 from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match  # noqa: F401 - COARSE_MARKERS: named here too
@@ -370,8 +370,8 @@ def write_result(result: FileResult, options: Options) -> None:
         result.error = FileError(shown, refusal)
         return
     try:
-        replace_if_unchanged(Path(shown), result.new_bytes, result.original if result.original is not None else data,
-                             write_read_only=options.write_read_only)
+        write_atomic(Path(shown), result.new_bytes, result.original if result.original is not None else data,
+                     write_read_only=options.write_read_only)
         result.original = None
         result.written = True
     except SourceError as error:

@@ -1,16 +1,16 @@
 """Reading and decoding source files, and the one write path for everything the tool writes.
 
 Every file the tool writes (fixed sources and notebooks, ``--add-noqa`` comments, reports
-from ``--output``, baselines, MIGRATION.md) goes through :func:`replace_if_unchanged`
-(sources: the file must still hold the bytes the run read) or :func:`create_or_replace`
-(reports, baselines). Both write a temporary file created exclusively in the target's
-folder, flush it to disk and rename it over the target in one ``os.replace``: never a
-half-written file, never a write through a name someone else prepared. A symbolic link at
-the target or in a folder of its path below the repository top is refused
-(:func:`refuse_links`): the scanned tree may come from a stranger. ``tests/test_hostile_round3_writes.py``
-fails when code elsewhere in ``migrator/`` writes a file directly.
+from ``--output``, baselines, MIGRATION.md) goes through one of two modes:
+:func:`write_atomic` for sources (replace-if-unchanged: the file must still hold the bytes
+the run read) or :func:`create_or_replace` for reports and baselines. Both write a
+temporary file created exclusively in the target's folder, flush it to disk and rename it
+over the target in one ``os.replace``: never a half-written file, never a write through a
+name someone else prepared. A symbolic link at the target or in a folder of its path below
+the repository top is refused (:func:`refuse_links`): the scanned tree may come from a
+stranger. ``tests/test_hostile_round3_writes.py`` fails when code elsewhere in
+``migrator/`` writes a file directly.
 """
-
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -102,8 +102,9 @@ def read_bytes(path: Path | str) -> bytes:
         os.close(descriptor)
 
 
-def replace_if_unchanged(path: Path, data: bytes, expected_old: bytes, *, write_read_only: bool = False) -> None:
-    """Sources: replace ``path``'s content by ``data`` if it still holds ``expected_old``.
+def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_only: bool = False) -> None:
+    """Sources (replace-if-unchanged): replace ``path``'s content by ``data`` if it still
+    holds ``expected_old``.
 
     A file without any write bit is refused unless ``write_read_only`` (root could write
     it anyway: the mode is the owner's word). The new file keeps the old one's mode,

@@ -208,7 +208,7 @@ def test_add_noqa_refuses_untracked_and_modified_files_without_allow_dirty(tmp_p
 def test_fixed_source_keeps_its_mode_and_a_linked_folder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sources go through replace-if-unchanged: mode bits kept; a folder of the path that is
     a link (``pkg -> /outside``) is refused by the write itself, naming the link."""
-    from migrator.fileio import SourceError, replace_if_unchanged
+    from migrator.fileio import SourceError, write_atomic
 
     outside, root = outside_and_repository(tmp_path, {"tool.py": V1})
     (root / "tool.py").chmod(0o751)
@@ -221,7 +221,7 @@ def test_fixed_source_keeps_its_mode_and_a_linked_folder_is_refused(tmp_path: Pa
     os.symlink(outside, root / "pkg")
     monkeypatch.chdir(root)
     with pytest.raises(SourceError, match=re.escape(f"a folder of its path is a symbolic link ({root / 'pkg'})")):
-        replace_if_unchanged(Path("pkg/deep.py"), V2.encode(), V1.encode())
+        write_atomic(Path("pkg/deep.py"), V2.encode(), V1.encode())
     assert (outside / "deep.py").read_text() == V1
 
 
