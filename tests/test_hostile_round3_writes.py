@@ -231,6 +231,8 @@ _PATH_WRITES = {"write_text", "write_bytes", "touch", "symlink_to", "hardlink_to
 _WRITE_METHODS = {"mkstemp", "replace", "rename", "renames", "copy", "copy2", "copyfile", "copytree", "move",
                   "NamedTemporaryFile", "symlink", "link"}
 _FILE_OWNERS = {"os", "shutil", "tempfile", "Path", "pathlib"}
+#: Modules whose ``open`` takes the file first, as the builtin does.
+_MODULE_OPENS = {"os", "io", "codecs", "builtins", "gzip", "bz2", "lzma", "tarfile"}
 #: Writes outside the write path, each with why it is not a repository file.
 _ALLOWED = {
     ("migrator/fileio.py", "*"): "the write path itself",
@@ -249,7 +251,9 @@ def _direct_writes(source: str) -> list[tuple[int, str]]:
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
         if name in ("open", "fdopen"):
-            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            # ``path.open(mode)`` takes the mode first; ``open(file, mode)`` and ``os.fdopen(fd, mode)`` second
+            at = 0 if name == "open" and isinstance(func, ast.Attribute) and owner not in _MODULE_OPENS else 1
+            mode = node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "mode"), None)
             if name == "open" and owner == "os":
                 flags = ast.unparse(node.args[1]) if len(node.args) > 1 else ""
                 if re.search(r"O_(WRONLY|RDWR|CREAT|TRUNC|APPEND)", flags):
@@ -276,8 +280,10 @@ def test_no_file_is_written_outside_the_write_path() -> None:
     assert offenders == [], "direct file writes outside migrator/fileio.py:\n" + "\n".join(offenders)
     # the scan sees what it is meant to see (it would fail on 9c817bf's writers)
     probe = ("open(p, 'w')\np.write_text(t)\nos.replace(a, b)\nos.open(p, os.O_WRONLY | os.O_CREAT)\n"
-             "open(p)\ntext.replace('a', 'b')\nshutil.copy(a, b)\n")
-    assert _direct_writes(probe) == [(1, "open"), (2, "write_text"), (3, "replace"), (4, "os.open"), (7, "copy")]
+             "open(p)\ntext.replace('a', 'b')\nshutil.copy(a, b)\np.open('rb')\nPath(p).open('a')\n"
+             "io.open(p, mode='w')\n")
+    assert _direct_writes(probe) == [(1, "open"), (2, "write_text"), (3, "replace"), (4, "os.open"), (7, "copy"),
+                                     (9, "open"), (10, "open")]
 
 
 # ---- the README's GitLab example and action.yml's run: steps, in a hostile checkout ----------
