@@ -14,8 +14,9 @@ Only where a comment provably changes nothing but the suppression:
 * Markdown, JSON and notebooks, and every line the checks above refuse: nothing is written;
   the findings are counted as left, for ``--write-baseline``.
 
-Files are rewritten atomically (:func:`migrator.fileio.write_atomic`), only if unchanged
-since they were read.
+Files are rewritten atomically (:func:`migrator.fileio.write_atomic`), only if
+unchanged since they were read, and, as ``fix`` does, only if git holds no uncommitted work
+for them (:mod:`migrator.uncommitted`) unless ``--allow-dirty``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ from pathlib import Path
 from migrator.fileio import SourceError, read_bytes, write_atomic
 from migrator.model import FileResult
 from migrator.textrules import module_for
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from migrator.uncommitted import Uncommitted
 
 PREFIX = "dflash-migrate: ignore"
 _EXISTING = re.compile(r"dflash-migrate:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -174,8 +179,9 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
     return "".join(lines).encode("utf-8"), done
 
 
-def add(results: list[FileResult]) -> Added:
-    """Write suppression comments for the findings in ``results``; return the counts."""
+def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
+    """Write suppression comments for the findings in ``results``; return the counts.
+    ``dirty`` (None with ``--allow-dirty``) refuses files holding uncommitted work."""
     counts = Added()
     for result in results:
         if not result.findings:
@@ -191,6 +197,9 @@ def add(results: list[FileResult]) -> Added:
         try:
             old = read_bytes(path)
             new, done = _python(old, wanted) if kind == "python" else _own_line(kind, old, wanted)
+            refusal = dirty.reason(path, old) if dirty is not None and new != old else None
+            if refusal is not None:
+                raise SourceError(refusal)
             if new != old:
                 write_atomic(Path(path), new, old)
                 counts.files += 1

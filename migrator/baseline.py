@@ -16,7 +16,6 @@ line, so that its diffs are readable.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 from migrator.model import FileResult
@@ -61,18 +60,15 @@ def render(results: list[FileResult]) -> str:
 
 
 def write(path: Path, results: list[FileResult]) -> int:
-    """Write the baseline of ``results`` to ``path`` atomically; return the entry count."""
+    """Write the baseline of ``results`` to ``path`` (:func:`migrator.fileio.create_or_replace`:
+    atomic, never through a symbolic link); return the entry count."""
+    from migrator.fileio import SourceError, create_or_replace
+
     text = render(results)
-    temporary = path.with_name(f".{path.name}.dflash-migrate-tmp")
     try:
-        temporary.write_text(text, encoding="ascii")
-        os.replace(temporary, path)
-    except OSError as error:
-        try:
-            temporary.unlink()
-        except OSError:
-            pass
-        raise BaselineError(f"{path}: cannot write the baseline: {error.strerror or error}") from None
+        create_or_replace(path, text.encode("ascii"))
+    except SourceError as error:
+        raise BaselineError(f"{path}: cannot write the baseline: {error.message}") from None
     return text.count('"fingerprint"')
 
 

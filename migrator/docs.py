@@ -122,7 +122,9 @@ def main(argv: list[str]) -> int:
     text = DOC_PATH.read_text(encoding="utf-8")
     fresh = render(text)
     if "--write" in argv:
-        DOC_PATH.write_text(fresh, encoding="utf-8")
+        from .fileio import create_or_replace
+
+        create_or_replace(DOC_PATH, fresh.encode("utf-8"))
         return 0
     if fresh != text:
         print("MIGRATION.md is out of date with migrator/catalog.py; run: python -m migrator.docs --write", file=sys.stderr)

@@ -1,11 +1,16 @@
-"""Reading, decoding and atomically writing source files.
+"""Reading and decoding source files, and the one write path for everything the tool writes.
 
-Writes never leave a half-written file: the new bytes go to a temporary file in the same
-folder, are flushed to disk, get the original file's permission bits, and replace the
-original in one ``os.replace``. The original is re-read just before the replace; if
-someone else changed it since it was read, nothing is written.
+Every file the tool writes (fixed sources and notebooks, ``--add-noqa`` comments, reports
+from ``--output``, baselines, MIGRATION.md) goes through one of two modes:
+:func:`write_atomic` for sources (replace-if-unchanged: the file must still hold the bytes
+the run read) or :func:`create_or_replace` for reports and baselines. Both write a
+temporary file created exclusively in the target's folder, flush it to disk and rename it
+over the target in one ``os.replace``: never a half-written file, never a write through a
+name someone else prepared. A symbolic link at the target or in a folder of its path below
+the repository top is refused (:func:`refuse_links`): the scanned tree may come from a
+stranger. ``tests/test_hostile_round3_writes.py`` fails when code elsewhere in
+``migrator/`` writes a file directly.
 """
-
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -15,7 +20,7 @@ import stat
 from pathlib import Path
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterator
+    from collections.abc import Callable, Iterator
 
 TEMP_SUFFIX = ".dflash-migrate.tmp"
 
@@ -98,13 +103,16 @@ def read_bytes(path: Path | str) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_only: bool = False) -> None:
-    """Replace ``path``'s content by ``data`` if it still holds ``expected_old``.
+    """Sources (replace-if-unchanged): replace ``path``'s content by ``data`` if it still
+    holds ``expected_old``.
 
     A file without any write bit is refused unless ``write_read_only`` (root could write
     it anyway: the mode is the owner's word). The new file keeps the old one's mode,
     owner and group, and extended attributes (ACLs, SELinux labels) where the OS allows;
-    if the owner cannot be kept, nothing is written.
+    if the owner cannot be kept, nothing is written. A symbolic link at ``path`` or in its
+    folders is refused (:func:`refuse_links`).
     """
+    refuse_links(path)
     try:
         info = os.stat(path)
     except OSError as error:
@@ -120,11 +128,73 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_onl
         raise SourceError(f"cannot re-read before writing: {error.strerror or error}") from error
     if current != expected_old:
         raise SourceError("file changed on disk while it was being migrated; not written (run again)")
+    _write_then_replace(path, data, lambda temporary: _copy_metadata(path, temporary, info))
+
+
+def create_or_replace(path: Path, data: bytes) -> None:
+    """Reports, baselines, generated documents: ``path`` holds ``data`` afterwards, created
+    or replaced whole. An existing file keeps its permission bits; a new one gets
+    ``0666`` less the umask, as ``open(path, "w")`` would give it. A symbolic link at
+    ``path`` or in its folders is refused (:func:`refuse_links`), as is a target that is
+    not a regular file (a folder, a FIFO, a device).
+    """
+    refuse_links(path)
+    try:
+        info: os.stat_result | None = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as error:
+        raise SourceError(f"cannot write: {error.strerror or error}") from error
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise SourceError("cannot write: not a regular file (a folder, FIFO, socket or device): never replaced")
+    if info is not None:
+        mode = stat.S_IMODE(info.st_mode)
+    else:
+        umask = os.umask(0o022)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    _write_then_replace(path, data, lambda temporary: os.chmod(temporary, mode))
+
+
+def refuse_links(path: Path | str) -> None:
+    """Raise :class:`SourceError` when ``path`` or a folder of its path below the repository
+    top is a symbolic link: a scanned repository may commit ``report.xml -> /etc/...`` or
+    ``reports -> /usr/lib/python3/site-packages``, and the tool may run as root in CI.
+
+    The top is that of the current folder's repository (:func:`migrator.report.locations.repo_root`,
+    the current folder outside any) when ``path`` is below it, else the repository holding
+    ``path``; folders above the top are the user's own (a checkout may live under a linked
+    ``/tmp``). Nothing but ``lstat`` is asked of the file system: no link is followed.
+    """
+    from migrator.report.locations import repo_root, root_of
+
+    absolute = os.path.abspath(path)
+    top = repo_root()
+    if not absolute.startswith(top.rstrip(os.sep) + os.sep):
+        top = root_of(os.path.dirname(absolute))
+    current = absolute
+    while current != top:
+        if os.path.islink(current):
+            if current == absolute:
+                raise SourceError("is a symbolic link: never written through (remove the link, or write elsewhere)")
+            raise SourceError(f"a folder of its path is a symbolic link ({current}): never written through")
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+
+
+def _write_then_replace(path: Path, data: bytes, finish: Callable[[str], None]) -> None:
+    """The one place a file is written: a temporary file created exclusively (``mkstemp``:
+    ``O_CREAT | O_EXCL``, a random name, so no committed link can stand in for it) in
+    ``path``'s folder, flushed to disk, ``finish``ed (mode, owner) and renamed over
+    ``path`` in one ``os.replace`` (which replaces a name, never writes through one)."""
     import tempfile
 
     try:
         # A short prefix: the file's own name may already be near the 255-byte limit.
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:40]}.", suffix=TEMP_SUFFIX)
+        handle, temporary = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)),
+                                             prefix=f".{os.path.basename(path)[:40]}.", suffix=TEMP_SUFFIX)
     except OSError as error:
         if error.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise SourceError(f"cannot write: folder is not writable ({error.strerror or error})") from error
@@ -134,7 +204,7 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_onl
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        _copy_metadata(path, temporary, info)
+        finish(temporary)
         os.replace(temporary, path)
     except BaseException as error:
         try:

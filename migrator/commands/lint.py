@@ -38,7 +38,7 @@ PARAMS = (
     Param("statistics", ("--statistics",), "flag", None, "Print the number of findings per rule code instead of the report."),
     Param("fix", ("--fix",), "flag", None, "Apply the safe fixes (as `dflash-migrate fix` does), then report what is left."),
     Param("unsafe_fixes", ("--unsafe-fixes",), "flag", None, "With --fix: also apply fixes marked unsafe."),
-    Param("allow_dirty", ("--allow-dirty",), "flag", None, "With --fix: modify files with uncommitted git changes."),
+    Param("allow_dirty", ("--allow-dirty",), "flag", None, "With --fix or --add-noqa: modify files with uncommitted git changes."),
     Param("show_fixes", ("--show-fixes",), "flag", None, "List the fixes applied by --fix (without it: the fixes it would apply)."),
     Param("exit_non_zero_on_fix", ("--exit-non-zero-on-fix",), "flag", None,
           "With --fix: exit 1 when anything was fixed, even if nothing is left."),
@@ -101,7 +101,7 @@ def run(
     if write_baseline is not None:
         return _write_baseline(write_baseline, results, note)
     if add_noqa:
-        return _add_noqa(results, note)
+        return _add_noqa(results, note, allow_dirty)
     listing = None
     if show_fixes:
         from ..report.statistics import fixes
@@ -124,7 +124,7 @@ def run(
         else:
             stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     if output is not None:
-        output.write_text(text, encoding="utf-8")
+        _write_report(output, text)
     else:
         (stderr if stdin and fix else stdout).write(text)
     code = _exit_code(results, outcome.interrupted)
@@ -176,6 +176,16 @@ def _exit_code(results: list[FileResult], interrupted: bool) -> int:
     return 1 if any(r.findings for r in results) else 0
 
 
+def _write_report(path: Path, text: str) -> None:
+    """``--output``: through the one write path (never through a committed symbolic link)."""
+    from ..fileio import SourceError, create_or_replace
+
+    try:
+        create_or_replace(path, text.encode("utf-8"))
+    except SourceError as error:
+        raise UsageError(f"{path}: cannot write the report: {error.message}") from None
+
+
 def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
     from ..baseline import BaselineError, apply, load
 
@@ -200,10 +210,12 @@ def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa
     return 2 if any(r.error is not None for r in results) else 0
 
 
-def _add_noqa(results: list[FileResult], note) -> int:  # noqa: ANN001
+def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
     from ..add_noqa import add
+    from ..uncommitted import Uncommitted
 
-    counts = add(results)
+    dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
+    counts = add(results, dirty)
     note(f"added {counts.comments} suppression comment{'s' if counts.comments != 1 else ''} in {counts.files} "
          f"file{'s' if counts.files != 1 else ''}")
     if counts.left:

@@ -9,8 +9,11 @@ finding's fingerprint, :mod:`migrator.report.locations`), with the file (from th
 repository's top) as ``classname``;
 the line and column are in the failure message, so moving code does not rename tests
 (GitLab keys test history on classname + name). Every attribute and text passes through
-:func:`migrator.report.escape.visible`, so the XML stays well-formed whatever a path or a
-comment holds.
+:func:`migrator.report.escape.visible`, newlines included (shown as ``\\n``), so the XML
+stays well-formed whatever a path or a comment holds, and no text from the repository (a
+file name with a newline, reaching an error message or a fork finding's "through <path>")
+starts a line of the report: with a report written where Python reads ``.pth`` files, such
+a line would be an ``import`` Python runs.
 """
 
 from __future__ import annotations
@@ -43,11 +46,11 @@ def render(results: list[FileResult], summary: RunSummary) -> str:
             case = ET.SubElement(suite, "testcase", name=f"{f.code} {fingerprint[:NAME_DIGITS]}",
                                  classname=shown_path, file=shown_path, line=str(f.line))
             failure = ET.SubElement(case, "failure", message=visible(f"{where}: {f.code} {f.message}"), type=f.code)
-            failure.text = visible(f"{where}: {f.code} {f.message}", keep_newlines=True)
+            failure.text = visible(f"{where}: {f.code} {f.message}")
         if path in errors:
             case = ET.SubElement(suite, "testcase", name="process", classname=shown_path, file=shown_path)
             ET.SubElement(case, "error", message=visible(errors[path].message),
-                          type="error").text = visible(str(errors[path]), keep_newlines=True)
+                          type="error").text = visible(str(errors[path]))
         n_err = int(path in errors)
         suite.set("tests", str(len(cases) + n_err))
         suite.set("failures", str(len(cases)))

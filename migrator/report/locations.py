@@ -30,11 +30,12 @@ _CELL_POSITION = re.compile(r" \[cell \d+, line \d+\]$")
 
 def repo_root() -> str:
     """Absolute path of the repository holding the current folder (else the current folder)."""
-    return _root_of(os.path.abspath(os.getcwd()))
+    return root_of(os.path.abspath(os.getcwd()))
 
 
 @cache
-def _root_of(here: str) -> str:
+def root_of(here: str) -> str:
+    """The nearest folder at or above ``here`` that holds ``.git``, else ``here``."""
     folder = here
     while True:
         if os.path.lexists(os.path.join(folder, ".git")):
