@@ -46,7 +46,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .forkindex import ForkView
 
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
+#: The exception names a handler catches a failed import statement with: ``ImportError``
+#: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+#: What a reference to a name that a release lacks raises: an import error, or
+#: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
+#: error is one). A version guard, and an optional reference in ``verify``, catch either.
+MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 
@@ -570,7 +576,7 @@ class Analysis(ast.NodeVisitor):
             if handler.type is None:
                 catches = True
             for item in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]) if handler.type else []:
-                if isinstance(item, (ast.Name, ast.Attribute)) and (getattr(item, "id", None) or getattr(item, "attr", "")) in IMPORT_ERRORS:
+                if isinstance(item, (ast.Name, ast.Attribute)) and (getattr(item, "id", None) or getattr(item, "attr", "")) in MISSING_NAME_ERRORS:
                     catches = True
         if not catches:
             return False

@@ -330,13 +330,6 @@ def _module_name(path: Path) -> str | None:
     return module_name_for(path)
 
 
-def process_path(path: Path | str, options: Options) -> FileResult:
-    """Read, process and (in fix mode) atomically write one file."""
-    result = analyse_path(path, options)
-    write_result(result, options)
-    return result
-
-
 def analyse_path(path: Path | str, options: Options) -> FileResult:
     """Read and process one file; nothing is written (``write_result`` does that)."""
     shown = str(path)

@@ -42,14 +42,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import catalog
-from .analysis import all_names, class_ancestors
+from .analysis import IMPORT_ERRORS, all_names, class_ancestors
 from .records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from .analysis import Analysis
-
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
 @record

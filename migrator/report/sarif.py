@@ -74,10 +74,6 @@ def artifact_location(path: str) -> dict[str, str]:
     return {"uri": "file://" + quote(_path_bytes(absolute if absolute.startswith("/") else "/" + absolute), safe="/")}
 
 
-def artifact_uri(path: str) -> str:
-    return artifact_location(path)["uri"]
-
-
 def _root_uri() -> str:
     root = repo_root().replace(os.sep, "/").rstrip("/") + "/"
     return "file://" + quote(_path_bytes(root if root.startswith("/") else "/" + root), safe="/")

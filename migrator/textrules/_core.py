@@ -70,10 +70,6 @@ class TextRule(NamedTuple):
     embeds: tuple[str, ...] = ()
 
 
-def env_message(detail: str | None = None) -> str:
-    return ENV_ENTRY.message if detail is None else f"{ENV_ENTRY.message} ({detail})"
-
-
 def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
     return catalog.todo_comment(entry, detail)
 

@@ -92,7 +92,7 @@ class FileChecker:
                 for handler in node.handlers:  # type: ignore[attr-defined]
                     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
                     caught |= {dotted_name(k).rpartition(".")[2] if k is not None and dotted_name(k) else "*" for k in kinds}
-                if caught & {"*", *analysis.IMPORT_ERRORS}:
+                if caught & {"*", *analysis.MISSING_NAME_ERRORS}:
                     body = node.body  # type: ignore[attr-defined]
                     ranges.append((body[0].lineno, body[-1].end_lineno or body[-1].lineno))
         return ranges

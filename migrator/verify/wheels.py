@@ -77,8 +77,3 @@ def unpacked_wheel(version: str) -> Path:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return target
-
-
-def sglang_source_root(version: str) -> Path:
-    """The ``sglang`` package folder of a release."""
-    return unpacked_wheel(version) / "sglang"

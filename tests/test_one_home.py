@@ -1,0 +1,59 @@
+"""One home per concept (issue 29): a concept merged into one module fails this test if a
+second copy comes back, under its old name or another.
+
+Each check reads the code with ``ast`` (nothing is imported), so a copy is found in any
+module of ``migrator/`` or ``shims/``, at any depth.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {str(path.relative_to(ROOT)): ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for folder in ("migrator", "shims") for path in sorted((ROOT / folder).rglob("*.py"))}
+
+
+def _string_sets(tree: ast.Module) -> list[tuple[int, set[str]]]:
+    """(line, strings) of every set, tuple or list literal of string constants."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Set, ast.Tuple, ast.List)) and node.elts and all(
+                isinstance(element, ast.Constant) and isinstance(element.value, str) for element in node.elts):
+            found.append((node.lineno, {element.value for element in node.elts}))  # type: ignore[attr-defined]
+    return found
+
+
+def test_the_import_error_names_are_spelled_once() -> None:
+    """``IMPORT_ERRORS`` (what catches a failed import) lives in ``migrator.analysis`` only:
+    at 9c817bf ``forkindex`` had its own copy, which disagreed about ``AttributeError``."""
+    copies = [f"{path}:{line}" for path, tree in _modules().items() for line, strings in _string_sets(tree)
+              if {"ImportError", "ModuleNotFoundError"} <= strings]
+    assert len(copies) == 1 and copies[0].startswith("migrator/analysis.py:"), copies
+
+
+def test_a_failed_import_is_not_caught_by_attribute_error() -> None:
+    """The decision kept in that one home: ``AttributeError`` does not catch a failed import
+    statement (``from m import Name`` raises ImportError), so a fallback in an ``except
+    AttributeError`` branch is not what the module binds where a V1 import fails; a reference
+    ``module.Name`` to a removed name raises it, so a version guard counts it."""
+    from migrator import analysis
+    from migrator.forkindex import v1_try_fallbacks
+
+    def fallbacks(caught: str) -> list[str]:
+        source = f"try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker\nexcept {caught}:\n    DFlashWorker = None\n"
+        statement = ast.parse(source).body[0]
+        assert isinstance(statement, ast.Try)
+        return [name for name, _ in v1_try_fallbacks(statement)]
+
+    assert fallbacks("ImportError") == fallbacks("(ModuleNotFoundError, AttributeError)") == ["DFlashWorker"]
+    assert fallbacks("AttributeError") == []
+    assert analysis.MISSING_NAME_ERRORS == analysis.IMPORT_ERRORS | {"AttributeError"}
+    try:
+        from json import no_such_name  # type: ignore[attr-defined]  # noqa: F401
+    except ImportError:
+        pass
