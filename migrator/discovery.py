@@ -1,6 +1,6 @@
 """Which files a run looks at.
 
-Recursive, deterministic (sorted) order; honours ``.gitignore`` files (with pathspec's
+Every folder below the roots (an explicit stack, no recursion), in deterministic (sorted) order; honours ``.gitignore`` files (with pathspec's
 git semantics, including those between the git top level and the root) and ``--exclude``
 patterns (one matcher for every command: :class:`migrator.options.Selection`, patterns relative
 to the folder they were written for); prunes the usual non-source folders. With
@@ -149,18 +149,30 @@ def discover(
     return found
 
 
-def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
           seen: set[str], absolute_root: str) -> None:
-    """Files of ``folder`` (sorted), then its subfolders, depth first: ``os.walk``'s order,
+    """Files of each folder (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries, whose file types come with the listing: no file costs a
-    syscall of its own (the engine asks the size of the few it analyses)."""
+    syscall of its own (the engine asks the size of the few it analyses). An explicit
+    stack of folders, not recursion: a tree 1,000 folders deep must not exhaust the
+    interpreter's stack."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root)
+        pending.extend(reversed(subfolders))  # the first subfolder is walked next
+
+
+def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+                 seen: set[str], absolute_root: str) -> list[str]:
+    """The files of one folder into ``found``; its subfolders to walk, sorted."""
     rules.load(folder)
     try:
         with os.scandir(folder) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError as error:
         found.skipped.append((Path(folder), f"cannot list folder: {error.strerror or error}"))
-        return
+        return []
     subfolders: list[str] = []
     for entry in entries:
         path = entry.path
@@ -194,8 +206,7 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         if key not in seen:
             seen.add(key)
             found.files.append(path)
-    for subfolder in subfolders:
-        _walk(subfolder, root, rules, accept, found, seen, absolute_root)
+    return subfolders
 
 
 def _escapes_through_link(path: Path) -> str | None:

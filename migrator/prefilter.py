@@ -43,6 +43,39 @@ def might_match(data: bytes) -> bool:
 _ASCII = bytes(range(128))
 
 
+#: PEP 263's coding cookie, as the interpreter reads it (on the first two lines only).
+_COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+#: An extended regular expression (``git grep -i -E``) for a line that may be a cookie
+#: naming anything but UTF-8 (``migrator.gitscan``): such a file is read in Python.
+COOKIE_GREP = "^[[:blank:]]*#.*coding[:=][[:blank:]]*([^u[:blank:]]|u[^t]|ut[^f]|utf[^-_8]|utf[-_][^8])"
+
+
+def might_match_python(data: bytes) -> bool:
+    """``might_match`` for Python source, which the interpreter decodes by its coding
+    cookie first: ``# coding: utf-7`` makes ``+AGQ-flash_worker`` read ``dflash_worker``.
+    Where the first two lines declare an encoding other than UTF-8, the decoded text is
+    searched; a file that cannot be decoded so is a candidate (its analysis says why)."""
+    if might_match(data):
+        return True
+    second_end = data.find(b"\n", data.find(b"\n") + 1)
+    head = data if second_end < 0 else data[:second_end]  # the two lines a cookie may be on
+    if b"coding" not in head:
+        return False
+    cookie = _COOKIE.search(head)
+    if cookie is None:
+        return False
+    name = cookie.group(1).decode("ascii", "replace").lower().replace("_", "-")
+    if name in ("utf-8", "utf8") or name.startswith("utf-8-"):
+        return False
+    from .fileio import SourceError, decode_python
+
+    try:
+        text = decode_python(data)
+    except SourceError:
+        return True
+    return might_match(text.encode("utf-8", "surrogatepass"))
+
+
 def _matches_bytes(data: bytes) -> bool:
     lowered = data.lower()
     for marker, groups in _groups_by_marker():
