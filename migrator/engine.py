@@ -440,7 +440,10 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     # a few files named one by one: starting processes would cost more than it saves
     kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
     with pool.start(jobs, _process_chunk_task, _warm_up, kind) as workers:
-        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude)
+        # ignore files do not apply to tracked files: the scans' listings say which they are
+        by_root = {scan.root: scan for scan in scans if scan is not None}
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
+                         tracked=lambda root: by_root[root].tracked() if root in by_root else gitscan.tracked_files(root))
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
@@ -449,7 +452,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
-        outcome.summary = outcome.summary._replace(files_scanned=len(files))
+        outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out)
         todo = _narrow_with_git(scans, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
@@ -742,6 +745,7 @@ def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
     results = outcome.results
     outcome.summary = RunSummary(
         files_scanned=scanned,
+        left_out=outcome.summary.left_out,
         files_changed=sum(1 for r in results if r.changed),
         fixes_applied=sum(r.fixes_applied for r in results if r.changed),
         todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),

@@ -99,6 +99,55 @@ def test_other_cached_wheels_are_checked_against_the_hash_recorded_at_download(
     assert wheels.cached_wheel("9.9.9") == wheel
 
 
+# ---- item 6: tracked files are never ignored; what discovery leaves out is counted ----------
+
+
+@needs_git
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_committed_gitignore_does_not_hide_tracked_files(tmp_path: Path, fmt: str) -> None:
+    """Attack: a pull request adds ``pkg/.gitignore`` holding ``*``: discovery applied it to
+    the files git tracks, so ``lint .`` passed on committed V1 code with no notice in any
+    format. Git never ignores a tracked file, and now neither does discovery; what it
+    does leave out (an untracked file the ignore file matches, a default-excluded
+    folder) is counted in every format's summary."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "worker.py").write_text(V1)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "fork")
+    (tmp_path / "pkg" / ".gitignore").write_text("*\n")
+    git(tmp_path, "add", "-f", "pkg/.gitignore")
+    git(tmp_path, "commit", "-q", "-m", "hide it")
+    (tmp_path / "pkg" / "scratch.py").write_text(V1)  # untracked: the ignore file applies
+    (tmp_path / ".venv").mkdir()
+    result = cli("lint", "--output-format", fmt, ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "worker.py" in result.stdout and "scratch.py" not in result.stdout
+    if fmt == "text":
+        assert "2 paths left out by ignore files and excludes" in result.stdout
+        return
+    document = json.loads(result.stdout)
+    summary = document["summary"] if fmt == "json" else document["runs"][0]["properties"]["summary"]
+    assert summary["left_out"] == 2
+    if fmt == "json":
+        import jsonschema
+
+        schema = json.loads((REPO / "migrator" / "report" / "schema" / "lint-v1.schema.json").read_text())
+        jsonschema.validate(document, schema)
+
+
+@needs_git
+def test_exclude_still_leaves_out_tracked_files_visibly(tmp_path: Path) -> None:
+    """``--exclude`` stays the way to leave a tracked file out, and it is counted."""
+    (tmp_path / "worker.py").write_text(V1)
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "fork")
+    result = cli("lint", "--exclude", "worker.py", ".", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 path left out by ignore files and excludes" in result.stdout
+
+
 # ---- item 7: the git prefilter covers only what git grep reads ---------------------------
 
 
