@@ -134,12 +134,13 @@ def start(root: Path) -> GitScan | None:
     folder = str(root)
     from .compat import grep_pattern
 
-    # The markers are plain lower-case words, so also extended regular expressions; the
-    # next pattern finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``),
-    # which the Python prefilter then reads in NFKC form (``migrator.compat``); and a coding
-    # cookie other than UTF-8 makes the Python prefilter read the decoded text.
-    patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)] + [
-        "-e", os.fsdecode(grep_pattern()), "-e", COOKIE_GREP]
+    # The markers are plain lower-case words, so also extended regular expressions (so are
+    # the coding cookie's fixed strings: the Python prefilter reads a file whose cookie names
+    # an encoding other than UTF-8 decoded); the last pattern finds files holding a
+    # character NFKC turns into ASCII (``ＤFlashWorker``), which the Python prefilter then
+    # reads in NFKC form (``migrator.compat``).
+    patterns = [arg for marker in (*GREP_MARKERS, *COOKIE_GREP) for arg in ("-e", marker)] + [
+        "-e", os.fsdecode(grep_pattern())]
     # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
     # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
     where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
@@ -185,7 +186,7 @@ def tracked_files(root: str) -> frozenset[str] | None:
         return None
     try:
         listing = subprocess.run(git_command(["ls-files", "-z", "--cached", "--", "."]), cwd=root, env=git_env(),
-                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if listing.returncode != 0:

@@ -45,9 +45,10 @@ _ASCII = bytes(range(128))
 
 #: PEP 263's coding cookie, as the interpreter reads it (on the first two lines only).
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
-#: An extended regular expression (``git grep -i -E``) for a line that may be a cookie
-#: naming anything but UTF-8 (``migrator.gitscan``): such a file is read in Python.
-COOKIE_GREP = "^[[:blank:]]*#.*coding[:=][[:blank:]]*([^u[:blank:]]|u[^t]|ut[^f]|utf[^-_8]|utf[-_][^8])"
+#: Fixed strings (``git grep -i``) one of which every coding cookie holds: such a file is
+#: read by the Python prefilter (``migrator.gitscan``), which looks at its first two lines.
+#: Fixed strings cost git nothing measurable; the cookie's regular expression doubled its time.
+COOKIE_GREP = ("coding:", "coding=")
 
 
 def might_match_python(data: bytes) -> bool:

@@ -108,6 +108,7 @@ def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selecti
     (errors, not exceptions, for paths that do not exist and files that cannot be read or
     parsed); what discovery skipped (links, special files) is appended to ``skipped``."""
     from migrator.discovery import discover, is_python
+    from migrator.fileio import SourceError, read_bytes
 
     found = discover([Path(p) for p in paths], selection, accept=is_python)
     if skipped is not None:
@@ -116,12 +117,16 @@ def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selecti
     for display in found.files:
         result = FileResult(display)
         try:
-            source = Path(display).read_bytes().decode("utf-8-sig")
+            source = read_bytes(display).decode("utf-8-sig")  # its size checked before reading
             result.findings = verify_source(display, source, target)
         except SyntaxError as exc:
             result.error = FileError(display, f"cannot parse: {exc.msg}", exc.lineno, (exc.offset or 1) - 1)
+        except SourceError as exc:
+            result.error = FileError(display, exc.message)
         except (OSError, UnicodeDecodeError) as exc:
             result.error = FileError(display, f"cannot read: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one file's failure (nesting too deep...) is that file's error
+            result.error = FileError(display, f"cannot verify ({type(exc).__name__}: {exc})")
         results.append(result)
     return results
 
