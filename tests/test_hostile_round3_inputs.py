@@ -300,26 +300,25 @@ def test_eleven_hundred_module_reexport_chain(tmp_path: Path) -> None:
     assert "pkg/m0.py:1" in finding["message"] and "pkg/m1099.py:1" in finding["message"]
 
 
-def test_an_unexpected_exception_in_one_file_is_that_files_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any unexpected exception while processing one file (here forced in the analysis)
-    is that file's error, exit 2, which ``--exit-zero`` never hides; the other files go on."""
-    from migrator import analysis, engine
-
-    (tmp_path / "a.py").write_text(V1)
-    (tmp_path / "b.py").write_text(V1)
-    real = analysis.analyze
-
-    def failing(tree, source, path, *args, **kwargs):
-        if Path(path).name == "a.py":
-            raise RecursionError("maximum recursion depth exceeded")
-        return real(tree, source, path, *args, **kwargs)
-
-    monkeypatch.setattr(analysis, "analyze", failing)
-    outcome = engine.run([tmp_path], engine.Options(mode="lint", jobs=1))
-    by_name = {Path(r.path).name: r for r in outcome.results}
-    assert by_name["a.py"].error is not None and "nesting too deep" in by_name["a.py"].error.message
-    assert by_name["b.py"].findings
-    assert outcome.exit_code == 2
+def test_an_unexpected_exception_in_one_file_is_that_files_error(tmp_path: Path) -> None:
+    """Attack: an expression nested 50,000 deep (``x = a+1+1+...``) made ``verify`` raise an
+    uncaught ``RecursionError`` while building the tree: a traceback and exit 1. Any
+    unexpected failure in one file is now that file's error (exit 2, also under ``lint
+    --exit-zero``), and the other files are still checked."""
+    (tmp_path / "deep.py").write_text("import sglang\nx = sglang.a" + "+1" * 50_000 + "\n")
+    (tmp_path / "ok.py").write_text("import sglang.srt.speculative.missing_module\n")
+    # what the target holds does not matter here: a folder with an (almost) empty sglang
+    target = tmp_path / "target"
+    (target / "sglang" / "srt").mkdir(parents=True)
+    (target / "sglang" / "__init__.py").write_text("")
+    (target / "sglang" / "srt" / "__init__.py").write_text("")
+    result = cli("verify", "--sglang", str(target / "sglang"), "deep.py", "ok.py", cwd=tmp_path)
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "deep.py: error: cannot verify (RecursionError" in result.stdout + result.stderr
+    assert "ok.py:1:" in result.stdout  # the other file was still checked
+    lint = cli("lint", "--exit-zero", "--parse-all", ".", cwd=tmp_path)
+    assert lint.returncode == 2 and "deep.py" in lint.stdout + lint.stderr
 
 
 # ---- item 11: coding cookies ----------------------------------------------------------
