@@ -125,6 +125,8 @@ def test_committed_gitignore_does_not_hide_tracked_files(tmp_path: Path, fmt: st
     assert "worker.py" in result.stdout and "scratch.py" not in result.stdout
     if fmt == "text":
         assert "2 paths left out by ignore files and excludes" in result.stdout
+        check = cli("fix", "--check", ".", cwd=tmp_path)
+        assert "1 would change" in check.stderr and "2 left out by ignore files and excludes" in check.stderr
         return
     document = json.loads(result.stdout)
     summary = document["summary"] if fmt == "json" else document["runs"][0]["properties"]["summary"]
@@ -237,6 +239,19 @@ def test_a_file_growing_after_the_size_check_is_cut_at_the_limit(tmp_path: Path,
     read, error = _bytes_read_by(lambda: fileio.read_bytes(path, limit=1000))
     assert read <= 1001 + 4096, read  # the limit, one byte more, and /proc/self/io itself
     assert isinstance(error, fileio.SourceError) and error.message.startswith("file too large to read")
+
+
+@pytest.mark.skipif(not Path("/proc/self/io").exists(), reason="needs Linux's /proc/self/io to count bytes read")
+def test_sparse_gigabyte_pyproject_is_a_config_error_without_being_read(tmp_path: Path) -> None:
+    """Attack: the same sparse 1 GiB file as the repository's ``pyproject.toml``: the config
+    search read all of it to look for ``dflash-migrate``. Now it is a clear config error."""
+    from migrator import config
+
+    with (tmp_path / "pyproject.toml").open("wb") as stream:
+        stream.truncate(1 << 30)
+    read, error = _bytes_read_by(lambda: config.load(tmp_path))
+    assert read < 1 << 20, f"{read} bytes read"
+    assert isinstance(error, config.ConfigError) and "file too large to read" in str(error)
 
 
 def test_notebook_over_its_limit_is_an_error_naming_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
