@@ -361,7 +361,7 @@ def analyse_path(path: Path | str, options: Options) -> FileResult:
             options.fork is not None and python and options.fork.mentions(data)):
         return FileResult(shown)
     path = Path(path)
-    result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
+    result = process_bytes(shown, data, options, _module_name(path) if python else None)
     if options.writes and result.new_bytes is not None:
         result.original = data  # the write refuses a file that changed since
     return result
