@@ -332,6 +332,10 @@ def test_an_unexpected_exception_in_one_file_is_that_files_error(tmp_path: Path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "deep.py: error: cannot verify (RecursionError" in result.stdout + result.stderr
     assert "ok.py:1:" in result.stdout  # the other file was still checked
+    (tmp_path / ".gitignore").write_text("scratch/\n")
+    (tmp_path / "scratch").mkdir()
+    counted = cli("verify", "--sglang", str(target / "sglang"), "--format", "json", ".", cwd=tmp_path)
+    assert json.loads(counted.stdout)["summary"]["left_out"] == 1  # scratch/ (verify's discovery counts too)
     lint = cli("lint", "--exit-zero", "--parse-all", ".", cwd=tmp_path)
     assert lint.returncode == 2 and "deep.py" in lint.stdout + lint.stderr
 
