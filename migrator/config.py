@@ -143,13 +143,23 @@ def project_root(start: Path) -> Path:
     return _search_path(start)[-1]
 
 
+def _read_config(path: Path) -> bytes:
+    """A ``pyproject.toml``'s bytes (empty if it cannot be read), its size checked first:
+    a sparse 1 GiB one in a downloaded archive is an error, not gigabytes read."""
+    from .fileio import SourceError, read_bytes
+
+    try:
+        return read_bytes(path)
+    except SourceError as error:
+        if error.message.startswith("file too large"):
+            raise ConfigError(f"{path}: {error.message}") from None
+        return b""
+
+
 def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
     for directory in _search_path(start):
         candidate = directory / "pyproject.toml"
-        try:
-            text = candidate.read_bytes() if candidate.is_file() else b""
-        except OSError:
-            text = b""
+        text = _read_config(candidate) if candidate.is_file() else b""
         # A file that never spells the name cannot hold the table: not parsed (importing
         # tomllib alone costs ~12 ms of a run), and not an error if it is broken.
         if b"dflash-migrate" in text:

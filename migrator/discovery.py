@@ -1,7 +1,10 @@
 """Which files a run looks at.
 
-Recursive, deterministic (sorted) order; honours ``.gitignore`` files (with pathspec's
-git semantics, including those between the git top level and the root) and ``--exclude``
+Every folder below the roots (an explicit stack, no recursion), in deterministic (sorted)
+order; honours ``.gitignore`` files (with pathspec's git semantics, including those between
+the git top level and the root) for untracked files only (as git does: inside a work tree a
+file git tracks is always scanned, whatever a committed ``.gitignore`` says; ``--exclude``
+is the visible way to leave it out) and ``--exclude``
 patterns (one matcher for every command: :class:`migrator.options.Selection`, patterns relative
 to the folder they were written for); prunes the usual non-source folders. With
 ``force_exclude`` the exclude patterns also drop paths given by name (how pre-commit passes
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
 
     from .options import Selection
 
+#: Version-control folders: left out without being counted (every checkout has one).
+_VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
 DEFAULT_EXCLUDES = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "site-packages",
     "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
@@ -35,7 +40,7 @@ PYTHON_SUFFIXES = (".py", ".pyi")
 class Discovered:
     """What a walk found."""
 
-    __slots__ = ("files", "skipped", "missing")
+    __slots__ = ("files", "skipped", "missing", "left_out")
 
     def __init__(self) -> None:
         #: Paths as text (the root as given joined with the names below it): a ``Path``
@@ -45,6 +50,9 @@ class Discovered:
         self.skipped: list[tuple[Path, str]] = []
         #: Paths given on the command line that do not exist.
         self.missing: list[Path] = []
+        #: Files and folders left out by an ignore file, an exclude pattern or the default
+        #: folder excludes (``.venv``, ``node_modules``...; not ``.git``): a folder counts once.
+        self.left_out = 0
 
 
 def is_python(path: Path | str) -> bool:
@@ -61,12 +69,21 @@ def _default_accept(path: str) -> bool:
 
 class _IgnoreRules:
     """``.gitignore`` files seen so far (folder -> compiled spec) plus the exclude patterns.
-    Folders and paths are plain strings: this runs for every file of a 3,000-file fork."""
+    Folders and paths are plain strings: this runs for every file of a 3,000-file fork.
 
-    def __init__(self, selection: Selection | None, respect_gitignore: bool) -> None:
+    An ignore file's match is overruled for a path git tracks (a file in the index, or a
+    folder holding one): asked of ``tracked`` once per root, only when some ignore file
+    matches, so a run whose ignore files match nothing never asks git."""
+
+    def __init__(self, selection: Selection | None, respect_gitignore: bool, root: str,
+                 tracked: Callable[[str], frozenset[str] | None] | None) -> None:
         self.respect_gitignore = respect_gitignore
         self.specs: dict[str, object] = {}
         self.selection = selection if selection is not None and selection.exclude else None
+        self.root = root
+        self.tracked_source = tracked
+        self.tracked: tuple[frozenset[str], frozenset[str]] | None = None
+        self.asked = False
 
     def load(self, folder: str) -> None:
         if not self.respect_gitignore or folder in self.specs:
@@ -87,8 +104,34 @@ class _IgnoreRules:
         for folder, spec in self.specs.items():
             relative = _relative(path, folder)
             if relative is not None and spec.match_file(relative + slash):  # type: ignore[attr-defined]
-                return True
+                return not self._is_tracked(path, is_dir)
         return False
+
+    def _is_tracked(self, path: str, is_dir: bool) -> bool:
+        if not self.asked:
+            self.asked = True
+            files = self.tracked_source(self.root) if self.tracked_source is not None else None
+            if files is not None:
+                folders = {parent for file in files for parent in _parents(file)}
+                self.tracked = (files, frozenset(folders))
+        if self.tracked is None:
+            return False
+        relative = _relative(path, self.root)
+        return relative is not None and relative in self.tracked[1 if is_dir else 0]
+
+
+def _parents(relative: str) -> Iterable[str]:
+    """``a/b/c.py`` -> ``a/b``, ``a``."""
+    end = relative.rfind("/")
+    while end > 0:
+        yield relative[:end]
+        end = relative.rfind("/", 0, end)
+
+
+def _tracked_files(root: str) -> frozenset[str] | None:
+    from .gitscan import tracked_files
+
+    return tracked_files(root)
 
 
 def _relative(path: str, folder: str) -> str | None:
@@ -115,11 +158,16 @@ def discover(
     respect_gitignore: bool = True,
     accept: Callable[[str], bool] = _default_accept,
     force_exclude: bool = False,
+    tracked: Callable[[str], frozenset[str] | None] | None = _tracked_files,
 ) -> Discovered:
+    """The files under ``paths``. ``tracked``: the paths (relative, with ``/``) git tracks
+    under a root folder, None outside a work tree (default: asks ``git ls-files``; the
+    engine passes the listing its git scan reads anyway)."""
     found = Discovered()
     seen: set[str] = set()
     for given in paths:
         if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
+            found.left_out += 1
             continue
         if given.is_symlink():
             found.skipped.append((given, "symbolic link: not followed"))
@@ -141,7 +189,7 @@ def discover(
                 found.files.append(str(given))
             continue
         root = str(given)
-        rules = _IgnoreRules(selection, respect_gitignore)
+        rules = _IgnoreRules(selection, respect_gitignore, root, tracked)
         resolved = given.resolve()
         for folder in _git_ancestors(resolved):
             rules.load(str(folder) if folder != resolved else root)
@@ -149,18 +197,30 @@ def discover(
     return found
 
 
-def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
           seen: set[str], absolute_root: str) -> None:
-    """Files of ``folder`` (sorted), then its subfolders, depth first: ``os.walk``'s order,
+    """Files of each folder (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries, whose file types come with the listing: no file costs a
-    syscall of its own (the engine asks the size of the few it analyses)."""
+    syscall of its own (the engine asks the size of the few it analyses). An explicit
+    stack of folders, not recursion: a tree 1,000 folders deep must not exhaust the
+    interpreter's stack."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root)
+        pending.extend(reversed(subfolders))  # the first subfolder is walked next
+
+
+def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+                 seen: set[str], absolute_root: str) -> list[str]:
+    """The files of one folder into ``found``; its subfolders to walk, sorted."""
     rules.load(folder)
     try:
         with os.scandir(folder) as scan:
             entries = sorted(scan, key=lambda entry: entry.name)
     except OSError as error:
         found.skipped.append((Path(folder), f"cannot list folder: {error.strerror or error}"))
-        return
+        return []
     subfolders: list[str] = []
     for entry in entries:
         path = entry.path
@@ -171,6 +231,7 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
             is_dir = False
         if is_dir:
             if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, absolute_root + path[len(root):], absolute_root, True):
+                found.left_out += entry.name not in _VCS_FOLDERS
                 continue
             if is_link:
                 found.skipped.append((Path(path), "symbolic link to a folder: not followed"))
@@ -178,7 +239,10 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
             subfolders.append(path)
             continue
         key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
-        if rules.ignored(path, key, absolute_root, False) or not accept(path):
+        if not accept(path):
+            continue
+        if rules.ignored(path, key, absolute_root, False):
+            found.left_out += 1
             continue
         if is_link:
             found.skipped.append((Path(path), _symlink_reason(Path(path), Path(root))))
@@ -194,8 +258,7 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
         if key not in seen:
             seen.add(key)
             found.files.append(path)
-    for subfolder in subfolders:
-        _walk(subfolder, root, rules, accept, found, seen, absolute_root)
+    return subfolders
 
 
 def _escapes_through_link(path: Path) -> str | None:

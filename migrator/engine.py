@@ -30,7 +30,7 @@ from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
-from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match  # noqa: F401 - COARSE_MARKERS: named here too
+from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match, might_match_python  # noqa: F401 - COARSE_MARKERS: named here too
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,6 +47,9 @@ POOL_MIN_FILES = 256  # below this many files a process pool costs more than it 
 #: not stall or exhaust the machine; the other files are still processed.
 MAX_ANALYSE_BYTES = 2 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
+#: A notebook is mostly outputs (images), and its code cells go through the Python limit
+#: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
+MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
 TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesting follows the length)
 
 
@@ -90,10 +93,10 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
         return FileResult(path, error=FileError(path, f"internal error ({type(error).__name__}: {error}); file left unchanged"))
 
 
-def _too_large(path: str, data: bytes, candidate: bool) -> FileResult:
+def _too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYSE_BYTES) -> FileResult:
     line = _first_trigger_line(data) if candidate else None
     return FileResult(path, error=FileError(
-        path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {MAX_ANALYSE_BYTES // 2**20} MiB)"
+        path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {limit // 2**20} MiB)"
         + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line))
 
 
@@ -105,9 +108,9 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     handler = handler_for(path)
     if handler is None:
         return FileResult(path)
-    # A notebook's size is mostly outputs (images); its code cells go through this check as Python.
-    if len(data) > MAX_ANALYSE_BYTES and not path.endswith(".ipynb"):
-        return _too_large(path, data, True)
+    limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_ANALYSE_BYTES
+    if len(data) > limit:
+        return _too_large(path, data, True, limit)
     return handler(path, data, options, analyze_python)
 
 
@@ -125,7 +128,7 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
 
 def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
     result = FileResult(path)
-    candidate = might_match(data) or (options.fork is not None and options.fork.mentions(data))
+    candidate = might_match_python(data) or (options.fork is not None and options.fork.mentions(data))
     if not candidate and not options.parse_all:
         return result
     if len(data) > MAX_ANALYSE_BYTES:
@@ -295,6 +298,15 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
                                  "with structural edits: findings reported, file left unchanged; apply them by hand")
         return
 
+    if b"coding" in data:  # a declared encoding other than UTF-8 must round-trip
+        from .rewrite import _encoding_of
+
+        encoding = _encoding_of(data)
+        if encoding != "utf-8" and source.encode(encoding, "replace") != data:
+            # ``unicode_escape`` writes a newline back as ``\n``: the rewrite would change every line
+            result.error = FileError(result.path, f"cannot rewrite: the declared encoding ({encoding}) does not give "
+                                     "back the file's bytes: findings reported, file left unchanged; apply them by hand")
+            return
     try:
         new = apply_edits(data, edits, source)
         ast.parse(decode_python(new))
@@ -337,11 +349,12 @@ def analyse_path(path: Path | str, options: Options) -> FileResult:
         data = read_bytes(shown)
     except SourceError as error:
         return FileResult(shown, error=FileError(shown, error.message))
-    if not might_match(data) and not (options.parse_all and is_python(shown)) and not (
-            options.fork is not None and is_python(shown) and options.fork.mentions(data)):
+    python = is_python(shown)
+    if not (might_match_python(data) if python else might_match(data)) and not (options.parse_all and python) and not (
+            options.fork is not None and python and options.fork.mentions(data)):
         return FileResult(shown)
     path = Path(path)
-    result = process_bytes(shown, data, options, _module_name(path) if is_python(path) else None)
+    result = process_bytes(shown, data, options, _module_name(path) if python else None)
     if options.writes and result.new_bytes is not None:
         result.original = data  # the write refuses a file that changed since
     return result
@@ -420,7 +433,10 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     # a few files named one by one: starting processes would cost more than it saves
     kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
     with pool.start(jobs, _process_chunk_task, _warm_up, kind) as workers:
-        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude)
+        # ignore files do not apply to tracked files: the scans' listings say which they are
+        by_root = {scan.root: scan for scan in scans if scan is not None}
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
+                         tracked=lambda root: by_root[root].tracked() if root in by_root else gitscan.tracked_files(root))
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
@@ -429,7 +445,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
-        outcome.summary = outcome.summary._replace(files_scanned=len(files))
+        outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out)
         todo = _narrow_with_git(scans, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
@@ -722,6 +738,7 @@ def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
     results = outcome.results
     outcome.summary = RunSummary(
         files_scanned=scanned,
+        left_out=outcome.summary.left_out,
         files_changed=sum(1 for r in results if r.changed),
         fixes_applied=sum(r.fixes_applied for r in results if r.changed),
         todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),

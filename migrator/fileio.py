@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
 TEMP_SUFFIX = ".dflash-migrate.tmp"
+#: No file larger than this is read at all: its size is asked (``fstat``) before the first
+#: byte, and a file that grows meanwhile is cut off one byte past the limit. The analysis
+#: has lower limits of its own (``migrator.engine``); this one bounds the prefilter, which
+#: reads (and lower-cases) every byte: one sparse 1 GiB ``.py`` in an archive must cost
+#: nothing, not gigabytes.
+MAX_READ_BYTES = 64 * 1024 * 1024
 
 
 class SourceError(Exception):
@@ -85,21 +91,36 @@ def _reading_errors() -> Iterator[None]:
         raise SourceError(f"cannot read file: {error.strerror or error}") from error
 
 
-def read_bytes(path: Path | str) -> bytes:
-    """The file's bytes; refuses FIFOs, sockets and devices (a FIFO would block forever)."""
+def read_bytes(path: Path | str, limit: int = MAX_READ_BYTES) -> bytes:
+    """The file's bytes; refuses FIFOs, sockets and devices (a FIFO would block forever)
+    and files over ``limit`` bytes, never reading more than ``limit + 1`` of them."""
     with _reading_errors():
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     try:
         with _reading_errors():
-            mode = os.fstat(descriptor).st_mode
+            info = os.fstat(descriptor)
+            mode = info.st_mode
             if stat.S_ISDIR(mode):
                 raise SourceError("is a directory")
             if not stat.S_ISREG(mode):
                 raise SourceError("not a regular file (FIFO, socket or device): never read")
+            if info.st_size > limit:
+                raise SourceError(too_large_to_read(info.st_size, limit))
             with os.fdopen(descriptor, "rb", closefd=False) as stream:
-                return stream.read()
+                # the size fstat gave, plus one byte to see whether it grew since (then
+                # the rest, up to one byte past the limit): one buffer of the file's size
+                data = stream.read(info.st_size + 1)
+                if len(data) > info.st_size:
+                    data += stream.read(limit + 1 - len(data))
+            if len(data) > limit:
+                raise SourceError(too_large_to_read(len(data), limit))
+            return data
     finally:
         os.close(descriptor)
+
+
+def too_large_to_read(size: int, limit: int) -> str:
+    return f"file too large to read ({size / 2**20:.1f} MiB > limit of {limit // 2**20} MiB): not read"
 
 
 def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_only: bool = False) -> None:

@@ -234,34 +234,45 @@ class ForkIndex:
         return self._resolved[key]
 
     def _resolve(self, qualname: str, root: str | None, seen: set[tuple[str, str]]) -> Resolved | None:
-        split = self._split(qualname, root)
-        if split is None:
-            return None
-        summary, name, rest = split
-        key = (summary.root, f"{summary.module}.{name}")
-        if key in seen:
-            return None  # an import cycle
-        seen.add(key)
-        bound = summary.binds.get(name)
-        if bound is None:
-            for star in summary.star_imports:
-                target = self.find(star, summary.root)
-                if target is not None and (target.all_names is None or name in target.all_names):
-                    found = self._resolve(f"{star}.{name}", summary.root, seen)
-                    if found is not None:
-                        return found._replace(via=((summary.path, 1), *found.via))
-            return None
-        target, line = bound
-        if target == qualname.rpartition(".")[0] + "." + name and not rest:
-            return None
-        full = f"{target}.{rest}" if rest else target
-        fallback = (summary.path, summary.fallbacks[name]) if name in summary.fallbacks else None
-        if is_v1(full):
-            return Resolved(full, ((summary.path, line),), fallback)
-        found = self._resolve(full, summary.root, seen)
-        if found is None:
-            return None
-        return Resolved(found.qualname, ((summary.path, line), *found.via), found.fallback or fallback)
+        """Follow re-exports (and star imports, first match wins) to a V1 name. An explicit
+        stack, not recursion: a hostile chain of 1,000 re-exporting modules must not
+        exhaust the interpreter's stack. Each entry carries the way there (``via``, a
+        linked list built backwards: one tuple per hop, flattened once at the end) and the
+        innermost ``try``/``except ImportError`` fallback met so far."""
+        Via = tuple  # (earlier hops, (path, line)) or ()
+        pending: list[tuple[str, str | None, Via, tuple[str, int] | None]] = [(qualname, root, (), None)]
+        while pending:
+            qualname, root, via, fallback = pending.pop()
+            split = self._split(qualname, root)
+            if split is None:
+                continue
+            summary, name, rest = split
+            key = (summary.root, f"{summary.module}.{name}")
+            if key in seen:
+                continue  # an import cycle
+            seen.add(key)
+            bound = summary.binds.get(name)
+            if bound is None:
+                stars = [star for star in summary.star_imports if (target := self.find(star, summary.root)) is not None
+                         and (target.all_names is None or name in target.all_names)]
+                # reversed: the first star import is searched first, as written
+                pending.extend((f"{star}.{name}", summary.root, (via, (summary.path, 1)), fallback)
+                               for star in reversed(stars))
+                continue
+            target, line = bound
+            if target == qualname.rpartition(".")[0] + "." + name and not rest:
+                continue
+            full = f"{target}.{rest}" if rest else target
+            here = (summary.path, summary.fallbacks[name]) if name in summary.fallbacks else None
+            via, inner = (via, (summary.path, line)), here or fallback
+            if is_v1(full):
+                hops: list[tuple[str, int]] = []
+                while via:
+                    via, hop = via
+                    hops.append(hop)
+                return Resolved(full, tuple(reversed(hops)), inner)
+            pending.append((full, summary.root, via, inner))
+        return None
 
     def bases(self, class_qualname: str, root: str | None = None) -> tuple[str, ...]:
         """The bases of a class another fork module defines, resolved through the index."""

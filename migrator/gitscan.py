@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
-from .prefilter import COARSE_MARKERS
+from .prefilter import COARSE_MARKERS, COOKIE_GREP
 from .textrules.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 
 #: Substrings one of which every trigger token (and the TODO marker) holds in some case: the
@@ -48,6 +48,10 @@ _GIT_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY"
 #: make git walk the folder, ~10 ms, for the few a checkout has): the Python prefilter
 #: reads them.
 _SEARCHED_TAGS = ("H ",)
+#: Index modes (``ls-files -s``) of the entries ``git grep`` reads as files: regular files.
+#: A symbolic link (120000) or gitlink (160000) entry is searched as its link text or not
+#: at all, whatever the work tree holds under that name now.
+_SEARCHED_MODES = ("100644", "100755")
 
 
 #: Settings pinned on git's command line. Runs a program: ``core.fsmonitor`` (any command
@@ -91,12 +95,35 @@ def uncovered_tokens() -> list[str]:
 class GitScan:
     """The two git commands running on one root folder (as given)."""
 
-    __slots__ = ("root", "grep", "listing")
+    __slots__ = ("root", "grep", "listing", "listed")
 
     def __init__(self, root: str, grep: subprocess.Popen, listing: subprocess.Popen) -> None:
         self.root = root
         self.grep = grep
         self.listing = listing
+        self.listed: list[list[str]] | None = None
+
+    def records(self) -> list[list[str]] | None:
+        """``ls-files``' records, ``[head, path]`` (read once); None if it failed."""
+        if self.listed is None:
+            try:
+                output, _ = self.listing.communicate(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.listing.kill()
+                return None
+            if self.listing.returncode != 0:
+                return None
+            # "<tag> <mode> <object> <stage>\t<path>": the path follows the first tab;
+            # the output decoded once, not path by path (3,000 paths: ~2 ms less)
+            self.listed = [record.split("\t", 1) for record in os.fsdecode(output).split("\0") if record]
+        return self.listed
+
+    def tracked(self) -> frozenset[str] | None:
+        """Every path the index lists under the root (relative, with ``/``)."""
+        records = self.records()
+        if records is None or any(len(record) != 2 or record[1].startswith(("/", "../")) for record in records):
+            return None
+        return frozenset(path for _, path in records)
 
 
 def start(root: Path) -> GitScan | None:
@@ -107,10 +134,13 @@ def start(root: Path) -> GitScan | None:
     folder = str(root)
     from .compat import grep_pattern
 
-    # The markers are plain lower-case words, so also extended regular expressions; the
-    # last pattern finds files holding a character NFKC turns into ASCII (``ＤFlashWorker``),
-    # which the Python prefilter then reads in NFKC form (``migrator.compat``).
-    patterns = [arg for marker in GREP_MARKERS for arg in ("-e", marker)] + ["-e", os.fsdecode(grep_pattern())]
+    # The markers are plain lower-case words, so also extended regular expressions (so are
+    # the coding cookie's fixed strings: the Python prefilter reads a file whose cookie names
+    # an encoding other than UTF-8 decoded); the last pattern finds files holding a
+    # character NFKC turns into ASCII (``ＤFlashWorker``), which the Python prefilter then
+    # reads in NFKC form (``migrator.compat``).
+    patterns = [arg for marker in (*GREP_MARKERS, *COOKIE_GREP) for arg in ("-e", marker)] + [
+        "-e", os.fsdecode(grep_pattern())]
     # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
     # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
     where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
@@ -119,7 +149,7 @@ def start(root: Path) -> GitScan | None:
     try:
         grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
                                              "-l", "-z", "-i", "-E", "-a", *patterns, *where]), **common)
-        listing = subprocess.Popen(git_command(["ls-files", "-z", "-t", "-v", "--cached", *where]), **common)
+        listing = subprocess.Popen(git_command(["ls-files", "-z", "-s", "-t", "-v", "--cached", *where]), **common)
     except OSError:  # no git on PATH
         return None
     return GitScan(folder, grep, listing)
@@ -128,25 +158,38 @@ def start(root: Path) -> GitScan | None:
 def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
     """(files git searched, files holding a marker), as paths relative to the root with
     ``os.sep`` separators; None if either command failed."""
+    records = scan.records()
     try:
-        listed, _ = scan.listing.communicate(timeout=120)
         grepped, _ = scan.grep.communicate(timeout=300)
     except subprocess.TimeoutExpired:
-        scan.listing.kill()
         scan.grep.kill()
         return None
-    if scan.listing.returncode != 0 or scan.grep.returncode not in (0, 1):
+    if records is None or scan.grep.returncode not in (0, 1) or any(len(record) != 2 for record in records):
         return None
-    # each output decoded once, not path by path (3,000 paths: ~2 ms less)
-    records = [record for record in os.fsdecode(listed).split("\0") if record]
-    listed_paths = {record[2:] for record in records}
+    listed_paths = {path for _, path in records}
     hits = {record for record in os.fsdecode(grepped).split("\0") if record}
     # Both print paths relative to the root; anything else (a config this module does not
     # pin, a git that prints differently) means the answer cannot be trusted.
     if not hits <= listed_paths or any(p.startswith(("/", "../")) for p in listed_paths):
         return None
-    searched = {record[2:] for record in records if record[:2] in _SEARCHED_TAGS}
+    searched = {path for head, path in records if head[:2] in _SEARCHED_TAGS and head[2:8] in _SEARCHED_MODES}
     if os.sep != "/":
         searched = {path.replace("/", os.sep) for path in searched}
         hits = {path.replace("/", os.sep) for path in hits}
     return searched, hits
+
+
+def tracked_files(root: str) -> frozenset[str] | None:
+    """The paths git tracks under folder ``root`` (relative, with ``/``); None where git
+    cannot tell (not a work tree, no git, ``GIT_DIR`` and friends set)."""
+    if any(os.environ.get(name) for name in _GIT_ENV):
+        return None
+    try:
+        listing = subprocess.run(git_command(["ls-files", "-z", "--cached", "--", "."]), cwd=root, env=git_env(),
+                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if listing.returncode != 0:
+        return None
+    paths = frozenset(path for path in os.fsdecode(listing.stdout).split("\0") if path)
+    return None if any(path.startswith(("/", "../")) for path in paths) else paths

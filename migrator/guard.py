@@ -445,7 +445,10 @@ def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported la
     """The verify index of sglang ``target``'s wheel if it is already cached, else None."""
     from .verify import wheels
 
-    wheel = wheels.cached_wheel(target)
+    try:
+        wheel = wheels.cached_wheel(target)
+    except wheels.WheelError:  # bytes that are not the release's: as if not cached (the fix is refused)
+        return None
     if wheel is None:
         return None
     from .verify.sglang_index import SglangIndex

@@ -255,3 +255,6 @@ class RunSummary(NamedTuple):
     files_with_errors: int = 0
     findings: int = 0
     suppressed: int = 0
+    #: Files and folders discovery left out: ignore files (untracked paths only), exclude
+    #: patterns, default folder excludes (``migrator.discovery``); a folder counts once.
+    left_out: int = 0

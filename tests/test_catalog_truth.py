@@ -207,3 +207,18 @@ def test_removed_names_really_are_removed_in_the_first_target() -> None:
             continue
         still = [n for n in entry.names if exists(first, n, entry.kind)]
         assert not still, f"{entry.code}: {still} still exist in {first}, where the rule starts firing"
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_release_wheel_hash_table_matches_pypi(release: str) -> None:
+    """``migrator.release_hashes`` holds the sha256 of the wheel PyPI serves for each release
+    (the one ``verify`` refuses to use if its bytes differ), and nothing else."""
+    import hashlib
+
+    from migrator.release_hashes import WHEEL_SHA256
+    from migrator.verify import wheels
+
+    wheel = wheels.download_wheel(release)
+    assert wheel.name in WHEEL_SHA256, f"{wheel.name} is not in migrator/release_hashes.py"
+    assert hashlib.sha256(wheel.read_bytes()).hexdigest() == WHEEL_SHA256[wheel.name]
+    assert {name.split("-")[1] for name in WHEEL_SHA256} == set(catalog.RELEASES)

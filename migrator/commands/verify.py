@@ -72,12 +72,13 @@ def run(
     except Exception as error:  # noqa: BLE001 - a target that cannot be loaded is a usage error (exit 2)
         raise UsageError(f"cannot load the target sglang: {error}") from None
     skipped: list[tuple[Path, str]] = []
-    results = verify_paths(paths, target, selection(options), skipped)
+    left_out: list[int] = []
+    results = verify_paths(paths, target, selection(options), skipped, left_out)
     for path, reason in skipped:
         print(f"{path}: skipped: {reason}", file=sys.stderr)
     if skip_todos:
         drop_acknowledged(results)
-    sys.stdout.write(render(fmt, results, summarize(results), subject="unresolved sglang reference", config=options.config))
+    sys.stdout.write(render(fmt, results, summarize(results, sum(left_out)), subject="unresolved sglang reference", config=options.config))
     return exit_code(results)
 
 

@@ -70,6 +70,7 @@ def summary_dict(results: list[FileResult], summary: RunSummary) -> dict[str, ob
             fixable += 1
     return {
         "files_scanned": summary.files_scanned,
+        "left_out": summary.left_out,
         "findings": sum(by_code.values()),
         "fixable": fixable,
         "errors": len(errors_of(results)),

@@ -37,6 +37,9 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
         tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
+    if counts["left_out"]:
+        left_out = counts["left_out"]
+        tail += f"; {left_out} path{'s' if left_out != 1 else ''} left out by ignore files and excludes"
     if config:
         tail += f" (config: {config})"
     return tail + "."

@@ -103,32 +103,41 @@ def load_target(sglang: str | None, target_version: str | None, from_version: st
 
 
 def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selection | None = None,
-                 skipped: list[tuple[Path, str]] | None = None) -> list[FileResult]:
+                 skipped: list[tuple[Path, str]] | None = None, left_out: list[int] | None = None) -> list[FileResult]:
     """One ``FileResult`` per Python file under ``paths``, found by the shared discovery
     (errors, not exceptions, for paths that do not exist and files that cannot be read or
-    parsed); what discovery skipped (links, special files) is appended to ``skipped``."""
+    parsed); what discovery skipped (links, special files) is appended to ``skipped``, the
+    number of paths it left out (ignore files, excludes) to ``left_out``."""
     from migrator.discovery import discover, is_python
+    from migrator.fileio import SourceError, read_bytes
 
     found = discover([Path(p) for p in paths], selection, accept=is_python)
     if skipped is not None:
         skipped.extend(found.skipped)
+    if left_out is not None:
+        left_out.append(found.left_out)
     results = [FileResult(str(p), error=FileError(str(p), "no such file or folder")) for p in found.missing]
     for display in found.files:
         result = FileResult(display)
         try:
-            source = Path(display).read_bytes().decode("utf-8-sig")
+            source = read_bytes(display).decode("utf-8-sig")  # its size checked before reading
             result.findings = verify_source(display, source, target)
         except SyntaxError as exc:
             result.error = FileError(display, f"cannot parse: {exc.msg}", exc.lineno, (exc.offset or 1) - 1)
+        except SourceError as exc:
+            result.error = FileError(display, exc.message)
         except (OSError, UnicodeDecodeError) as exc:
             result.error = FileError(display, f"cannot read: {exc}")
+        except Exception as exc:  # noqa: BLE001 - one file's failure (nesting too deep...) is that file's error
+            result.error = FileError(display, f"cannot verify ({type(exc).__name__}: {exc})")
         results.append(result)
     return results
 
 
-def summarize(results: list[FileResult]) -> RunSummary:
+def summarize(results: list[FileResult], left_out: int = 0) -> RunSummary:
     return RunSummary(
         files_scanned=len(results),
+        left_out=left_out,
         files_with_errors=sum(1 for r in results if r.error is not None),
         findings=sum(len(r.findings) for r in results),
     )
