@@ -297,18 +297,41 @@ def refused(finding: Finding, reason: str) -> Finding:
 
 def guarded(module: str, path: str, text: str, findings: list[Finding], unsafe: bool,
             reader: str = "python") -> tuple[list[Finding], str | None, int, int, int]:
-    """(findings, fixed text or None when nothing may be written, fixes, TODOs, fixes refused):
-    the fixes applied when the text-fix guard (``migrator.textrules._guard``) accepts
-    their result; otherwise every applied fix of the file becomes a TODO saying why."""
+    """(findings, fixed text, fixes, TODOs, fixes refused): the fixes applied when the
+    text-fix guard (``migrator.textrules._guard``) accepts their result, compared with the
+    same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
+    in a file with few fixes, else all of them) become TODOs saying why."""
     edits, fixes, todos = chosen_edits(findings, unsafe)
     new_text = apply_edits(text, edits, reader)
     if new_text == text or not fixes:
         return findings, new_text, fixes, todos, 0
     from migrator.textrules._guard import verdict
 
-    reason = verdict(module, path, text, new_text)
+    def check(chosen: list[Finding]) -> tuple[str | None, str]:
+        after = apply_edits(text, chosen_edits(chosen, unsafe)[0], reader)
+        before = apply_edits(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
+        return verdict(module, path, before, after), after
+
+    reason, new_text = check(findings)
     if reason is None:
         return findings, new_text, fixes, todos, 0
-    findings = [refused(f, reason) if applied(f.fix, unsafe) else f for f in findings]
-    edits, _, todos = chosen_edits(findings, unsafe)
-    return findings, apply_edits(text, edits, reader), 0, todos, fixes
+    blamed = {id(f): reason for f in findings if applied(f.fix, unsafe)}
+    if len(blamed) <= MAX_SINGLY_CHECKED:  # find the fixes to blame: each checked on its own
+        others = [f for f in findings if not applied(f.fix, unsafe)]
+        for finding in findings:
+            if id(finding) in blamed:
+                why, _ = check([*others, finding])
+                if why is None:
+                    del blamed[id(finding)]
+                else:
+                    blamed[id(finding)] = why
+        if check([refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings])[0] is not None:
+            blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
+    findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
+    edits, fixes, todos = chosen_edits(findings, unsafe)
+    return findings, apply_edits(text, edits, reader), fixes, todos, len(blamed)
+
+
+#: Up to this many fixes in a file, a refused result is tried fix by fix to find the ones to
+#: blame; above it, every fix of the file is refused (each try parses the whole file).
+MAX_SINGLY_CHECKED = 16

@@ -13,6 +13,7 @@ same build stage, in shell form (`` --disable-overlap-schedule``) or exec form
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -67,9 +68,10 @@ def _sites(ins: Instruction) -> list[shell.Site]:
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
-    lines = text.splitlines(keepends=True)
+    lines = _core.split_lines(text, "shell")
     found: list[Finding] = []
     program = instructions(lines)
+    reads = [ins.first for ins in program if shell._READ.search("".join(ins.masked))]  # in order
     for n, ins in enumerate(program):
         for offset, line in enumerate(ins.masked):
             if "--" in line:
@@ -109,7 +111,12 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
                 removal = [RemoveStatement(Span.of(ins.first, 0, ins.last, 0))]
             else:
                 removal = shell._removal(commands[0], [w], lines)
-            if parsed is True and removal:
+            at = bisect.bisect_right(reads, ins.first)
+            read = reads[at] if removal and at < len(reads) else None
+            if read is not None:
+                fix = _core.todo_fix(ins.first, f"`{_core.ENV}` is read later (line {read}): removing this would "
+                                     f"change that read; sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
+            elif parsed is True and removal:
                 fix = Fix("safe", tuple(removal), "")
             elif parsed is False and removal and later:
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
@@ -123,4 +130,5 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     return _core.run(path, data, options, RULE, analyze, python)
 
 
-RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True, embeds=("shell",))
+RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+                      embeds=("shell",), reader="shell")

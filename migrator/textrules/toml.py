@@ -55,7 +55,7 @@ def inside_multiline_strings(text: str) -> set[int]:
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
-    lines = text.splitlines()
+    lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "shell")]
     out: list[Finding] = []
     inside = inside_multiline_strings(text) if '""' in text or "''" in text else set()
     for number, raw in enumerate(lines, start=1):
@@ -92,4 +92,5 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     return _core.run(path, data, options, RULE, analyze, python)
 
 
-RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True)
+RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+                      reader="shell")
