@@ -32,7 +32,7 @@ import subprocess
 from migrator import catalog
 
 TIMEOUT_S = 20
-_SHEBANG = re.compile(r"^#!\s*\S*?(?:/|env\s+)(\w+)")
+_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(\w+)")
 _NO_BASH = ("zsh", "ksh", "mksh", "csh", "tcsh", "fish")
 _DOCKER_KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY",
                               "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL",
