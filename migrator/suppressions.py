@@ -98,24 +98,31 @@ def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
             yield number, match.start(), "#" + match.group(1)
 
 
-def _comments(text: str, syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+def _lines(text: str, reader: str) -> list[str]:
+    from migrator.lines import split_lines
+
+    return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
+
+
+def _comments(text: str, syntax: Syntax, reader: str = "python") -> Iterator[tuple[int, int, str]]:
     """(line, column, text) of each comment; the text starts with the marker (``#`` for HTML)."""
     if syntax == "python":
         return _python_comments(text)
-    lines = text.splitlines()
+    lines = _lines(text, reader)
     if syntax == "markdown":
         return _markdown_comments(lines)
     return _marker_comments(lines, _MARKERS[syntax])
 
 
-def scan(text: str, syntax: Syntax = "hash") -> tuple[list[Directive], list[tuple[int, str]]]:
-    """(directives, malformed ones as ``(line, message)``) in the comments of ``text``."""
+def scan(text: str, syntax: Syntax = "hash", reader: str = "python") -> tuple[list[Directive], list[tuple[int, str]]]:
+    """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
+    lines split as ``reader`` splits them (``migrator.lines.split_lines``)."""
     if "dflash-migrate:" not in text:
         return [], []
-    lines = text.splitlines()
+    lines = _lines(text, reader)
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    for number, column, comment in _comments(text, syntax):
+    for number, column, comment in _comments(text, syntax, reader):
         if "dflash-migrate:" not in comment:
             continue
         # Each ``#`` part (``# type: ignore  # dflash-migrate: ...``); a marker inside a word
@@ -147,21 +154,28 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
+    reader: str = "python",
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax)
+    directives, malformed = scan(text, syntax, reader)
     if errors is not None:
         errors.extend(malformed)
     if not directives:
         return list(findings), 0, []
     kept: list[Finding] = []
     suppressed = 0
+    file_level = [d for d in directives if d.file_level]
+    by_line: dict[int, list[Directive]] = {}  # the lines each directive may cover, indexed once
+    for d in directives:
+        if not d.file_level:
+            for line in (d.line, d.line + 1) if d.own_line else (d.line,):
+                by_line.setdefault(line, []).append(d)
     for finding in findings:
-        hits = [d for d in directives if d.covers(finding)]
+        hits = [d for d in (*file_level, *by_line.get(finding.line, ())) if d.covers(finding)]
         if hits:
             suppressed += 1
             for d in hits:

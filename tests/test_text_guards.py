@@ -166,11 +166,11 @@ def test_yaml_lines_end_where_pyyaml_ends_them() -> None:
     assert yaml.safe_load(new) == {"a": 1, "env": {"B": "2"}}
 
 
-def test_markdown_lines_end_at_cr_too() -> None:
-    src = f"# t\r```bash\rexport {ENV}=1 && make\r```\r"
+def test_markdown_lines_end_at_cr_too_but_not_at_a_form_feed() -> None:
+    src = f"# t\fx\u2028y\r```bash\rexport {ENV}=1 && make\r```\r"
     result = fixed("r.md", src)
     assert [(f.line, f.code) for f in result.findings] == [(3, "DFM201")]
-    assert result.new_bytes.decode() == "# t\r```bash\rmake\r```\r"
+    assert result.new_bytes.decode() == "# t\fx\u2028y\r```bash\rmake\r```\r"
 
 
 # ---- the guard: refused fixes, counted --------------------------------------------------

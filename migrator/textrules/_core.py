@@ -267,7 +267,7 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     from migrator.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
