@@ -150,6 +150,8 @@ def blank_comments(text: str, style: str | None) -> str:
     if style is None or style not in STYLES:
         return text
     line_openers, blocks = STYLES[style]
+    if not any(opener in text for opener in line_openers) and not any(pair[0] in text for pair in blocks):
+        return text  # no comment at all (most Markdown): skip the character walk
     quotes = "\"'`" if style in ("c", "hcl") else ""
     out = list(text)
     i, n = 0, len(text)
