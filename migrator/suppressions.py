@@ -82,20 +82,32 @@ def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[
 
 
 def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+    """HTML comments of prose (never in a code span or an indented code block), and ``#``
+    comments of fenced blocks in a language with them (their text starts ``#\\0``: an
+    embedded language, where ``ignore-file`` does not count)."""
     fence, language = "", ""
+    previous_blank = True
+    indented_code = False
     for number, line in enumerate(lines, start=1):
         opening = _FENCE.match(line)
         if fence:
             if line.lstrip().startswith(fence):
                 fence = ""
             elif language in _HASH_LANGS:
-                yield from _marker_comments([line], "#", number)
+                for at, column, comment in _marker_comments([line], "#", number):
+                    yield at, column, "#\0" + comment[1:]
             continue
         if opening:
             fence, language = opening.group(1), opening.group(2).lower()
             continue
-        for match in re.finditer(r"<!--(.*?)(?:-->|$)", line):
-            yield number, match.start(), "#" + match.group(1)
+        indented = line.startswith(("    ", "\t")) and bool(line.strip())
+        indented_code = indented and (previous_blank or indented_code)
+        previous_blank = not line.strip()
+        if indented_code:
+            continue
+        prose = re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)  # code spans are text
+        for match in re.finditer(r"<!--(.*?)(?:-->|$)", prose):
+            yield number, match.start(), "#" + line[match.start(1):match.end(1)]
 
 
 def _lines(text: str, reader: str) -> list[str]:
@@ -114,17 +126,60 @@ def _comments(text: str, syntax: Syntax, reader: str = "python") -> Iterator[tup
     return _marker_comments(lines, _MARKERS[syntax])
 
 
-def scan(text: str, syntax: Syntax = "hash", reader: str = "python") -> tuple[list[Directive], list[tuple[int, str]]]:
+def _regions(text: str, kind: str | None, lines: list[str]) -> tuple[set[int], set[int]]:
+    """(lines where no comment exists, lines whose comments belong to an embedded language)
+    of a file read by text-rule module ``kind``: the first are data (here-documents, lines
+    inside a multi-line string or a YAML text block, indented code in Markdown), the second
+    a language inside the file (a YAML ``run: |`` script, a Dockerfile instruction continued
+    over lines, a Makefile recipe, a Markdown fence), where a line directive counts and
+    ``ignore-file`` does not."""
+    data: set[int] = set()
+    embedded: set[int] = set()
+    if kind == "shell":
+        from migrator.lines import split_lines
+        from migrator.textrules._shellparse import split
+
+        split(split_lines(text, "shell"), 1, data, data)
+    elif kind == "yaml":
+        from migrator.textrules.yaml import text_regions
+
+        data, embedded = text_regions(text)
+    elif kind == "toml":
+        from migrator.textrules.toml import inside_multiline_strings
+
+        data = inside_multiline_strings(text)
+    elif kind == "dockerfile":
+        from migrator.textrules.dockerfile import instructions
+
+        from migrator.lines import split_lines
+
+        for ins in instructions(split_lines(text, "shell")):
+            embedded.update(range(ins.first + 1, ins.last + 1))
+            if ins.keyword in ("RUN", "CMD", "ENTRYPOINT"):
+                embedded.add(ins.first)
+    elif kind == "makefile":
+        embedded = {number for number, line in enumerate(lines, start=1) if line.startswith("\t")}
+    return data, embedded
+
+
+def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
+         kind: str | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
     """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
-    lines split as ``reader`` splits them (``migrator.lines.split_lines``)."""
+    lines split as ``reader`` splits them (``migrator.lines.split_lines``). ``kind``: the
+    text-rule module reading the file, which says where its data and embedded languages
+    are (``_regions``): ``ignore-file`` counts only in a top-level comment."""
     if "dflash-migrate:" not in text:
         return [], []
     lines = _lines(text, reader)
+    data, embedded = _regions(text, kind, lines) if syntax != "python" else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
     for number, column, comment in _comments(text, syntax, reader):
-        if "dflash-migrate:" not in comment:
+        if "dflash-migrate:" not in comment or number in data:
             continue
+        if comment.startswith("#\0"):  # a comment of a Markdown fence: an embedded language
+            comment = "#" + comment[2:]
+            embedded.add(number)
         # Each ``#`` part (``# type: ignore  # dflash-migrate: ...``); a marker inside a word
         # (``https://x/#dflash-migrate:``) starts no part.
         for part in _PART.split(comment)[1:]:
@@ -141,6 +196,8 @@ def scan(text: str, syntax: Syntax = "hash", reader: str = "python") -> tuple[li
                                               "name the codes, e.g. ignore[DFM101], or drop the brackets"))
                     continue
                 codes = tuple(sorted(set(names)))
+            if match.group("kind") == "ignore-file" and number in embedded:
+                continue  # not a top-level comment of the file's own syntax
             line = lines[number - 1] if number - 1 < len(lines) else ""
             own = not line[:column].strip() or syntax == "markdown" and not re.sub(r"<!--.*?-->", "", line).strip()
             directives.append(Directive(number, codes, match.group("kind") == "ignore-file", own))
@@ -154,14 +211,14 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
-    reader: str = "python",
+    reader: str = "python", kind: str | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax, reader)
+    directives, malformed = scan(text, syntax, reader, kind)
     if errors is not None:
         errors.extend(malformed)
     if not directives:

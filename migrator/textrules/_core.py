@@ -267,7 +267,9 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     from migrator.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader)
+    kind = module_for(path)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed, rule.reader,
+                                               "makefile" if kind == "fallback" and _is_makefile(path) else kind)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
@@ -280,6 +282,12 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
             result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
             result.fixes_applied, result.todos_added = fixes, todos
     return result
+
+
+def _is_makefile(path: str) -> bool:
+    from migrator.textrules.fallback import is_makefile
+
+    return is_makefile(path)
 
 
 def applied(fix: Fix | None, unsafe: bool) -> bool:

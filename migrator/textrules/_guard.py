@@ -15,7 +15,8 @@ may not be written, or None:
 * TOML: ``tomllib`` loads it, with the same structure rule as YAML;
 * notebooks: valid JSON with the same cells, each code cell compiling (magics masked as
   the rules mask them) if it did before, shell cells and ``!`` lines passing ``bash -n``;
-* Markdown: each edited fenced block passes the guard of its language.
+* Markdown: each edited fenced block passes the guard of its language;
+* Makefiles: the recipe lines pass ``bash -n``.
 
 The original must pass too: when it does not, no fix can be proven, and each becomes a
 TODO that says so (``migrator.textrules._core.run``). Only fixing modes run the guard.
@@ -319,5 +320,17 @@ def _compile_error(source: str) -> str | None:
     return None
 
 
-_CHECKS = {"shell": _shell, "dockerfile": _dockerfile, "yaml": _yaml, "toml": _toml, "markdown": _markdown,
+def _makefile(path: str, before: str, after: str) -> str | None:
+    from migrator.textrules import fallback
+
+    if not fallback.is_makefile(path):
+        return None  # other text files get no fixes
+
+    def recipes(text: str) -> str:
+        return "".join("\n".join(group) + "\n" for _, group in fallback.recipe_lines(text.split("\n")))
+
+    return _script(recipes(before), recipes(after), "Makefile recipe")
+
+
+_CHECKS = {"fallback": _makefile, "shell": _shell, "dockerfile": _dockerfile, "yaml": _yaml, "toml": _toml, "markdown": _markdown,
            "notebook": _notebook}

@@ -52,9 +52,11 @@ _ESCAPED = re.compile(r"\\(.)", re.S)
 _HEREDOC = re.compile(r"^\d*<<(-?)(.*)$")
 
 
-def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None) -> list[Command]:
+def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None,
+          string_lines: set[int] | None = None) -> list[Command]:
     """Simple commands of ``lines`` (line numbers start at ``first_line``); the numbers of
-    here-document body lines (delimiters included) are added to ``heredoc_lines``."""
+    here-document body lines (delimiters included) are added to ``heredoc_lines``, those
+    of lines that start inside a quoted string to ``string_lines``."""
     commands: list[Command] = []
     heredocs: list[tuple[str, bool]] = []  # delimiters opened on this line: (word, tabs stripped)
     open_heredoc = ""  # the delimiter after ``<<`` is the next word
@@ -99,6 +101,8 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
     for index, line in enumerate(lines):
         number = first_line + index
         text = line.rstrip("\r\n")
+        if quote and string_lines is not None:
+            string_lines.add(number)
         if inside is not None:
             if heredoc_lines is not None:
                 heredoc_lines.add(number)

@@ -43,8 +43,64 @@ def style_for(path: str) -> str | None:
     return COMMENT_STYLES.get(os.path.splitext(name)[1])
 
 
+def is_makefile(path: str) -> bool:
+    name = os.path.basename(path).lower()
+    return name.startswith(("makefile", "gnumakefile")) or name.endswith((".mk", ".make"))
+
+
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    if is_makefile(path):
+        return _makefile(path, text, ctx)
     return mentions.text_findings(path, mentions.blank_comments(text, style_for(path)), ctx)
+
+
+def recipe_lines(lines: list[str]) -> list[tuple[int, list[str]]]:
+    """Each recipe command of a Makefile (tab-indented lines, ``\\`` continuations joined) as
+    (first line, the lines as the shell reads them: the tab and ``@``/``-``/``+`` prefixes
+    blanked, every other line empty)."""
+    out = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].startswith("\t"):
+            i += 1
+            continue
+        first = i
+        group = []
+        while True:
+            text = lines[i].rstrip("\r\n")
+            if i == first:
+                prefix = len(text) - len(text[1:].lstrip("@-+ \t")) if len(text) > 1 else len(text)
+                text = " " * prefix + text[prefix:]
+            group.append(text)
+            if not text.endswith("\\") or i + 1 >= len(lines):
+                break
+            i += 1
+        out.append((first + 1, group))
+        i += 1
+    return out
+
+
+def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    """Recipe lines through the shell rules (each line runs in a shell of its own, so each
+    is one script), the rest of the file as text."""
+    from migrator.textrules import shell
+    from migrator.textrules._shellparse import split
+
+    lines = _core.split_lines(text, "shell")
+    recipes = recipe_lines(lines)
+    out: list[Finding] = []
+    in_recipe: set[int] = set()
+    for first, group in recipes:
+        in_recipe.update(range(first, first + len(group)))
+        if _core.ENV in "".join(group):
+            out += shell.analyze_commands(path, split(group, first), lines, ctx)
+        for offset, line in enumerate(group):
+            if "--" in line:
+                out += _core.cli_flag_findings(path, first + offset, _core.strip_comment(line), ctx)
+    blanked = mentions.blank_comments(text, "hash").split("\n")
+    out += [f for index, line in enumerate(blanked) if index + 1 not in in_recipe
+            for f in mentions.line_findings(path, index + 1, line.rstrip("\r"), ctx)]
+    return out
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser) -> FileResult:
@@ -57,4 +113,4 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     return _core.run(path, data, options, RULE, analyze, python)
 
 
-RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"))
+RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",), reader="shell")

@@ -178,6 +178,8 @@ class _Structure:
         #: indicator, last line), 0-based, by each of their content lines; each is read as
         #: one script.
         self.scripts: dict[int, tuple[int, int]] = {}
+        #: Content lines of every literal block under a script key (0-based).
+        self.script_lines: set[int] = set()
         self.parsed = True
         loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
         try:
@@ -208,10 +210,19 @@ class _Structure:
         last = end.line - 1 if end.column == 0 else end.line
         if last > start.line:
             self.inside.update(range(start.line + 1, last + 1))
+            if node.style == "|" and under in SCRIPT_KEYS:
+                self.script_lines.update(range(start.line + 1, last + 1))
             if node.style == "|" and under in SCRIPT_KEYS and _core.ENV in node.value:
                 self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
         elif _core.ENV in node.value:
             (self.keys if is_key else self.scalars).add(start.line)
+
+
+def text_regions(text: str) -> tuple[set[int], set[int]]:
+    """(lines inside a multi-line scalar that is text, lines of a script block), 1-based:
+    where a ``#`` is no comment at all, and where it is a shell comment."""
+    structure = _Structure(text)
+    return ({i + 1 for i in structure.inside - structure.script_lines}, {i + 1 for i in structure.script_lines})
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
