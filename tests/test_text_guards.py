@@ -294,3 +294,16 @@ def test_every_corpus_fixed_still_parses_and_has_no_bare_export(unsafe: bool) ->
             assert _parse_error(path, new) is None, f"{path}: the fixed file does not parse"
             checked += 1
     assert checked >= 12
+
+
+def test_add_noqa_counts_shell_lines_as_bash_does(repo: Path) -> None:
+    from migrator import add_noqa
+    from migrator.engine import run
+
+    (repo / "run.sh").write_text(f"echo a\fb\nexport {ENV}=1 && python -m sglang.launch_server\n")
+    results = run([Path(".")], Options(mode="lint", jobs=1)).results
+    assert [(f.line, f.code) for r in results for f in r.findings] == [(2, "DFM201")]  # as bash and editors count
+    add_noqa.add(results)
+    new = (repo / "run.sh").read_text()
+    assert new.startswith("echo a\fb\n# dflash-migrate: ignore[DFM201]\nexport ")
+    assert not [f for r in run([Path(".")], Options(mode="lint", jobs=1)).results for f in r.findings]
