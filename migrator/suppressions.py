@@ -6,14 +6,23 @@ Forms (codes are optional, comma-separated)::
     # dflash-migrate: ignore[DFM101, DFM105]         <- a comment on its own line: the next line
     # dflash-migrate: ignore-file[DFM201]            <- anywhere in the file: the whole file
 
-A directive counts only inside a real comment of the file's own syntax (``syntax``):
-Python comments as ``tokenize`` sees them (never a string literal); ``#`` comments of
-shell, YAML, TOML, Dockerfiles and ``.env`` files (a ``#`` at a word start, outside
-quotes: not ``http://x/#dflash-migrate:...``); in Markdown an HTML comment
-``<!-- dflash-migrate: ... -->`` or a ``#`` comment inside a fenced code block (never
-prose); ``//`` comments in JSON. The directive must start the comment (or a ``#`` part
-of it, as in ``# type: ignore  # dflash-migrate: ignore``), spelled exactly:
-``ignore-files`` or ``ignored`` are prose, not directives.
+A directive counts only inside a real comment (``syntax``): Python comments as
+``tokenize`` sees them (never a string literal); ``#`` comments of shell, YAML, TOML,
+Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quotes: not
+``http://x/#dflash-migrate:...``); in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
+in prose (never in a code span or an indented code block); ``//`` comments in JSON. Text
+that only shows a directive is data, where nothing counts: a shell here-document or a
+string over several lines, a YAML block scalar that is text, a TOML multi-line string.
+
+A line directive (``ignore``) also counts in a comment of a language embedded in the file
+that the rules read as such: a ``#`` comment in a Markdown fence of a shell/YAML/TOML/
+Dockerfile/Python block, in a YAML ``run: |`` (or other script key) block, in a Makefile
+recipe line, in a Dockerfile instruction continued over lines. ``ignore-file`` counts only
+in a top-level comment of the file's own syntax, never in those (``_regions``).
+
+The directive must start the comment (or a ``#`` part of it, as in ``# type: ignore  #
+dflash-migrate: ignore``), spelled exactly: ``ignore-files`` or ``ignored`` are prose, not
+directives.
 
 A bare ``ignore`` / ``ignore-file`` (no brackets) suppresses every code; empty brackets
 (``ignore[]``, ``ignore[ ]``) or something that is not a rule code between them are an

@@ -4,7 +4,9 @@ Files no structured rule reads (JavaScript/TypeScript/JSX/TSX, reStructuredText,
 Jinja/Helm templates, Makefiles, INI/CFG, HCL, C/C++/CUDA, plain text, ...) are scanned
 line by line for the unambiguous spellings of ``migrator.textrules.mentions``. Comments
 are skipped where the type's comment syntax is known (``COMMENT_STYLES``); in a file of
-unknown type every line is scanned. Like every file, it is only read here after the byte
+unknown type every line is scanned. A Makefile's recipe lines (tab-indented) are shell:
+each recipe command goes through the rules of :mod:`.shell` (findings, fixes or TODOs,
+the text-fix guard's ``bash -n``), the rest of the file is scanned as text. Like every file, it is only read here after the byte
 prefilter found a marker in it. A file holding a NUL byte, or that is not UTF-8, is
 treated as binary and skipped without a finding or an error.
 """

@@ -1,7 +1,8 @@
 """Jupyter notebooks: code cells through the Python rules, shell magics through the shell rules.
 
-- ``!cmd`` lines and ``%%bash``/``%%sh``/``%%script bash`` cells: :mod:`.shell` rules
-  (an ``export`` in one cell applies to launches later in the same cell);
+- shell escapes (``!cmd``, ``!!cmd``, ``%system cmd``, ``%sx cmd``) and ``%%bash``/
+  ``%%sh``/``%%script bash`` cells: :mod:`.shell` rules, as in a ``.sh`` file (an
+  ``export`` in one cell applies to launches later in the same cell);
 - ``%env SGLANG_ENABLE_SPEC_V2=0`` / ``%env X 0``: like a ``.env`` setting;
 - other code: the codemod's Python rules (the engine's analyser, passed to ``handle``), with magic
   lines hidden so that the cell parses;

@@ -12,6 +12,14 @@ removed; a falsy one is removed and ``--disable-overlap-schedule`` is added to t
 ``sglang.launch_server`` command it applies to (the same command for prefix/``-e``
 forms; every later command for ``export``), when that command is in the same file.
 Otherwise the setting stays and a TODO comment is added above it. Reads get a TODO.
+
+Never removed, with a TODO saying why (removing could change what the script does): a
+setting that runs only on some paths (inside ``if``/``case``/a loop/a function/``{ }``,
+after ``&&``/``||``), one whose variable the same script reads later (``$X``, ``${X:-..}``:
+unbound under ``set -u``), and an ``export``/``declare -x`` that also gets an expansion
+(``$EXTRA``, ``"$@"``), which may be empty and leave a bare ``export`` printing every
+variable. Redirections are no arguments: ``export X=1 2>/dev/null`` goes whole. Here-
+document bodies are data (reported, not edited). Lines end at LF only, as in bash.
 """
 
 from __future__ import annotations
