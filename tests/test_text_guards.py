@@ -307,3 +307,14 @@ def test_add_noqa_counts_shell_lines_as_bash_does(repo: Path) -> None:
     new = (repo / "run.sh").read_text()
     assert new.startswith("echo a\fb\n# dflash-migrate: ignore[DFM201]\nexport ")
     assert not [f for r in run([Path(".")], Options(mode="lint", jobs=1)).results for f in r.findings]
+
+
+def test_python_guard_refusals_are_counted_in_the_summary_too(tmp_path: Path) -> None:
+    from migrator.engine import run
+
+    (tmp_path / "fork.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n"
+                                      "w = DFlashWorker()\n")
+    (tmp_path / "ci.yml").write_text(f"on: push\njobs:\n  a:\n    steps:\n      - run: readonly {ENV}=1\n")
+    options = Options(mode="fix", target_version="0.5.17", ignore=frozenset({"DFM102"}), allow_dirty=True)
+    summary = run([tmp_path], options).summary
+    assert summary.fixes_refused == 2 and summary.fixes_applied == 0  # a half rename, a `run: true`

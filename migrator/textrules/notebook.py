@@ -144,7 +144,7 @@ def _fix_in_file(fix: Fix | None, where: Callable[[Position], Position]) -> Fix 
 def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
     if not cell.is_list:
         return json.dumps(source, ensure_ascii=False)
-    parts = [json.dumps(line, ensure_ascii=False) for line in source.splitlines(keepends=True)]
+    parts = [json.dumps(line, ensure_ascii=False) for line in _core.split_lines(source, "shell")]  # Jupyter: at LF
     if len(cell.tokens) > 1:
         sep = text[cell.tokens[0][1]:cell.tokens[1][0]]
     else:
