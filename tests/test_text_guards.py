@@ -318,3 +318,10 @@ def test_python_guard_refusals_are_counted_in_the_summary_too(tmp_path: Path) ->
     options = Options(mode="fix", target_version="0.5.17", ignore=frozenset({"DFM102"}), allow_dirty=True)
     summary = run([tmp_path], options).summary
     assert summary.fixes_refused == 2 and summary.fixes_applied == 0  # a half rename, a `run: true`
+
+
+def test_a_prefix_setting_reaches_one_command_so_a_later_read_does_not_keep_it() -> None:
+    src = f"{ENV}=1 python3 -m sglang.launch_server\necho \"${{{ENV}:-}}\"\nf () {{\n  export {ENV}=1\n}}\n"
+    new = out("run.sh", src)
+    assert new.startswith("python3 -m sglang.launch_server\n")  # the later read sees the outer value either way
+    assert "only on some paths (a function)" in new and f"  export {ENV}=1\n" in new

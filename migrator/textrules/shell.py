@@ -178,7 +178,7 @@ def _structure(commands: list[Command]) -> tuple[list[int], list[str | None]]:
         i = 0
         while i < len(words):
             value = words[i].value
-            if value in _OPENERS and not (stack and stack[-1] == "case-head"):
+            if value in _OPENERS:
                 stack.append(_OPENERS[value])
                 if value in ("case", "for", "select"):
                     i = len(words)  # the words up to ``in``/``do`` are not a command
@@ -195,6 +195,9 @@ def _structure(commands: list[Command]) -> tuple[list[int], list[str | None]]:
                 function_next = True
                 if value == "function":
                     i += 1
+            elif i + 1 < len(words) and words[i + 1].value == "()":  # ``name () {``
+                function_next = True
+                i += 1
             elif stack and stack[-1] == "case" and value.endswith(")"):
                 pass  # a pattern of the case
             else:
@@ -237,14 +240,16 @@ def _remove_command(index: int, unit: _Unit) -> list:
     return [Replace(Span.of(first.line, first.start, last.end_line, last.end), "true")]
 
 
-def _without(index: int, unit: _Unit, words: list[Word]) -> list | str:
-    """Edits removing ``words`` from ``commands[index]``, or why that cannot be proven."""
+def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -> list | str:
+    """Edits removing ``words`` from ``commands[index]``, or why that cannot be proven.
+    ``scope``: "after" when the setting sets the shell's variable (later reads see it),
+    "command" when it only reaches one command's environment (``X=1 cmd``, ``env``, ``-e``)."""
     cmd = unit.commands[index]
     if unit.conditions[index] is not None:
         return (f"`{_core.ENV}` is set or unset here only on some paths ({unit.conditions[index]}); sglang "
                 f"{catalog.FIRST_V2_RELEASE}+ ignores it and runs the overlap scheduler unless `{_core.FLAG}` is "
                 "passed: keep that choice on the launch by hand, then drop this line")
-    read = unit.read_after(words[-1])
+    read = unit.read_after(words[-1]) if scope == "after" else None
     if read is not None:
         return (f"`{_core.ENV}` is read later (line {read}): removing this would change that read (an unbound "
                 f"variable under `set -u`); sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
@@ -316,7 +321,7 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
             span_end = col + len(_core.ENV)
             value = catalog.sglang_bool(m.group(1)) if "$" not in m.group(1) else None
             anchor = cmd.first_line or word.line
-            removal = _without(index, unit, remove) if value is not None else []
+            removal = _without(index, unit, remove, scope) if value is not None else []
             if isinstance(removal, str):
                 out.append(_core.finding(path, line, col, span_end, _core.todo_fix(anchor, removal)))
                 continue
