@@ -230,16 +230,16 @@ def test_notebook_guard_checks_the_shell_of_the_cells() -> None:
 
 
 def _corpora() -> list[Path]:
+    """Every non-Python file of the tests' corpora and the examples that a text rule reads
+    and that names sglang."""
     roots = [CORPUS, Path(__file__).parent / "data", Path(__file__).parent.parent / "examples"]
-    seen: dict[Path, None] = {}
+    found: dict[Path, None] = {}
     for root in roots:
         for path in sorted(root.rglob("*")):
-            if path.is_file() and handler_for(str(path)) is not None and not path.suffix == ".py" \
-                    and ENV.encode() in path.read_bytes() or (path.is_file() and path.suffix in (".sh", ".yml", ".yaml",
-                                                                                                ".toml", ".ipynb", ".md")
-                                                             and b"sglang" in path.read_bytes()):
-                seen[path.resolve()] = None
-    return list(seen)
+            if path.is_file() and path.suffix != ".py" and handler_for(str(path)) is not None \
+                    and b"sglang" in path.read_bytes().lower():
+                found[path.resolve()] = None
+    return list(found)
 
 
 def _parse_error(path: Path, text: str) -> str | None:
@@ -294,6 +294,11 @@ def test_every_corpus_fixed_still_parses_and_has_no_bare_export(unsafe: bool) ->
             assert _parse_error(path, new) is None, f"{path}: the fixed file does not parse"
             checked += 1
     assert checked >= 12
+    from test_hostile_shell import SHELL_CASES  # the inline shell corpus of the tests
+
+    for src, _ in SHELL_CASES:
+        new = out("run.sh", src, unsafe)
+        assert bash_ok(new) and not BARE.search(new), src
 
 
 def test_add_noqa_counts_shell_lines_as_bash_does(repo: Path) -> None:
