@@ -234,7 +234,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
 
 def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> list[Finding]:
     lines = _core.split_lines(text, "yaml")
-    index = _Lines(lines, "\r\n" if "\r\n" in text else "\n")
+    index: _Lines | None = None  # built at the first setting: most files have none
     out: list[Finding] = []
     scripts_read: set[tuple[int, int]] = set()
     for i, raw in enumerate(lines):
@@ -244,6 +244,8 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
         if not _core.ENV_RE.search(line):
             continue
         col = _core.ENV_RE.search(line).start()
+        if index is None:
+            index = _Lines(lines, "\r\n" if "\r\n" in text else "\n")
         structured = not structure.parsed or (i not in structure.inside and (i in structure.keys or i in structure.scalars))
         if not structured:
             pass
