@@ -65,3 +65,17 @@ def line_visits(path: str, text: str) -> int:
 def test_four_times_the_settings_is_at_most_five_times_the_work(path: str, make) -> None:  # noqa: ANN001
     small, large = line_visits(path, make(150)), line_visits(path, make(600))
     assert large / small <= 5, f"{path}: {small} -> {large} line visits ({large / small:.1f}x for 4x the settings)"
+
+
+def dockerfile(n: int) -> str:
+    return "FROM python:3.11\n" + f"ENV {ENV}=0\nRUN echo step\n" * n + "CMD python3 -m sglang.launch_server\n"
+
+
+def toml(n: int) -> str:
+    return "".join(f"[tool.s{i}]\n{ENV} = \"0\"\n" for i in range(n)) + "[run]\ncmd = \"python3 -m sglang.launch_server\"\n"
+
+
+@pytest.mark.parametrize("path, make", [("Dockerfile", dockerfile), ("tasks.toml", toml)], ids=["dockerfile", "toml"])
+def test_dockerfile_and_toml_settings_are_linear_too(path: str, make) -> None:  # noqa: ANN001
+    small, large = line_visits(path, make(150)), line_visits(path, make(600))
+    assert large / small <= 5, f"{path}: {small} -> {large} line visits ({large / small:.1f}x for 4x the settings)"

@@ -67,10 +67,34 @@ def _sites(ins: Instruction) -> list[shell.Site]:
     return shell.launch_sites(split(ins.masked, ins.first))
 
 
+class _Launches:
+    """Where a falsy setting puts the flag: the launch sites after an instruction in its
+    build stage. Indexed once per file, at the first falsy setting (linear in the file)."""
+
+    def __init__(self, program: list[Instruction]) -> None:
+        self.program = program
+        self._indices: list[int] | None = None
+
+    def after(self, n: int) -> list[shell.Site]:
+        if self._indices is None:
+            self._sites = {i: _sites(ins) for i, ins in enumerate(self.program) if ins.keyword in ("RUN", "CMD", "ENTRYPOINT")}
+            self._indices = [i for i, sites in sorted(self._sites.items()) if sites]
+            self._stage_end = [len(self.program)] * len(self.program)
+            end = len(self.program)
+            for i in range(len(self.program) - 1, -1, -1):
+                self._stage_end[i] = end
+                if self.program[i].keyword == "FROM":
+                    end = i
+        first = bisect.bisect_right(self._indices, n)
+        last = bisect.bisect_left(self._indices, self._stage_end[n])
+        return [site for i in self._indices[first:last] for site in self._sites[i]]
+
+
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = _core.split_lines(text, "shell")
     found: list[Finding] = []
     program = instructions(lines)
+    launches = _Launches(program)
     reads = [ins.first for ins in program if shell._READ.search("".join(ins.masked))]  # in order
     for n, ins in enumerate(program):
         for offset, line in enumerate(ins.masked):
@@ -91,11 +115,6 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         words = [w for c in commands for w in c.words]
         legacy = "=" not in words[0].value
-        later: list[shell.Site] = []
-        for other in program[n + 1:]:
-            if other.keyword == "FROM":
-                break
-            later += _sites(other)
         for w in words[:1] if legacy else words:
             name, _, value = w.value.partition("=")
             if name != _core.ENV:
@@ -118,7 +137,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
                                      f"change that read; sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
             elif parsed is True and removal:
                 fix = Fix("safe", tuple(removal), "")
-            elif parsed is False and removal and later:
+            elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
                 fix = _core.todo_fix(ins.first, _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE)

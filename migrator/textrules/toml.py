@@ -58,6 +58,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "shell")]
     out: list[Finding] = []
     inside = inside_multiline_strings(text) if '""' in text or "''" in text else set()
+    launches: tuple[list[Replace], bool] | None = None
     for number, raw in enumerate(lines, start=1):
         line = raw if number in inside else _core.strip_comment(raw)
         if "--" in line:
@@ -79,7 +80,9 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if parsed is True:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal,), "")))
             continue
-        sites, satisfied = launch_edits(lines) if parsed is False else ([], False)
+        if parsed is False and launches is None:
+            launches = launch_edits(lines)  # once per file: the same for every falsy key
+        sites, satisfied = launches if parsed is False else ([], False)
         if sites or satisfied:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
