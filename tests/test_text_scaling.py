@@ -79,3 +79,12 @@ def toml(n: int) -> str:
 def test_dockerfile_and_toml_settings_are_linear_too(path: str, make) -> None:  # noqa: ANN001
     small, large = line_visits(path, make(150)), line_visits(path, make(600))
     assert large / small <= 5, f"{path}: {small} -> {large} line visits ({large / small:.1f}x for 4x the settings)"
+
+
+def fences(n: int) -> str:
+    return "".join(f"Step {i}:\n\n```bash\nexport {ENV}=1 && make\n```\n\n" for i in range(n))
+
+
+def test_markdown_blocks_are_read_in_linear_time() -> None:
+    small, large = line_visits("notes.md", fences(150)), line_visits("notes.md", fences(600))
+    assert large / small <= 5, f"{small} -> {large} line visits ({large / small:.1f}x for 4x the blocks)"

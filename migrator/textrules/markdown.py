@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 
 from migrator import catalog
-from migrator.model import Finding, Fix, Span
+from migrator.model import Finding, Fix, InsertComment, Span
 from migrator.textrules import _core, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
@@ -87,11 +87,9 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             for k in body:
                 out += _manual(path, k + 1, lines[k])
                 out += mentions.line_findings(path, k + 1, lines[k], ctx)
-        else:
-            masked = ["" for _ in lines]
-            for k in body:
-                masked[k] = _unprompt(lang, lines[k])
-            out += analyzer(path, "\n".join(masked) + "\n", ctx)
+        else:  # the block alone, then moved to the file's lines (linear in the number of blocks)
+            block = "\n".join(_unprompt(lang, lines[k]) for k in body) + "\n"
+            out += [_moved(f, body.start) for f in analyzer(path, block, ctx)]
     for i, line in enumerate(lines):
         if i in in_fence:
             continue
@@ -99,6 +97,20 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             out += [f for f in _manual(path, i + 1, line) if m.start() <= f.column < m.end()]
         out += mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx)
     return mentions.without_covered(out)
+
+
+def _moved(finding: Finding, lines: int) -> Finding:
+    """``finding`` (and its fix) ``lines`` lines further down."""
+    def span(old: Span) -> Span:
+        return Span.of(old.start.line + lines, old.start.column, old.end.line + lines, old.end.column)
+
+    def edit(old):  # noqa: ANN001, ANN202 - an Edit
+        return old._replace(line=old.line + lines) if isinstance(old, InsertComment) else old._replace(span=span(old.span))
+
+    fix = finding.fix
+    if fix is not None:
+        fix = fix._replace(edits=tuple(map(edit, fix.edits)), fallback=tuple(map(edit, fix.fallback)))
+    return finding._replace(span=span(finding.span), fix=fix)
 
 
 def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> list[Finding]:
