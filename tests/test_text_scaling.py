@@ -88,3 +88,16 @@ def fences(n: int) -> str:
 def test_markdown_blocks_are_read_in_linear_time() -> None:
     small, large = line_visits("notes.md", fences(150)), line_visits("notes.md", fences(600))
     assert large / small <= 5, f"{small} -> {large} line visits ({large / small:.1f}x for 4x the blocks)"
+
+
+def notebook(n: int) -> str:
+    import json
+
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+            "source": [f"!python3 -m sglang.launch_server --speculative-dflash-draft-window-size {i}\n" for i in range(n)]}
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+
+
+def test_notebook_findings_are_placed_in_linear_time() -> None:
+    small, large = line_visits("n.ipynb", notebook(150)), line_visits("n.ipynb", notebook(600))
+    assert large / small <= 5, f"{small} -> {large} line visits ({large / small:.1f}x for 4x the findings)"

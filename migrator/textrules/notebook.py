@@ -23,8 +23,10 @@ separator and indentation as the original array); every other byte of the file i
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from functools import lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -94,21 +96,25 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, optio
 def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int], source: str = "") -> Finding:
     """Move a finding from cell coordinates to the JSON line/column where its text is
     written inside the source string (escapes such as ``\\"`` counted as written)."""
-    line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
-
     def where(pos: Position) -> Position:
         if cell.is_list:
             index, decoded = min(pos.line - 1, len(cell.tokens) - 1), pos.column
         else:
+            line_starts = _line_starts(source)
             index, decoded = 0, line_starts[min(pos.line, len(line_starts)) - 1] + pos.column
         start, end = cell.tokens[index]
         offset = start + 1 + _written_length(text, start + 1, end - 1, decoded)
-        line = text.count("\n", 0, offset) + 1
+        line = bisect.bisect_right(starts, offset)  # ``starts``: the file's line offsets, found once
         return Position(line, offset - starts[line - 1])
 
     span = Span(where(f.span.start), where(f.span.end))
     message = f"{f.message} [cell {cell.index + 1}, line {f.span.start.line}]"
     return Finding(f.path, span, f.code, message, _fix_in_file(f.fix, where))
+
+
+@lru_cache(maxsize=4)
+def _line_starts(source: str) -> list[int]:
+    return [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
 
 
 def _written_length(text: str, begin: int, end: int, decoded: int) -> int:
