@@ -94,7 +94,7 @@ def notebook(n: int) -> str:
     import json
 
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-            "source": [f"!python3 -m sglang.launch_server --speculative-dflash-draft-window-size {i}\n" for i in range(n)]}
+            "source": [f"!export {ENV}=1 && echo {i}\n" for i in range(n)]}
     return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
 
 
