@@ -357,8 +357,9 @@ def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: 
 
 
 def _anchored(fix: Fix, line: int) -> Fix:
-    """``fix``, remembering the line a TODO goes above should the text-fix guard refuse it."""
-    return fix._replace(fallback=(InsertComment(line, ""),))
+    """``fix`` with the TODO it becomes when not applied (``fallback``): above the first line
+    of its command, where the text-fix guard puts its TODO should it refuse the fix."""
+    return fix._replace(fallback=(InsertComment(line, _core.todo()),))
 
 
 def _position_in(word: Word, offset: int, lines: list[str]) -> tuple[int, int]:
