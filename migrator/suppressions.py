@@ -18,7 +18,8 @@ A line directive (``ignore``) also counts in a comment of a language embedded in
 that the rules read as such: a ``#`` comment in a Markdown fence of a shell/YAML/TOML/
 Dockerfile/Python block, in a YAML ``run: |`` (or other script key) block, in a Makefile
 recipe line, in a Dockerfile instruction continued over lines. ``ignore-file`` counts only
-in a top-level comment of the file's own syntax, never in those (``_regions``).
+in a top-level comment of the file's own syntax, never in those (``regions``, from the
+file's text rule).
 
 The directive must start the comment (or a ``#`` part of it, as in ``# type: ignore  #
 dflash-migrate: ignore``), spelled exactly: ``ignore-files`` or ``ignored`` are prose, not
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 from migrator.model import Finding
 
@@ -135,52 +136,17 @@ def _comments(text: str, syntax: Syntax, reader: str = "python") -> Iterator[tup
     return _marker_comments(lines, _MARKERS[syntax])
 
 
-def _regions(text: str, kind: str | None, lines: list[str]) -> tuple[set[int], set[int]]:
-    """(lines where no comment exists, lines whose comments belong to an embedded language)
-    of a file read by text-rule module ``kind``: the first are data (here-documents, lines
-    inside a multi-line string or a YAML text block, indented code in Markdown), the second
-    a language inside the file (a YAML ``run: |`` script, a Dockerfile instruction continued
-    over lines, a Makefile recipe, a Markdown fence), where a line directive counts and
-    ``ignore-file`` does not."""
-    data: set[int] = set()
-    embedded: set[int] = set()
-    if kind == "shell":
-        from migrator.lines import split_lines
-        from migrator.textrules._shellparse import split
-
-        split(split_lines(text, "shell"), 1, data, data)
-    elif kind == "yaml":
-        from migrator.textrules.yaml import text_regions
-
-        data, embedded = text_regions(text)
-    elif kind == "toml":
-        from migrator.textrules.toml import inside_multiline_strings
-
-        data = inside_multiline_strings(text)
-    elif kind == "dockerfile":
-        from migrator.textrules.dockerfile import instructions
-
-        from migrator.lines import split_lines
-
-        for ins in instructions(split_lines(text, "shell")):
-            embedded.update(range(ins.first + 1, ins.last + 1))
-            if ins.keyword in ("RUN", "CMD", "ENTRYPOINT"):
-                embedded.add(ins.first)
-    elif kind == "makefile":
-        embedded = {number for number, line in enumerate(lines, start=1) if line.startswith("\t")}
-    return data, embedded
-
-
 def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
-         kind: str | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
+         regions: Callable[[str], tuple[set[int], set[int]]] | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
     """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
-    lines split as ``reader`` splits them (``migrator.lines.split_lines``). ``kind``: the
-    text-rule module reading the file, which says where its data and embedded languages
-    are (``_regions``): ``ignore-file`` counts only in a top-level comment."""
+    lines split as ``reader`` splits them (``migrator.lines.split_lines``). ``regions``: the
+    file's text rule saying which lines are data (no comment there) and which an embedded
+    language (a line directive counts, ``ignore-file`` does not: it counts only in a
+    top-level comment)."""
     if "dflash-migrate:" not in text:
         return [], []
     lines = _lines(text, reader)
-    data, embedded = _regions(text, kind, lines) if syntax != "python" else (set(), set())
+    data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
     for number, column, comment in _comments(text, syntax, reader):
@@ -220,14 +186,14 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
-    reader: str = "python", kind: str | None = None,
+    reader: str = "python", regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax, reader, kind)
+    directives, malformed = scan(text, syntax, reader, regions)
     if errors is not None:
         errors.extend(malformed)
     if not directives:

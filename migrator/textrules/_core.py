@@ -245,7 +245,15 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
     return edits, fixes, todos
 
 
-def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser) -> FileResult:
+Regions = Callable[[str], "tuple[set[int], set[int]]"]
+Guard = Callable[[str, str, str], "str | None"]
+
+
+def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser, *,
+        guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
+    """The handler driver (module docstring). ``guard``: the module's text-fix check
+    (``migrator.textrules._guard``), run on the fixed text before it is kept; ``regions``:
+    where the file's data and embedded languages are, for suppressions."""
     from migrator.suppressions import filter_findings
 
     try:
@@ -267,27 +275,19 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     from migrator.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
-    kind = module_for(path)
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed, rule.reader,
-                                               "makefile" if kind == "fallback" and _is_makefile(path) else kind)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
         result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     if getattr(options, "mode", "lint") != "lint":
         unsafe = bool(getattr(options, "unsafe_fixes", False))
-        kept, new_text, fixes, todos, result.refused = guarded(rule.name, path, text, kept, unsafe, rule.reader)
+        kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
         result.findings = sorted(kept, key=Finding.sort_key)
         if new_text is not None and new_text != text:
             result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
             result.fixes_applied, result.todos_added = fixes, todos
     return result
-
-
-def _is_makefile(path: str) -> bool:
-    from migrator.textrules.fallback import is_makefile
-
-    return is_makefile(path)
 
 
 def applied(fix: Fix | None, unsafe: bool) -> bool:
@@ -303,7 +303,7 @@ def refused(finding: Finding, reason: str) -> Finding:
     return finding._replace(fix=Fix("manual", (InsertComment(anchors[0] if anchors else finding.line, comment),)))
 
 
-def guarded(module: str, path: str, text: str, findings: list[Finding], unsafe: bool,
+def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], unsafe: bool,
             reader: str = "python") -> tuple[list[Finding], str | None, int, int, int]:
     """(findings, fixed text, fixes, TODOs, fixes refused): the fixes applied when the
     text-fix guard (``migrator.textrules._guard``) accepts their result, compared with the
@@ -311,14 +311,14 @@ def guarded(module: str, path: str, text: str, findings: list[Finding], unsafe: 
     in a file with few fixes, else all of them) become TODOs saying why."""
     edits, fixes, todos = chosen_edits(findings, unsafe)
     new_text = apply_edits(text, edits, reader)
-    if new_text == text or not fixes:
+    if new_text == text or not fixes or guard is None:
         return findings, new_text, fixes, todos, 0
     from migrator.textrules._guard import verdict
 
     def check(chosen: list[Finding]) -> tuple[str | None, str]:
         after = apply_edits(text, chosen_edits(chosen, unsafe)[0], reader)
         before = apply_edits(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
-        return verdict(module, path, before, after), after
+        return verdict(guard, path, before, after), after
 
     reason, new_text = check(findings)
     if reason is None:

@@ -1,8 +1,9 @@
 """The text-fix guard: a fix of a non-Python file is written only when the fixed text still
 parses the way the file's own reader parses it (``migrator.guard`` does this for Python).
 
-:func:`verdict` compares the text before and after the fixes and returns why the result
-may not be written, or None:
+Each text-rule module hands its check (``guard(path, before, after) -> reason or None``)
+to :func:`migrator.textrules._core.run`, built from the parsers here (this module imports
+no rule module); :func:`verdict` runs it and returns why the result may not be written:
 
 * shell scripts (by suffix, and ``sh``/``bash`` shebangs): ``bash -n`` with an empty
   environment and no start-up files, on stdin, with a timeout; a ``zsh``/``ksh`` script, or
@@ -24,7 +25,6 @@ TODO that says so (``migrator.textrules._core.run``). Only fixing modes run the 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -32,23 +32,25 @@ import subprocess
 
 from migrator import catalog
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 TIMEOUT_S = 20
 _SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(\w+)")
 _NO_BASH = ("zsh", "ksh", "mksh", "csh", "tcsh", "fish")
-_DOCKER_KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY",
-                              "ENTRYPOINT", "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL",
-                              "HEALTHCHECK", "SHELL"})
-_HEREDOC_OPEN = re.compile(r"<<-?\s*[\"']?([A-Za-z_]\w*)")
 
 
 class Unchecked(Exception):
     """No parser can check this text (no bash here, a zsh script, a parser timed out)."""
 
 
-def verdict(module: str, path: str, before: str, after: str) -> str | None:
-    """Why ``after`` (the fixed text of ``path``, read by text-rule ``module``) may not be
-    written, or None. Never raises."""
-    check = _CHECKS.get(module)
+Check = "Callable[[str, str, str], str | None]"
+
+
+def verdict(check: Check | None, path: str, before: str, after: str) -> str | None:
+    """Why ``after`` (the fixed text of ``path``) may not be written, by ``check``, or None.
+    Never raises."""
     if check is None or before == after:
         return None
     try:
@@ -59,7 +61,7 @@ def verdict(module: str, path: str, before: str, after: str) -> str | None:
         return "the file is too deeply nested to check the fix"
 
 
-def _compare(what: str, before_error: str | None, after_error: str | None) -> str | None:
+def compare(what: str, before_error: str | None, after_error: str | None) -> str | None:
     if before_error is not None:
         return f"the original {what} does not parse ({before_error}), so the fix cannot be checked"
     if after_error is not None:
@@ -97,52 +99,16 @@ def _dialect(path: str, text: str) -> str:
     return shebang.group(1) if shebang and shebang.group(1) in _NO_BASH else "bash"
 
 
-def _shell(path: str, before: str, after: str) -> str | None:
+def shell(path: str, before: str, after: str) -> str | None:
+    """The check of a shell script (by its suffix or shebang: bash, else no parser)."""
     dialect = _dialect(path, before)
     if dialect != "bash":
         raise Unchecked(f"no parser for {dialect} scripts here")
-    return _compare("script", bash_error(before), bash_error(after))
+    return compare("script", bash_error(before), bash_error(after))
 
 
-def _script(before: str, after: str, what: str = "script") -> str | None:
-    return _compare(what, bash_error(before), bash_error(after))
-
-
-# ---- Dockerfile -----------------------------------------------------------------------
-
-
-def _docker_problems(text: str) -> str | None:
-    from migrator.textrules import dockerfile
-
-    lines = dockerfile._core.split_lines(text, "shell")
-    scripts: list[str] = []
-    heredoc: str | None = None
-    for ins in dockerfile.instructions(lines):
-        if heredoc is not None:
-            if any(line.strip() == heredoc for line in lines[ins.first - 1:ins.last]):
-                heredoc = None
-            continue
-        if ins.keyword not in _DOCKER_KEYWORDS:
-            return f"line {ins.first}: unknown instruction {ins.keyword}"
-        body = "\n".join(ins.masked).strip()
-        if opened := _HEREDOC_OPEN.search(body):
-            heredoc = opened.group(1)
-            continue
-        if ins.keyword not in ("RUN", "CMD", "ENTRYPOINT"):
-            continue
-        if body.startswith("["):
-            try:
-                json.loads(body.replace("\\\n", ""))
-            except ValueError:
-                scripts.append(body)  # not an exec form: Docker runs it as a shell command
-            continue
-        scripts.append("\n".join(ins.masked))
-    error = bash_error("\n".join(scripts) + "\n") if scripts else None
-    return None if error is None else f"shell of RUN/CMD/ENTRYPOINT: {error}"
-
-
-def _dockerfile(path: str, before: str, after: str) -> str | None:
-    return _compare("Dockerfile", _docker_problems(before), _docker_problems(after))
+def script(before: str, after: str, what: str = "script") -> str | None:
+    return compare(what, bash_error(before), bash_error(after))
 
 
 # ---- YAML and TOML: same data except what the fixes touch -------------------------------
@@ -152,7 +118,7 @@ def _edited_string(text: str) -> bool:
     return catalog.ENV_SPEC_V2 in text or "sglang" in text or "--" in text
 
 
-def _same(old: object, new: object, where: str = "") -> str | None:
+def same(old: object, new: object, where: str = "") -> str | None:
     """Where ``new`` differs from ``old`` beyond what the rules do: remove settings of the
     variable, add the flag, edit strings that hold the variable or a launch."""
     if isinstance(old, dict) and isinstance(new, dict):
@@ -163,7 +129,7 @@ def _same(old: object, new: object, where: str = "") -> str | None:
             if key not in new:
                 if catalog.ENV_SPEC_V2 not in repr(key):
                     return f"{where}/{key} disappears"
-            elif (problem := _same(value, new[key], f"{where}/{key}")) is not None:
+            elif (problem := same(value, new[key], f"{where}/{key}")) is not None:
                 return problem
         return None
     if isinstance(old, list) and isinstance(new, list):
@@ -174,13 +140,13 @@ def _same(old: object, new: object, where: str = "") -> str | None:
             if j < len(new) and new[j] == flag and item != flag:
                 j += 1
             if drops > 0 and catalog.ENV_SPEC_V2 in repr(item) and (
-                    j >= len(new) or _same(item, new[j]) is not None
-                    or (index + 1 < len(old) and _same(old[index + 1], new[j]) is None)):
+                    j >= len(new) or same(item, new[j]) is not None
+                    or (index + 1 < len(old) and same(old[index + 1], new[j]) is None)):
                 drops -= 1
                 continue
             if j >= len(new):
                 return f"{where}[{index}] disappears"
-            if (problem := _same(item, new[j], f"{where}[{index}]")) is not None:
+            if (problem := same(item, new[j], f"{where}[{index}]")) is not None:
                 return problem
             j += 1
         if any(extra != catalog.DISABLE_OVERLAP_FLAG for extra in new[j:]):
@@ -191,7 +157,7 @@ def _same(old: object, new: object, where: str = "") -> str | None:
     if old != new and not (isinstance(old, str) and _edited_string(old)):
         return f"{where} changes"
     if isinstance(old, str) and old != new and "\n" in old.strip() and shutil.which("bash"):
-        problem = _script(old, new, f"script at {where}")
+        problem = script(old, new, f"script at {where}")
         if problem is not None and not problem.startswith("the original"):
             return problem
     return None
@@ -207,15 +173,15 @@ def _yaml_load(text: str) -> tuple[list[object] | None, str | None]:
         return None, " ".join(str(error).split())
 
 
-def _yaml(path: str, before: str, after: str) -> str | None:
+def yaml(path: str, before: str, after: str) -> str | None:
     old, old_error = _yaml_load(before)
     new, new_error = _yaml_load(after)
-    if (problem := _compare("YAML", old_error, new_error)) is not None:
+    if (problem := compare("YAML", old_error, new_error)) is not None:
         return problem
     if len(old) != len(new):
         return "the fixed YAML would have another number of documents"
     for index, (a, b) in enumerate(zip(old, new)):
-        if (difference := _same(a, b, f"document {index + 1}")) is not None:
+        if (difference := same(a, b, f"document {index + 1}")) is not None:
             return f"the fixed YAML would change its structure: {difference}"
     return None
 
@@ -231,106 +197,19 @@ def _toml_load(text: str) -> tuple[dict | None, str | None]:
         return None, str(error)
 
 
-def _toml(path: str, before: str, after: str) -> str | None:
+def toml(path: str, before: str, after: str) -> str | None:
     old, old_error = _toml_load(before)
     new, new_error = _toml_load(after)
-    if (problem := _compare("TOML", old_error, new_error)) is not None:
+    if (problem := compare("TOML", old_error, new_error)) is not None:
         return problem
-    difference = _same(old, new)
+    difference = same(old, new)
     return None if difference is None else f"the fixed TOML would change its structure: {difference}"
 
 
-# ---- Markdown and notebooks -------------------------------------------------------------
-
-
-def _fences(text: str) -> list[tuple[str, str]]:
-    """(language, body) of each fenced block, as the Markdown rule finds them."""
-    from migrator.textrules import markdown
-
-    lines = [line.rstrip("\r\n") for line in markdown._core.split_lines(text, "markdown")]
-    out = []
-    for lang, body in markdown.fences(lines):
-        out.append((lang, "\n".join(lines[k] for k in body) + "\n"))
-    return out
-
-
-def _markdown(path: str, before: str, after: str) -> str | None:
-    from migrator.textrules import markdown
-
-    old, new = _fences(before), _fences(after)
-    if len(old) != len(new):
-        return "the fixed Markdown would have another number of code blocks"
-    for (lang, a), (_, b) in zip(old, new):
-        if a == b:
-            continue
-        module = markdown.module_of(lang)
-        check = _CHECKS.get(module) if module else None
-        if check is not None and (problem := check(f"block.{lang}", markdown.unprompted(lang, a),
-                                                   markdown.unprompted(lang, b))) is not None:
-            return f"in a `{lang}` block: {problem}"
-    return None
-
-
-def _cells(text: str) -> list[tuple[str, str]]:
-    data = json.loads(text)
-    cells = data.get("cells", []) if isinstance(data, dict) else []
-    out = []
-    for cell in cells:
-        source = cell.get("source", "")
-        out.append((cell.get("cell_type", ""), "".join(source) if isinstance(source, list) else str(source)))
-    return out
-
-
-def _notebook(path: str, before: str, after: str) -> str | None:
-    from migrator.textrules import notebook
-
-    try:
-        old = _cells(before)
-    except ValueError as error:
-        return f"the original notebook is not JSON ({error}), so the fix cannot be checked"
-    try:
-        new = _cells(after)
-    except ValueError as error:
-        return f"the fixed notebook would not be JSON ({error})"
-    if len(old) != len(new):
-        return "the fixed notebook would have another number of cells"
-    for index, ((kind, a), (_, b)) in enumerate(zip(old, new), start=1):
-        if a == b:
-            continue
-        if kind == "markdown":
-            problem = _markdown(path, a, b)
-        elif kind == "code":
-            shell_a, python_a = notebook.split_cell(a)
-            shell_b, python_b = notebook.split_cell(b)
-            problem = _script(shell_a, shell_b, "shell of the cell") if shell_a != shell_b else None
-            if problem is None and python_a != python_b:
-                problem = _compare("cell", _compile_error(python_a), _compile_error(python_b))
-        else:
-            problem = None
-        if problem is not None:
-            return f"cell {index}: {problem}"
-    return None
-
-
-def _compile_error(source: str) -> str | None:
+def compile_error(source: str) -> str | None:
+    """Why Python ``source`` does not compile, or None."""
     try:
         compile(source, "<cell>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as error:
         return f"{type(error).__name__}: {error}"
     return None
-
-
-def _makefile(path: str, before: str, after: str) -> str | None:
-    from migrator.textrules import fallback
-
-    if not fallback.is_makefile(path):
-        return None  # other text files get no fixes
-
-    def recipes(text: str) -> str:
-        return "".join("\n".join(group) + "\n" for _, group in fallback.recipe_lines(text.split("\n")))
-
-    return _script(recipes(before), recipes(after), "Makefile recipe")
-
-
-_CHECKS = {"fallback": _makefile, "shell": _shell, "dockerfile": _dockerfile, "yaml": _yaml, "toml": _toml, "markdown": _markdown,
-           "notebook": _notebook}

@@ -14,12 +14,13 @@ same build stage, in shell form (`` --disable-overlap-schedule``) or exec form
 from __future__ import annotations
 
 import bisect
+import json
 import re
 from dataclasses import dataclass
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Span
-from migrator.textrules import _core, shell
+from migrator.textrules import _core, _guard, shell
 from migrator.textrules._shellparse import split
 
 _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
@@ -145,8 +146,59 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return found
 
 
+_KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT",
+                       "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"})
+_HEREDOC_OPEN = re.compile(r"<<-?\s*[\"']?([A-Za-z_]\w*)")
+
+
+def _problems(text: str) -> str | None:
+    """Why Docker would not read ``text``: an unknown instruction, or shell that ``bash -n``
+    rejects in a shell-form ``RUN``/``CMD``/``ENTRYPOINT`` (here-documents skipped)."""
+    lines = _core.split_lines(text, "shell")
+    scripts: list[str] = []
+    heredoc: str | None = None
+    for ins in instructions(lines):
+        if heredoc is not None:
+            if any(line.strip() == heredoc for line in lines[ins.first - 1:ins.last]):
+                heredoc = None
+            continue
+        if ins.keyword not in _KEYWORDS:
+            return f"line {ins.first}: unknown instruction {ins.keyword}"
+        body = "\n".join(ins.masked).strip()
+        if opened := _HEREDOC_OPEN.search(body):
+            heredoc = opened.group(1)
+            continue
+        if ins.keyword not in ("RUN", "CMD", "ENTRYPOINT"):
+            continue
+        if body.startswith("["):
+            try:
+                json.loads(body.replace("\\\n", ""))
+            except ValueError:
+                scripts.append(body)  # not an exec form: Docker runs it as a shell command
+            continue
+        scripts.append("\n".join(ins.masked))
+    error = _guard.bash_error("\n".join(scripts) + "\n") if scripts else None
+    return None if error is None else f"shell of RUN/CMD/ENTRYPOINT: {error}"
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of a Dockerfile (``migrator.textrules._guard``)."""
+    return _guard.compare("Dockerfile", _problems(before), _problems(after))
+
+
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(no data lines, lines of instructions continued over lines or running shell): where
+    a comment is the embedded shell's, not the Dockerfile's (``migrator.suppressions``)."""
+    embedded: set[int] = set()
+    for ins in instructions(_core.split_lines(text, "shell")):
+        embedded.update(range(ins.first + 1, ins.last + 1))
+        if ins.keyword in ("RUN", "CMD", "ENTRYPOINT"):
+            embedded.add(ins.first)
+    return set(), embedded
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
 
 
 RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

@@ -17,7 +17,8 @@ import os
 
 from migrator import catalog
 from migrator.model import FileResult, Finding
-from migrator.textrules import _core, mentions
+from migrator.textrules import _core, _guard, mentions
+from migrator.textrules.filetypes import is_makefile
 
 #: File suffix (or whole lower-case name) -> comment style of ``mentions.STYLES``.
 COMMENT_STYLES: dict[str, str] = {
@@ -43,11 +44,6 @@ def style_for(path: str) -> str | None:
     if name.startswith("makefile") or name.endswith("requirements.txt"):
         return "hash"
     return COMMENT_STYLES.get(os.path.splitext(name)[1])
-
-
-def is_makefile(path: str) -> bool:
-    name = os.path.basename(path).lower()
-    return name.startswith(("makefile", "gnumakefile")) or name.endswith((".mk", ".make"))
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
@@ -112,7 +108,22 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
         data.decode("utf-8")
     except UnicodeDecodeError:
         return FileResult(path)
+    if is_makefile(path):
+        return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
     return _core.run(path, data, options, RULE, analyze, python)
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of a Makefile: its recipe lines pass ``bash -n``."""
+    def recipes(text: str) -> str:
+        return "".join("\n".join(group) + "\n" for _, group in recipe_lines(text.split("\n")))
+
+    return _guard.script(recipes(before), recipes(after), "Makefile recipe")
+
+
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(no data lines, the recipe lines: their comments are shell comments)."""
+    return set(), {number for number, line in enumerate(text.split("\n"), start=1) if line.startswith("\t")}
 
 
 RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",), reader="shell")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from migrator import catalog
 from migrator.model import Finding, Fix, InsertComment, Span
-from migrator.textrules import _core, dockerfile, dotenv, mentions, shell, toml, yaml
+from migrator.textrules import _core, _guard, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
@@ -145,8 +145,30 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     return out
 
 
+_GUARDS = {"shell": _guard.shell, "dockerfile": dockerfile.guard, "yaml": _guard.yaml, "toml": _guard.toml}
+
+
+def _fences(text: str) -> list[tuple[str, str]]:
+    lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "markdown")]
+    return [(lang, "\n".join(lines[k] for k in body) + "\n") for lang, body in fences(lines)]
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of Markdown: each edited fenced block passes the check of
+    its language (``migrator.textrules._guard``)."""
+    old, new = _fences(before), _fences(after)
+    if len(old) != len(new):
+        return "the fixed Markdown would have another number of code blocks"
+    for (lang, a), (_, b) in zip(old, new):
+        check = _GUARDS.get(_MODULES.get(lang, ""))
+        if a != b and check is not None and (problem := check(f"block.{lang}", unprompted(lang, a),
+                                                              unprompted(lang, b))) is not None:
+            return f"in a `{lang}` block: {problem}"
+    return None
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=guard)
 
 
 RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text")),

@@ -200,7 +200,7 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     unsafe = bool(getattr(options, "unsafe_fixes", False))
     if getattr(options, "mode", "lint") != "lint":
         out = _rewrite(edited, text, unsafe, result)
-        reason = None if out is None else _guard.verdict("notebook", path, text, out)
+        reason = None if out is None else _guard.verdict(guard, path, text, out)
         if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
             edited = [(cell, source, [_core.refused(f, reason) if _core.applied(f.fix, unsafe) else f for f in found],
                        None) for cell, source, found, _ in edited]
@@ -212,6 +212,41 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
         result.findings += [_to_file(f, cell, text, starts, source) for f in found]
     result.findings.sort(key=Finding.sort_key)
     return result
+
+
+def _cells(text: str) -> list[tuple[str, str]]:
+    data = json.loads(text)
+    cells = data.get("cells", []) if isinstance(data, dict) else []
+    return [(cell.get("cell_type", ""), "".join(source) if isinstance(source := cell.get("source", ""), list)
+             else str(source)) for cell in cells if isinstance(cell, dict)]
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of a notebook: JSON with the same cells; each edited code
+    cell still compiles (magics masked) and its shell passes ``bash -n``; each edited
+    Markdown cell passes the Markdown check."""
+    try:
+        old = _cells(before)
+    except ValueError as error:
+        return f"the original notebook is not JSON ({error}), so the fix cannot be checked"
+    try:
+        new = _cells(after)
+    except ValueError as error:
+        return f"the fixed notebook would not be JSON ({error})"
+    if len(old) != len(new):
+        return "the fixed notebook would have another number of cells"
+    for index, ((kind, a), (_, b)) in enumerate(zip(old, new), start=1):
+        problem = None
+        if a != b and kind == "markdown":
+            problem = markdown.guard(path, a, b)
+        elif a != b and kind == "code":
+            (shell_a, python_a), (shell_b, python_b) = split_cell(a), split_cell(b)
+            problem = _guard.script(shell_a, shell_b, "shell of the cell") if shell_a != shell_b else None
+            if problem is None and python_a != python_b:
+                problem = _guard.compare("cell", _guard.compile_error(python_a), _guard.compile_error(python_b))
+        if problem is not None:
+            return f"cell {index}: {problem}"
+    return None
 
 
 def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str | None:

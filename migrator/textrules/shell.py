@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from migrator import catalog
 from migrator.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
-from migrator.textrules import _core
+from migrator.textrules import _core, _guard
 from migrator.textrules._shellparse import Command, Word, split
 
 _ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
@@ -395,8 +395,16 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return findings
 
 
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(lines of here-documents and of strings over several lines: data, no comments; no
+    embedded language) for ``migrator.suppressions``."""
+    data: set[int] = set()
+    split(_core.split_lines(text, "shell"), 1, data, data)
+    return data, set()
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.shell, regions=regions)
 
 
 RULE = _core.TextRule("shell", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

@@ -14,7 +14,7 @@ import re
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.textrules import _core
+from migrator.textrules import _core, _guard
 from migrator.textrules.dotenv import unquote
 
 _KEY = re.compile(rf"""^\s*(["']?)({re.escape(_core.ENV)})\1\s*=\s*(.*?)\s*$""")
@@ -91,8 +91,13 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(lines inside multi-line strings: data, no comments; no embedded language)."""
+    return inside_multiline_strings(text), set()
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.toml, regions=regions)
 
 
 RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

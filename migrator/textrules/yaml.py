@@ -25,7 +25,7 @@ import re
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.textrules import _core, shell
+from migrator.textrules import _core, _guard, shell
 from migrator.textrules._shellparse import split
 
 E = re.escape(_core.ENV)
@@ -306,7 +306,7 @@ def _script(path: str, index: _Lines, key: int, last: int, ctx: _core.Ctx) -> li
 
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.yaml, regions=text_regions)
 
 
 RULE = _core.TextRule("yaml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
