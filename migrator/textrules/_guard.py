@@ -29,12 +29,9 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 
 from migrator import catalog
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from collections.abc import Callable
 
 TIMEOUT_S = 20
 _SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?(\w+)")
@@ -45,7 +42,7 @@ class Unchecked(Exception):
     """No parser can check this text (no bash here, a zsh script, a parser timed out)."""
 
 
-Check = "Callable[[str, str, str], str | None]"
+Check = Callable[[str, str, str], "str | None"]
 
 
 def verdict(check: Check | None, path: str, before: str, after: str) -> str | None:
