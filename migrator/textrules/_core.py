@@ -299,7 +299,7 @@ def refused(finding: Finding, reason: str) -> Finding:
     the line its TODO would go (``fallback``), else above the finding's line."""
     anchors = [e.line for e in finding.fix.fallback if isinstance(e, InsertComment)]
     entry = catalog.get(finding.code)
-    comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {reason}")
+    comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {' '.join(reason.split())}")
     return finding._replace(fix=Fix("manual", (InsertComment(anchors[0] if anchors else finding.line, comment),)))
 
 
