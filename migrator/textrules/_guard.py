@@ -153,7 +153,7 @@ def same(old: object, new: object, where: str = "") -> str | None:
         return f"{where or 'the document'} turns from {type(old).__name__} into {type(new).__name__}"
     if old != new and not (isinstance(old, str) and _edited_string(old)):
         return f"{where} changes"
-    if isinstance(old, str) and old != new and "\n" in old.strip() and shutil.which("bash"):
+    if isinstance(old, str) and old != new and shutil.which("bash"):  # a script (``run:``, ``cmd =``) stays one
         problem = script(old, new, f"script at {where}")
         if problem is not None and not problem.startswith("the original"):
             return problem
