@@ -7,6 +7,7 @@ One script, run from anywhere (it finds the repository from its own path)::
     python benchmarks/run.py                       # sglang 0.5.13 tree, best of 3
     python benchmarks/run.py --replicas 1,10       # plus the x10 scale run
     python benchmarks/run.py --only lint,ruff --repeat 5
+    python benchmarks/run.py --only textscale      # text rules: 10,000 vs 40,000 settings per file
 
 What it does, in one run:
 
@@ -20,6 +21,8 @@ What it does, in one run:
    the same job count), ``lint`` (``dflash-migrate lint``), ``check`` (``dflash-migrate
    --check``), ``fix`` (a full rewrite, on a fresh copy each time), and ``startup``
    (``dflash-migrate --version`` and ``--check`` over a few hundred files without matches);
+   ``textscale`` (not run unless asked for: ``lint`` of one shell, YAML and Markdown file with
+   ``TEXT_SETTINGS`` settings and with four times as many, and the 4x/1x time ratio);
 4. prints a table (wall time, files/s, peak memory, ratios against ruff and against the
    libcst pass), a finding count per tool, the targets of issue 5 met or not, and writes
    everything as JSON (default ``benchmarks/results/<date>.json``).
@@ -61,7 +64,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup", "reexport")
+MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup", "reexport", "textscale")
 
 
 # ---- helper modes (run as children of the benchmark) ---------------------------------
@@ -341,6 +344,34 @@ def build_reexport_tree(source: Path, dest: Path) -> int:
     return REEXPORT_MODULES + 3
 
 
+#: The ``textscale`` measurement: one file per text-rule type holding this many settings of
+#: the V1 variable (1x), and four times as many (4x, still under the 2 MiB a file may have);
+#: linear rules take about 4x the time.
+TEXT_SETTINGS = 10_000
+_ENV = "SGLANG_ENABLE_SPEC_V2"
+TEXT_FILES = {
+    "shell": ("run.sh", lambda n: "".join(f"export {_ENV}=1\necho step {i}\n" for i in range(n))
+              + "python3 -m sglang.launch_server\n"),
+    "yaml": ("compose.yaml", lambda n: "services:\n  server:\n    command: python3 -m sglang.launch_server\n"
+             "    environment:\n" + f"      - {_ENV}=1\n" * n),
+    "markdown": ("notes.md", lambda n: f"Set `{_ENV}=0` here.\n" * n),
+}
+
+
+def build_text_scale_trees(workdir: Path) -> dict[tuple[str, int], Path]:
+    """A folder holding one generated file per (type, scale), scale 1 or 4 (cached)."""
+    trees = {}
+    for kind, (name, make) in TEXT_FILES.items():
+        for scale in (1, 4):
+            tree = workdir / "text-scale" / f"{kind}-{scale}x"
+            text = make(TEXT_SETTINGS * scale)
+            if not (tree / name).exists() or (tree / name).read_text() != text:
+                tree.mkdir(parents=True, exist_ok=True)
+                (tree / name).write_text(text)
+            trees[(kind, scale)] = tree
+    return trees
+
+
 GIT = ["git", "-c", "user.name=bench", "-c", "user.email=bench@localhost", "-c", "commit.gpgsign=false"]
 
 
@@ -592,7 +623,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--startup-repeat", type=int, default=10, help="runs of each startup measurement (default 10)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                         help="process count for the libcst pass and dflash-migrate (default: cpu count)")
-    parser.add_argument("--only", default=",".join(MEASUREMENTS),
+    parser.add_argument("--only", default=",".join(m for m in MEASUREMENTS if m != "textscale"),
                         help=f"comma-separated subset of {','.join(MEASUREMENTS)}")
     parser.add_argument("--json", dest="json_out", type=Path, default=None,
                         help="results file (default benchmarks/results/<date>.json)")
@@ -698,6 +729,10 @@ def main(argv: list[str] | None = None) -> int:
             build_reexport_tree(source, reexport_tree)
             specs.append(Spec("lint (renamed re-exports)", [*dfm, "lint", *lint_jobs_flag, reexport_tree], args.repeat,
                               ok_rcs=(0, 1), files=len(_py_files(reexport_tree)), env=env, cwd=workdir))
+        if "textscale" in only and smallest and dfm_supports(dfm, env, "lint"):
+            for (kind, scale), text_tree in build_text_scale_trees(workdir).items():
+                specs.append(Spec(f"lint text {kind} {scale}x ({TEXT_SETTINGS * scale} settings)",
+                                  [*dfm, "lint", text_tree], args.repeat, ok_rcs=(0, 1), files=1, env=env, cwd=workdir))
         if have_check and "check" in only:
             specs.append(Spec("dflash-migrate --check", [*dfm, "--check", *jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
@@ -713,6 +748,12 @@ def main(argv: list[str] | None = None) -> int:
                               files=py_files))
 
         results = run_interleaved(specs)
+        text_times = {r["name"]: r["wall_s"] for r in results if r["name"].startswith("lint text ")}
+        for kind in TEXT_FILES:
+            one = next((t for n, t in text_times.items() if n.startswith(f"lint text {kind} 1x")), None)
+            four = next((t for n, t in text_times.items() if n.startswith(f"lint text {kind} 4x")), None)
+            if one and four:
+                print(f"text-rule scaling, {kind}: 1x {one:.2f} s, 4x {four:.2f} s: {four / one:.2f}x for 4x the lines")
         for r in results:
             out_text = r.get("_last_stdout", "")
             if r["name"] == "ruff TID251":

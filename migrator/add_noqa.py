@@ -159,7 +159,15 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data, set()
-    lines = text.splitlines(keepends=True)
+    from importlib import import_module
+
+    from .lines import split_lines
+
+    try:
+        reader = import_module(f"migrator.textrules.{kind}").RULE.reader  # where the file's reader ends lines
+    except ImportError:
+        reader = "python"
+    lines = split_lines(text, reader)
     newline = "\r\n" if "\r\n" in text else "\n"
     done: set[int] = set()
     for number in sorted(wanted, reverse=True):  # bottom up: earlier line numbers stay valid

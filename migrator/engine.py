@@ -283,6 +283,10 @@ def _guarded(result: FileResult, data: bytes, source: str, findings: list[Findin
                           options.target_version, options.unsafe_fixes, module_name,
                           Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
     result.findings = settled
+    from .textrules._core import applied
+
+    result.refused = (sum(applied(f.fix, options.unsafe_fixes) for f in findings)
+                      - sum(applied(f.fix, options.unsafe_fixes) for f in settled))
     return settled, new
 
 
@@ -742,6 +746,7 @@ def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
         files_changed=sum(1 for r in results if r.changed),
         fixes_applied=sum(r.fixes_applied for r in results if r.changed),
         todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),
+        fixes_refused=sum(r.refused for r in results),
         files_with_errors=sum(1 for r in results if r.error is not None),
         findings=sum(len(r.findings) for r in results),
         suppressed=sum(r.suppressed for r in results),

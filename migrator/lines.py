@@ -5,6 +5,13 @@ trailing comment out of a line (:func:`strip_comment`).
 Unicode line separators, which Python source treats as ordinary characters; using it
 would shift line numbers and columns on such files. Only ``\\r\\n``, ``\\r`` and ``\\n``
 end a line here.
+
+Other readers end lines elsewhere, and a text rule must split a file where the program
+that reads it does (``split_lines(text, reader)``, the one helper every text rule uses):
+bash (also Dockerfiles, Makefiles, TOML) only at ``\\n``, so a form feed or a lone CR is
+an ordinary character inside a command; YAML as PyYAML does (``\\r\\n``, ``\\r``, ``\\n``,
+NEL, LS, PS); Markdown (CommonMark) like Python. Text embedded in another file (a YAML
+``run: |`` script, a Markdown fence) is split by its container first.
 """
 
 from __future__ import annotations
@@ -12,11 +19,18 @@ from __future__ import annotations
 import re
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_YAML_LINE = re.compile("[^\r\n\x85\u2028\u2029]*(?:\r\n|[\r\n\x85\u2028\u2029])|[^\r\n\x85\u2028\u2029]+$")
+_YAML_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+#: Which lines each reader sees: "python" (also Markdown), "shell" (LF only), "yaml".
+READERS = ("python", "markdown", "shell", "yaml")
 
 
-def split_lines(text: str) -> list[str]:
-    """Lines with their endings kept; ``"".join(split_lines(t)) == t``."""
-    if "\r" in text:
+def split_lines(text: str, reader: str = "python") -> list[str]:
+    """Lines with their endings kept, as ``reader`` (one of ``READERS``) ends them;
+    ``"".join(split_lines(t, reader)) == t``."""
+    if reader == "yaml" and any(ch in text for ch in _YAML_BREAKS):
+        return _YAML_LINE.findall(text)
+    if "\r" in text and reader in ("python", "markdown"):
         return _LINE.findall(text)
     lines = text.split("\n")  # ~10x faster than the pattern on the usual LF-only source
     last = lines.pop()

@@ -205,7 +205,7 @@ class FileResult:
     """What happened to one file (mutable: the engine fills it in as it goes)."""
 
     __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
-                 "unused_suppressions", "written", "module", "original")
+                 "unused_suppressions", "written", "module", "original", "refused")
 
     def __init__(
         self,
@@ -231,6 +231,8 @@ class FileResult:
         #: Suppression comments that suppressed nothing: (line, codes).
         self.unused_suppressions: list[tuple[int, tuple[str, ...]]] = unused_suppressions if unused_suppressions is not None else []
         self.written = written
+        #: Fixes the write guard (``migrator.guard``, ``migrator.textrules._guard``) turned into TODOs.
+        self.refused = 0
         #: The module's summary for the fork index (``migrator.forkindex``), while a run needs it.
         self.module = None
         #: The bytes the new bytes were made from, until they are written.
@@ -252,6 +254,8 @@ class RunSummary(NamedTuple):
     files_changed: int = 0
     fixes_applied: int = 0
     todos_left: int = 0
+    #: Fixes the write guard refused (left as TODOs saying why).
+    fixes_refused: int = 0
     files_with_errors: int = 0
     findings: int = 0
     suppressed: int = 0

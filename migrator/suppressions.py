@@ -6,14 +6,24 @@ Forms (codes are optional, comma-separated)::
     # dflash-migrate: ignore[DFM101, DFM105]         <- a comment on its own line: the next line
     # dflash-migrate: ignore-file[DFM201]            <- anywhere in the file: the whole file
 
-A directive counts only inside a real comment of the file's own syntax (``syntax``):
-Python comments as ``tokenize`` sees them (never a string literal); ``#`` comments of
-shell, YAML, TOML, Dockerfiles and ``.env`` files (a ``#`` at a word start, outside
-quotes: not ``http://x/#dflash-migrate:...``); in Markdown an HTML comment
-``<!-- dflash-migrate: ... -->`` or a ``#`` comment inside a fenced code block (never
-prose); ``//`` comments in JSON. The directive must start the comment (or a ``#`` part
-of it, as in ``# type: ignore  # dflash-migrate: ignore``), spelled exactly:
-``ignore-files`` or ``ignored`` are prose, not directives.
+A directive counts only inside a real comment (``syntax``): Python comments as
+``tokenize`` sees them (never a string literal); ``#`` comments of shell, YAML, TOML,
+Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quotes: not
+``http://x/#dflash-migrate:...``); in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
+in prose (never in a code span or an indented code block); ``//`` comments in JSON. Text
+that only shows a directive is data, where nothing counts: a shell here-document or a
+string over several lines, a YAML block scalar that is text, a TOML multi-line string.
+
+A line directive (``ignore``) also counts in a comment of a language embedded in the file
+that the rules read as such: a ``#`` comment in a Markdown fence of a shell/YAML/TOML/
+Dockerfile/Python block, in a YAML ``run: |`` (or other script key) block, in a Makefile
+recipe line, in a Dockerfile instruction continued over lines. ``ignore-file`` counts only
+in a top-level comment of the file's own syntax, never in those (``regions``, from the
+file's text rule).
+
+The directive must start the comment (or a ``#`` part of it, as in ``# type: ignore  #
+dflash-migrate: ignore``), spelled exactly: ``ignore-files`` or ``ignored`` are prose, not
+directives.
 
 A bare ``ignore`` / ``ignore-file`` (no brackets) suppresses every code; empty brackets
 (``ignore[]``, ``ignore[ ]``) or something that is not a rule code between them are an
@@ -25,7 +35,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator, Literal
+from typing import Callable, Iterator, Literal
 
 from migrator.model import Finding
 
@@ -82,42 +92,69 @@ def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[
 
 
 def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+    """HTML comments of prose (never in a code span or an indented code block), and ``#``
+    comments of fenced blocks in a language with them (their text starts ``#\\0``: an
+    embedded language, where ``ignore-file`` does not count)."""
     fence, language = "", ""
+    previous_blank = True
+    indented_code = False
     for number, line in enumerate(lines, start=1):
         opening = _FENCE.match(line)
         if fence:
             if line.lstrip().startswith(fence):
                 fence = ""
             elif language in _HASH_LANGS:
-                yield from _marker_comments([line], "#", number)
+                for at, column, comment in _marker_comments([line], "#", number):
+                    yield at, column, "#\0" + comment[1:]
             continue
         if opening:
             fence, language = opening.group(1), opening.group(2).lower()
             continue
-        for match in re.finditer(r"<!--(.*?)(?:-->|$)", line):
-            yield number, match.start(), "#" + match.group(1)
+        indented = line.startswith(("    ", "\t")) and bool(line.strip())
+        indented_code = indented and (previous_blank or indented_code)
+        previous_blank = not line.strip()
+        if indented_code:
+            continue
+        prose = re.sub(r"(`+)(.+?)\1", lambda m: " " * len(m.group(0)), line)  # code spans are text
+        for match in re.finditer(r"<!--(.*?)(?:-->|$)", prose):
+            yield number, match.start(), "#" + line[match.start(1):match.end(1)]
 
 
-def _comments(text: str, syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+def _lines(text: str, reader: str) -> list[str]:
+    from migrator.lines import split_lines
+
+    return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
+
+
+def _comments(text: str, syntax: Syntax, reader: str = "python") -> Iterator[tuple[int, int, str]]:
     """(line, column, text) of each comment; the text starts with the marker (``#`` for HTML)."""
     if syntax == "python":
         return _python_comments(text)
-    lines = text.splitlines()
+    lines = _lines(text, reader)
     if syntax == "markdown":
         return _markdown_comments(lines)
     return _marker_comments(lines, _MARKERS[syntax])
 
 
-def scan(text: str, syntax: Syntax = "hash") -> tuple[list[Directive], list[tuple[int, str]]]:
-    """(directives, malformed ones as ``(line, message)``) in the comments of ``text``."""
+def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
+         regions: Callable[[str], tuple[set[int], set[int]]] | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
+    """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
+    lines split as ``reader`` splits them (``migrator.lines.split_lines``). ``regions``: the
+    file's text rule saying which lines are data (no comment there) and which an embedded
+    language (a line directive counts, ``ignore-file`` does not: it counts only in a
+    top-level comment)."""
     if "dflash-migrate:" not in text:
         return [], []
-    lines = text.splitlines()
+    lines = _lines(text, reader)
+    data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    for number, column, comment in _comments(text, syntax):
-        if "dflash-migrate:" not in comment:
+    for number, column, comment in _comments(text, syntax, reader):
+        if "dflash-migrate:" not in comment or number in data:
             continue
+        if comment.startswith("#\0"):  # a comment of a Markdown fence: an embedded language
+            comment = "#" + comment[2:]
+            embedded.add(number)
         # Each ``#`` part (``# type: ignore  # dflash-migrate: ...``); a marker inside a word
         # (``https://x/#dflash-migrate:``) starts no part.
         for part in _PART.split(comment)[1:]:
@@ -134,6 +171,8 @@ def scan(text: str, syntax: Syntax = "hash") -> tuple[list[Directive], list[tupl
                                               "name the codes, e.g. ignore[DFM101], or drop the brackets"))
                     continue
                 codes = tuple(sorted(set(names)))
+            if match.group("kind") == "ignore-file" and number in embedded:
+                continue  # not a top-level comment of the file's own syntax
             line = lines[number - 1] if number - 1 < len(lines) else ""
             own = not line[:column].strip() or syntax == "markdown" and not re.sub(r"<!--.*?-->", "", line).strip()
             directives.append(Directive(number, codes, match.group("kind") == "ignore-file", own))
@@ -147,21 +186,28 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
+    reader: str = "python", regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax)
+    directives, malformed = scan(text, syntax, reader, regions)
     if errors is not None:
         errors.extend(malformed)
     if not directives:
         return list(findings), 0, []
     kept: list[Finding] = []
     suppressed = 0
+    file_level = [d for d in directives if d.file_level]
+    by_line: dict[int, list[Directive]] = {}  # the lines each directive may cover, indexed once
+    for d in directives:
+        if not d.file_level:
+            for line in (d.line, d.line + 1) if d.own_line else (d.line,):
+                by_line.setdefault(line, []).append(d)
     for finding in findings:
-        hits = [d for d in directives if d.covers(finding)]
+        hits = [d for d in (*file_level, *by_line.get(finding.line, ())) if d.covers(finding)]
         if hits:
             suppressed += 1
             for d in hits:

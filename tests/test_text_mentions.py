@@ -123,7 +123,7 @@ def test_rst_every_line() -> None:
 
 @pytest.mark.parametrize("path, text, expected", [
     ("Makefile", "# SGLANG_ENABLE_SPEC_V2=0 was needed before 0.5.14\nserve:\n"
-                 "\tSGLANG_ENABLE_SPEC_V2=0 python -m sglang.launch_server  # sync\n", [(3, 1, "DFM409")]),
+                 "\tSGLANG_ENABLE_SPEC_V2=0 python -m sglang.launch_server  # sync\n", [(3, 1, "DFM201")]),  # a recipe is shell
     ("deploy/serve.ini", "; SGLANG_ENABLE_SPEC_V2 = 0\n[program:sglang]\n"
                          "environment=SGLANG_ENABLE_SPEC_V2=0\n", [(3, 12, "DFM409")]),
     ("setup.cfg", "[tool:pytest]\n# DFlashDraftInput\nfilterwarnings = ignore:.*DFlashDraftInput.*\n",

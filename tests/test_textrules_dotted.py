@@ -37,7 +37,7 @@ def test_json_is_report_only_and_markdown_prose_is_reported_not_edited() -> None
 
 
 def test_target_version_decides_moves() -> None:
-    text = "fn = sglang.srt.speculative.dflash_utils.compute_dflash_correct_drafts_and_bonus\n"
+    text = 'fn = "sglang.srt.speculative.dflash_utils.compute_dflash_correct_drafts_and_bonus"\n'
     assert run("x.toml", text, target="0.5.22").findings == []
     moved = run("x.toml", text, target="0.5.23")
-    assert moved.new_bytes.decode() == "fn = sglang.kernels.ops.speculative.dflash.compute_dflash_correct_drafts_and_bonus\n"
+    assert moved.new_bytes.decode() == 'fn = "sglang.kernels.ops.speculative.dflash.compute_dflash_correct_drafts_and_bonus"\n'

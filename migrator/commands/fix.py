@@ -69,8 +69,9 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> Non
         f"dflash-migrate: {summary.files_scanned} files scanned, {summary.files_changed} {verb}, "
         f"{summary.fixes_applied} fixes {'applied' if options.mode == 'fix' else 'available'}, "
         f"{summary.todos_left} manual TODOs left, {summary.files_with_errors} files with errors"
-        f"{f', {summary.left_out} left out by ignore files and excludes' if summary.left_out else ''}"
-        f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
+        + (f", {summary.left_out} left out by ignore files and excludes" if summary.left_out else "")
+        + (f", {summary.fixes_refused} fixes refused by the write guard (left as TODOs)" if summary.fixes_refused else "")
+        + f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
     )
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"

@@ -18,8 +18,9 @@ file               module
 ``*.json`` (also ``.jsonc``, devcontainer files): :mod:`.jsonfile` (report only)
 ``*.md`` ``*.markdown`` ``*.mdx``: :mod:`.markdown`
 ``*.ipynb``: :mod:`.notebook`
-any other file     :mod:`.fallback` (V1 names in text, report-only), except Python
-                   files and names in ``BINARY_SUFFIXES`` (images, archives, weights)
+any other file     :mod:`.fallback` (V1 names in text, report-only; Makefile recipe
+                   lines through the shell rules), except Python files and names in
+                   ``BINARY_SUFFIXES`` (images, archives, weights)
 =================  ==============================================================
 
 Modules are imported only when a file of their type is processed. Discovery decides by
@@ -32,6 +33,9 @@ no order among themselves and share codes by design (``DFM201`` in a shell scrip
 YAML file is the same removed thing); inside a module, :func:`._core.run` runs its scanner,
 then the fully qualified names, then the suppressions. :func:`text_rules` collects the
 declarations (for tests and docs; the engine imports only the module a file needs).
+
+In fixing modes, :func:`._core.run` hands the fixed text to the text-fix guard
+(:mod:`._guard`) before anything is written.
 """
 
 from __future__ import annotations

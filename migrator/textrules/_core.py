@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from migrator import catalog
-from migrator.lines import strip_comment  # noqa: F401 - the text rules call it as _core.strip_comment
+from migrator.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
 from migrator.textrules.filetypes import module_for
 from migrator.model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 from migrator.records import record
@@ -29,6 +29,8 @@ FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.by_name()[ENV]
 _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 BOM = "\ufeff"
+#: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
+BREAKS = "\r\n\x85\u2028\u2029"
 PythonAnalyser = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
 
 
@@ -58,7 +60,9 @@ class TextRule(NamedTuple):
       are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
       classes and functions), renamed unless ``fixes`` is False (report-only formats);
     * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
-      block in shell, a notebook cell); ``"python"`` is the Python rules.
+      block in shell, a notebook cell); ``"python"`` is the Python rules;
+    * ``reader``: where its files' own reader ends a line (``migrator.lines.split_lines``):
+      findings, suppressions and edits all count lines that way.
 
     The registry (:func:`migrator.textrules.text_rules`) adds up what each module may emit.
     """
@@ -68,6 +72,7 @@ class TextRule(NamedTuple):
     dotted_names: bool = False
     fixes: bool = True
     embeds: tuple[str, ...] = ()
+    reader: str = "python"
 
 
 def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
@@ -129,14 +134,14 @@ def _dotted_pattern() -> "re.Pattern[str]":
 _DOTTED = _dotted_pattern()
 
 
-def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool) -> list[Finding]:
+def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python") -> list[Finding]:
     """Fully qualified removed names in config and scripts (``worker_cls:
     sglang.srt.speculative.dflash_worker.DFlashWorker``): renamed where the catalog has a
     replacement for the target, otherwise reported. Comment lines are skipped."""
     from migrator.analysis import rename_qualname
 
     out: list[Finding] = []
-    for number, line in enumerate((l.rstrip("\r\n") for l in _split(text)), start=1):
+    for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
         for m in _DOTTED.finditer(line):
@@ -155,12 +160,6 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool) -> li
     return out
 
 
-def _split(text: str) -> list[str]:
-    from migrator.lines import split_lines
-
-    return split_lines(text)
-
-
 # ---- applying text edits --------------------------------------------------------------
 
 
@@ -173,14 +172,14 @@ def _offsets(lines: list[str]) -> list[int]:
     return starts
 
 
-def apply_edits(text: str, edits: Iterable[Edit]) -> str:
+def apply_edits(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
     """Splice ``Replace``/``RemoveStatement``/``InsertComment`` edits into ``text``.
 
     Identical edits count once; an edit overlapping one already applied is skipped (the
     next run picks it up). ``InsertComment`` is idempotent: nothing is added when the line
     above already carries the same comment.
     """
-    lines = _split(text)
+    lines = split_lines(text, reader)
     starts = _offsets(lines)
     newline = "\r\n" if "\r\n" in text else "\n"
 
@@ -242,7 +241,15 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit],
     return edits, fixes, todos
 
 
-def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser) -> FileResult:
+Regions = Callable[[str], "tuple[set[int], set[int]]"]
+Guard = Callable[[str, str, str], "str | None"]
+
+
+def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser, *,
+        guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
+    """The handler driver (module docstring). ``guard``: the module's text-fix check
+    (``migrator.textrules._guard``), run on the fixed text before it is kept; ``regions``:
+    where the file's data and embedded languages are, for suppressions."""
     from migrator.suppressions import filter_findings
 
     try:
@@ -256,7 +263,7 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     ctx = Ctx(target, python)
     found = analyze(path, text, ctx)
     if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes)
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
     from migrator.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
@@ -264,15 +271,71 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     from migrator.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
         result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     if getattr(options, "mode", "lint") != "lint":
-        edits, fixes, todos = chosen_edits(kept, bool(getattr(options, "unsafe_fixes", False)))
-        new_text = apply_edits(text, edits)
-        if new_text != text:
+        unsafe = bool(getattr(options, "unsafe_fixes", False))
+        kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
+        result.findings = sorted(kept, key=Finding.sort_key)
+        if new_text is not None and new_text != text:
             result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
             result.fixes_applied, result.todos_added = fixes, todos
     return result
+
+
+def applied(fix: Fix | None, unsafe: bool) -> bool:
+    return fix is not None and bool(fix.edits) and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
+
+
+def refused(finding: Finding, reason: str) -> Finding:
+    """``finding`` with its fix turned into a TODO saying why the guard refused it, above
+    the line its TODO would go (``fallback``), else above the finding's line."""
+    anchors = [e.line for e in finding.fix.fallback if isinstance(e, InsertComment)]
+    entry = catalog.get(finding.code)
+    comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {' '.join(reason.split())}")
+    return finding._replace(fix=Fix("manual", (InsertComment(anchors[0] if anchors else finding.line, comment),)))
+
+
+def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], unsafe: bool,
+            reader: str = "python") -> tuple[list[Finding], str | None, int, int, int]:
+    """(findings, fixed text, fixes, TODOs, fixes refused): the fixes applied when the
+    text-fix guard (``migrator.textrules._guard``) accepts their result, compared with the
+    same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
+    in a file with few fixes, else all of them) become TODOs saying why."""
+    edits, fixes, todos = chosen_edits(findings, unsafe)
+    new_text = apply_edits(text, edits, reader)
+    if new_text == text or not fixes or guard is None:
+        return findings, new_text, fixes, todos, 0
+    from migrator.textrules._guard import verdict
+
+    def check(chosen: list[Finding]) -> tuple[str | None, str]:
+        after = apply_edits(text, chosen_edits(chosen, unsafe)[0], reader)
+        before = apply_edits(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
+        return verdict(guard, path, before, after), after
+
+    reason, new_text = check(findings)
+    if reason is None:
+        return findings, new_text, fixes, todos, 0
+    blamed = {id(f): reason for f in findings if applied(f.fix, unsafe)}
+    if len(blamed) <= MAX_SINGLY_CHECKED:  # find the fixes to blame: each checked on its own
+        others = [f for f in findings if not applied(f.fix, unsafe)]
+        for finding in findings:
+            if id(finding) in blamed:
+                why, _ = check([*others, finding])
+                if why is None:
+                    del blamed[id(finding)]
+                else:
+                    blamed[id(finding)] = why
+        if check([refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings])[0] is not None:
+            blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
+    findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
+    edits, fixes, todos = chosen_edits(findings, unsafe)
+    return findings, apply_edits(text, edits, reader), fixes, todos, len(blamed)
+
+
+#: Up to this many fixes in a file, a refused result is tried fix by fix to find the ones to
+#: blame; above it, every fix of the file is refused (each try parses the whole file).
+MAX_SINGLY_CHECKED = 16

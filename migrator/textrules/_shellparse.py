@@ -5,7 +5,9 @@ prefix assignment applies to: splits physical lines, joined by backslash continu
 into simple commands at ``;``, ``&&``, ``||``, ``|`` and ``&``, and each into words with
 their line and columns; each command keeps the operator that joins it to the command
 before and after it (so a fix can remove one command of ``a && b`` cleanly). Comments (``#`` at a word start, outside quotes) are dropped, so a
-commented-out line never matches.
+commented-out line never matches. The ``&`` and ``|`` of a redirection (``2>&1``, ``>&2``,
+``&>log``, ``>|f``) belong to its word. The body of a here-document (``<<EOF`` ... ``EOF``)
+is data, not commands: its lines are skipped and listed in ``heredoc_lines``.
 """
 
 from __future__ import annotations
@@ -47,11 +49,19 @@ _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
 _PLAIN = re.compile(r"[^ \t'\"\\;&|]+")
 _DOUBLE_QUOTED = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*\\?', re.S)  # up to the closing quote (or the line end)
 _ESCAPED = re.compile(r"\\(.)", re.S)
+_HEREDOC = re.compile(r"^\d*<<(-?)(.*)$")
 
 
-def split(lines: list[str], first_line: int = 1) -> list[Command]:
-    """Simple commands of ``lines`` (line numbers start at ``first_line``)."""
+def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None,
+          string_lines: set[int] | None = None) -> list[Command]:
+    """Simple commands of ``lines`` (line numbers start at ``first_line``); the numbers of
+    here-document body lines (delimiters included) are added to ``heredoc_lines``, those
+    of lines that start inside a quoted string to ``string_lines``."""
     commands: list[Command] = []
+    heredocs: list[tuple[str, bool]] = []  # delimiters opened on this line: (word, tabs stripped)
+    open_heredoc = ""  # the delimiter after ``<<`` is the next word
+    open_dash = False
+    inside: tuple[str, bool] | None = None  # inside a here-document: its delimiter
     current = Command()
     logical_start = first_line
     word: list[str] = []
@@ -62,9 +72,18 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
     pending: Operator | None = None  # the operator the next command follows
 
     def flush_word() -> None:
-        nonlocal word, raw, w_start
+        nonlocal word, raw, w_start, open_heredoc, open_dash
         if w_start is not None:
-            current.words.append(Word("".join(raw), "".join(word), w_start[0], w_start[1], prev_end[1], prev_end[0]))
+            value = "".join(word)
+            current.words.append(Word("".join(raw), value, w_start[0], w_start[1], prev_end[1], prev_end[0]))
+            if open_heredoc:
+                heredocs.append((value, open_dash))
+                open_heredoc = ""
+            elif (m := _HEREDOC.match(value)) and not value.lstrip("0123456789").startswith("<<<"):
+                if m.group(2):
+                    heredocs.append((m.group(2), bool(m.group(1))))
+                else:
+                    open_heredoc, open_dash = "<<", bool(m.group(1))
         word, raw, w_start = [], [], None
 
     def flush_command(op: Operator | None = None) -> None:
@@ -82,6 +101,14 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
     for index, line in enumerate(lines):
         number = first_line + index
         text = line.rstrip("\r\n")
+        if quote and string_lines is not None:
+            string_lines.add(number)
+        if inside is not None:
+            if heredoc_lines is not None:
+                heredoc_lines.add(number)
+            if (text.lstrip("\t") if inside[1] else text) == inside[0]:
+                inside = heredocs.pop(0) if heredocs else None
+            continue
         continued = False
         i = 0
         end = len(text)
@@ -116,6 +143,14 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
                 continue
             if ch == "#" and w_start is None:
                 break
+            if (ch in "&|" and i and text[i - 1] in "<>" and w_start is not None) or (ch == "&" and text.startswith(">", i + 1)):
+                if w_start is None:  # ``&>log``
+                    w_start = (number, i)
+                raw.append(ch)
+                word.append(ch)
+                i += 1
+                prev_end = (number, i)
+                continue
             if ch in ";&|":
                 op = next(o for o in _OPERATORS if text.startswith(o, i))
                 flush_command(Operator(op, number, i))
@@ -143,6 +178,8 @@ def split(lines: list[str], first_line: int = 1) -> list[Command]:
                 flush_word()
             continue
         flush_command()
+        if heredocs:
+            inside = heredocs.pop(0)
         if pending is not None and pending.text not in ("&&", "||", "|"):
             pending = None  # a newline ends the list; after ``&&`` the list goes on
         logical_start = number + 1

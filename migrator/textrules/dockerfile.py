@@ -13,12 +13,14 @@ same build stage, in shell form (`` --disable-overlap-schedule``) or exec form
 
 from __future__ import annotations
 
+import bisect
+import json
 import re
 from dataclasses import dataclass
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Span
-from migrator.textrules import _core, shell
+from migrator.textrules import _core, _guard, shell
 from migrator.textrules._shellparse import split
 
 _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
@@ -66,10 +68,35 @@ def _sites(ins: Instruction) -> list[shell.Site]:
     return shell.launch_sites(split(ins.masked, ins.first))
 
 
+class _Launches:
+    """Where a falsy setting puts the flag: the launch sites after an instruction in its
+    build stage. Indexed once per file, at the first falsy setting (linear in the file)."""
+
+    def __init__(self, program: list[Instruction]) -> None:
+        self.program = program
+        self._indices: list[int] | None = None
+
+    def after(self, n: int) -> list[shell.Site]:
+        if self._indices is None:
+            self._sites = {i: _sites(ins) for i, ins in enumerate(self.program) if ins.keyword in ("RUN", "CMD", "ENTRYPOINT")}
+            self._indices = [i for i, sites in sorted(self._sites.items()) if sites]
+            self._stage_end = [len(self.program)] * len(self.program)
+            end = len(self.program)
+            for i in range(len(self.program) - 1, -1, -1):
+                self._stage_end[i] = end
+                if self.program[i].keyword == "FROM":
+                    end = i
+        first = bisect.bisect_right(self._indices, n)
+        last = bisect.bisect_left(self._indices, self._stage_end[n])
+        return [site for i in self._indices[first:last] for site in self._sites[i]]
+
+
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
-    lines = text.splitlines(keepends=True)
+    lines = _core.split_lines(text, "shell")
     found: list[Finding] = []
     program = instructions(lines)
+    launches = _Launches(program)
+    reads = [ins.first for ins in program if shell._READ.search("".join(ins.masked))]  # in order
     for n, ins in enumerate(program):
         for offset, line in enumerate(ins.masked):
             if "--" in line:
@@ -89,11 +116,6 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         words = [w for c in commands for w in c.words]
         legacy = "=" not in words[0].value
-        later: list[shell.Site] = []
-        for other in program[n + 1:]:
-            if other.keyword == "FROM":
-                break
-            later += _sites(other)
         for w in words[:1] if legacy else words:
             name, _, value = w.value.partition("=")
             if name != _core.ENV:
@@ -109,9 +131,14 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
                 removal = [RemoveStatement(Span.of(ins.first, 0, ins.last, 0))]
             else:
                 removal = shell._removal(commands[0], [w], lines)
-            if parsed is True and removal:
+            at = bisect.bisect_right(reads, ins.first)
+            read = reads[at] if removal and at < len(reads) else None
+            if read is not None:
+                fix = _core.todo_fix(ins.first, f"`{_core.ENV}` is read later (line {read}): removing this would "
+                                     f"change that read; sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
+            elif parsed is True and removal:
                 fix = Fix("safe", tuple(removal), "")
-            elif parsed is False and removal and later:
+            elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
                 fix = _core.todo_fix(ins.first, _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE)
@@ -119,8 +146,60 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return found
 
 
+_KEYWORDS = frozenset({"FROM", "RUN", "CMD", "LABEL", "MAINTAINER", "EXPOSE", "ENV", "ADD", "COPY", "ENTRYPOINT",
+                       "VOLUME", "USER", "WORKDIR", "ARG", "ONBUILD", "STOPSIGNAL", "HEALTHCHECK", "SHELL"})
+_HEREDOC_OPEN = re.compile(r"<<-?\s*[\"']?([A-Za-z_]\w*)")
+
+
+def _problems(text: str) -> str | None:
+    """Why Docker would not read ``text``: an unknown instruction, or shell that ``bash -n``
+    rejects in a shell-form ``RUN``/``CMD``/``ENTRYPOINT`` (here-documents skipped)."""
+    lines = _core.split_lines(text, "shell")
+    scripts: list[str] = []
+    heredoc: str | None = None
+    for ins in instructions(lines):
+        if heredoc is not None:
+            if any(line.strip() == heredoc for line in lines[ins.first - 1:ins.last]):
+                heredoc = None
+            continue
+        if ins.keyword not in _KEYWORDS:
+            return f"line {ins.first}: unknown instruction {ins.keyword}"
+        body = "\n".join(ins.masked).strip()
+        if opened := _HEREDOC_OPEN.search(body):
+            heredoc = opened.group(1)
+            continue
+        if ins.keyword not in ("RUN", "CMD", "ENTRYPOINT"):
+            continue
+        if body.startswith("["):
+            try:
+                json.loads(body.replace("\\\n", ""))
+            except ValueError:
+                scripts.append(body)  # not an exec form: Docker runs it as a shell command
+            continue
+        scripts.append("\n".join(ins.masked))
+    error = _guard.bash_error("\n".join(scripts) + "\n") if scripts else None
+    return None if error is None else f"shell of RUN/CMD/ENTRYPOINT: {error}"
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of a Dockerfile (``migrator.textrules._guard``)."""
+    return _guard.compare("Dockerfile", _problems(before), _problems(after))
+
+
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(no data lines, lines of instructions continued over lines or running shell): where
+    a comment is the embedded shell's, not the Dockerfile's (``migrator.suppressions``)."""
+    embedded: set[int] = set()
+    for ins in instructions(_core.split_lines(text, "shell")):
+        embedded.update(range(ins.first + 1, ins.last + 1))
+        if ins.keyword in ("RUN", "CMD", "ENTRYPOINT"):
+            embedded.add(ins.first)
+    return set(), embedded
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
 
 
-RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True, embeds=("shell",))
+RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+                      embeds=("shell",), reader="shell")

@@ -33,7 +33,7 @@ def setting_finding(path: str, line_no: int, col: int, value: str | None) -> Fin
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     out: list[Finding] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate((line.rstrip("\r\n") for line in _core.split_lines(text)), start=1):
         line = _core.strip_comment(raw)
         if line.lstrip().startswith("#") or not _core.ENV_RE.search(line):
             continue

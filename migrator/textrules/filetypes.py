@@ -42,6 +42,12 @@ def accepts(path: str) -> bool:
     return not lower.endswith((".py", ".pyi", *GENERATED_SUFFIXES)) and os.path.splitext(lower)[1] not in BINARY_SUFFIXES
 
 
+def is_makefile(path: str) -> bool:
+    """A Makefile by name (its recipe lines are shell)."""
+    name = os.path.basename(path).lower()
+    return name.startswith(("makefile", "gnumakefile")) or name.endswith((".mk", ".make"))
+
+
 def module_for(path: str) -> str | None:
     """Name of the module that handles ``path``, or None (Python and binary files)."""
     return _structured_module_for(path) or ("fallback" if accepts(path) else None)

@@ -19,7 +19,7 @@ _VALUE_AFTER = re.compile(r'''^(?:"\s*:\s*|=)("?)([^",}\]\s]*)''')
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     out: list[Finding] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate((text_line.rstrip("\r\n") for text_line in _core.split_lines(text)), start=1):
         if "--" in line:
             out += [f.__class__(f.path, f.span, f.code, f.message, Fix("manual", (), f.fix.replacement if f.fix else None))
                     for f in _core.cli_flag_findings(path, number, line, ctx, rewrite=False)]

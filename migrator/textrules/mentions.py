@@ -113,11 +113,15 @@ def without_covered(findings: list[Finding]) -> list[Finding]:
     """``findings`` less the text findings that start inside another rule's finding (the
     variable in inline code is already a DFM201 finding)."""
     text_codes = {mirror.code for mirror in catalog.TEXT_MIRRORS}
-    spans = [f.span for f in findings if f.code not in text_codes]
-    if not spans:
+    by_line: dict[int, list[Span]] = {}  # each other finding's span, by the lines it covers (indexed once)
+    for f in findings:
+        if f.code not in text_codes:
+            for line in range(f.span.start.line, f.span.end.line + 1):
+                by_line.setdefault(line, []).append(f.span)
+    if not by_line:
         return findings
     return [f for f in findings if f.code not in text_codes
-            or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in spans)]
+            or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in by_line.get(f.span.start.line, ()))]
 
 
 def _finding(path: str, number: int, start: int, end: int, code: str) -> Finding:
@@ -146,6 +150,8 @@ def blank_comments(text: str, style: str | None) -> str:
     if style is None or style not in STYLES:
         return text
     line_openers, blocks = STYLES[style]
+    if not any(opener in text for opener in line_openers) and not any(pair[0] in text for pair in blocks):
+        return text  # no comment at all (most Markdown): skip the character walk
     quotes = "\"'`" if style in ("c", "hcl") else ""
     out = list(text)
     i, n = 0, len(text)

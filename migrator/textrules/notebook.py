@@ -1,7 +1,8 @@
 """Jupyter notebooks: code cells through the Python rules, shell magics through the shell rules.
 
-- ``!cmd`` lines and ``%%bash``/``%%sh``/``%%script bash`` cells: :mod:`.shell` rules
-  (an ``export`` in one cell applies to launches later in the same cell);
+- shell escapes (``!cmd``, ``!!cmd``, ``%system cmd``, ``%sx cmd``) and ``%%bash``/
+  ``%%sh``/``%%script bash`` cells: :mod:`.shell` rules, as in a ``.sh`` file (an
+  ``export`` in one cell applies to launches later in the same cell);
 - ``%env SGLANG_ENABLE_SPEC_V2=0`` / ``%env X 0``: like a ``.env`` setting;
 - other code: the codemod's Python rules (the engine's analyser, passed to ``handle``), with magic
   lines hidden so that the cell parses;
@@ -22,50 +23,68 @@ separator and indentation as the original array); every other byte of the file i
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
+from functools import lru_cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable
 
 from migrator.model import FileError, FileResult, Finding, Fix, InsertComment, Position, RemoveStatement, Replace, Span
-from migrator.textrules import _core, _jsonspan, dotenv, markdown, shell
-from migrator.textrules._shellparse import split
+from migrator.textrules import _core, _guard, _jsonspan, dotenv, markdown, shell
 
 _MAGIC = re.compile(r"^\s*(!|%%?|\?)")
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(ba)?sh)\b")
 _ENV_MAGIC = re.compile(rf"^\s*%env\s+({re.escape(_core.ENV)})(?:\s*=\s*|\s+)(.*?)\s*$")
 
 
+_ESCAPE = re.compile(r"^(\s*)(!!?|%system\b|%sx\b)")
+
+
+def split_cell(source: str) -> tuple[str, str]:
+    """(shell, Python) views of a code cell, line for line (other lines blank): a
+    ``%%bash``/``%%sh`` cell is all shell; otherwise the shell escapes (``!cmd``,
+    ``!!cmd``, ``%system cmd``, ``%sx cmd``) are shell, and the rest is Python with every
+    magic line masked so that the cell parses."""
+    lines = source.split("\n")
+    if lines and _SHELL_CELL.match(lines[0]):
+        return "\n".join([""] + lines[1:]) + "\n", ""
+    shell_lines: list[str] = []
+    python_lines: list[str] = []
+    for line in lines:
+        escape = _ESCAPE.match(line)
+        shell_lines.append(" " * escape.end() + line[escape.end():] if escape else "")
+        if not _MAGIC.match(line):
+            python_lines.append(line)
+        elif line[:1] in "!%?":
+            python_lines.append("#" + line[1:])
+        else:
+            python_lines.append(" " * (len(line) - len(line.lstrip())) + "pass  #")
+    return "\n".join(shell_lines) + "\n", "\n".join(python_lines) + "\n"
+
+
 def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, options: object) -> tuple[list[Finding], str | None]:
     """Findings in cell coordinates (line 1 = first source line), and Python-rewritten source."""
-    lines = source.splitlines()
     if cell_type == "markdown":
         return markdown.analyze(path, source, ctx), None
     if cell_type != "code":
         return [], None
+    lines = source.split("\n")
+    shell_text, python_text = split_cell(source)
     if lines and _SHELL_CELL.match(lines[0]):
-        masked = [""] + lines[1:]
-        return shell.analyze(path, "\n".join(masked) + "\n", ctx), None
+        return shell.analyze(path, shell_text, ctx), None
     out: list[Finding] = []
-    masked: list[str] = []
-    bang: list[str] = []
     for number, line in enumerate(lines, start=1):
         if m := _ENV_MAGIC.match(line):
             out.append(dotenv.setting_finding(path, number, m.start(1), m.group(2)))
-        if line.lstrip().startswith("!"):
-            bang.append(line.replace("!", " ", 1))
-        else:
-            bang.append("")
-        masked.append("#" + line[1:] if _MAGIC.match(line) and line[:1] in "!%?" else
-                      (" " * (len(line) - len(line.lstrip())) + "pass  #" if _MAGIC.match(line) else line))
-    if any(bang):
-        out += shell.analyze_commands(path, split(bang), bang, ctx)
+    if shell_text.strip():
+        out += shell.analyze(path, shell_text, ctx)
     rewritten = None
     if any(not _MAGIC.match(x) and x.strip() for x in lines):
         try:
-            found, new = ctx.python("\n".join(masked) + "\n", path, options)
+            found, new = ctx.python(python_text, path, options)
         except Exception:  # a cell that is not Python (other kernels): shell rules only
             return out, None
         out += found
@@ -77,21 +96,25 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, optio
 def _to_file(f: Finding, cell: _jsonspan.CellSource, text: str, starts: list[int], source: str = "") -> Finding:
     """Move a finding from cell coordinates to the JSON line/column where its text is
     written inside the source string (escapes such as ``\\"`` counted as written)."""
-    line_starts = [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
-
     def where(pos: Position) -> Position:
         if cell.is_list:
             index, decoded = min(pos.line - 1, len(cell.tokens) - 1), pos.column
         else:
+            line_starts = _line_starts(source)
             index, decoded = 0, line_starts[min(pos.line, len(line_starts)) - 1] + pos.column
         start, end = cell.tokens[index]
         offset = start + 1 + _written_length(text, start + 1, end - 1, decoded)
-        line = text.count("\n", 0, offset) + 1
+        line = bisect.bisect_right(starts, offset)  # ``starts``: the file's line offsets, found once
         return Position(line, offset - starts[line - 1])
 
     span = Span(where(f.span.start), where(f.span.end))
     message = f"{f.message} [cell {cell.index + 1}, line {f.span.start.line}]"
     return Finding(f.path, span, f.code, message, _fix_in_file(f.fix, where))
+
+
+@lru_cache(maxsize=4)
+def _line_starts(source: str) -> list[int]:
+    return [0] + [i + 1 for i, ch in enumerate(source) if ch == "\n"]
 
 
 def _written_length(text: str, begin: int, end: int, decoded: int) -> int:
@@ -127,7 +150,7 @@ def _fix_in_file(fix: Fix | None, where: Callable[[Position], Position]) -> Fix 
 def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
     if not cell.is_list:
         return json.dumps(source, ensure_ascii=False)
-    parts = [json.dumps(line, ensure_ascii=False) for line in source.splitlines(keepends=True)]
+    parts = [json.dumps(line, ensure_ascii=False) for line in _core.split_lines(source, "shell")]  # Jupyter: at LF
     if len(cell.tokens) > 1:
         sep = text[cell.tokens[0][1]:cell.tokens[1][0]]
     else:
@@ -156,10 +179,10 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)
-    replacements: list[tuple[int, int, str]] = []
     from migrator.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
+    edited: list[tuple[_jsonspan.CellSource, str, list[Finding], str | None]] = []
     for cell in cells:
         source = "".join(json.loads(text[a:b]) for a, b in cell.tokens)
         found, rewritten = _cell_findings(path, cell.cell_type, source, ctx, options)
@@ -171,26 +194,79 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
             at = _to_file(Finding(path, Span.of(malformed[0][0], 0, malformed[0][0], 0), "", ""), cell, text, starts).line
             result.error = FileError(path, "; ".join(message for _, message in malformed), at)
         result.suppressed += suppressed
-        result.findings += [_to_file(f, cell, text, starts, source) for f in found]
         result.unused_suppressions += [(_to_file(Finding(path, Span.of(line, 0, line, 0), "", ""), cell, text,
                                                  starts, source).line, codes) for line, codes in unused]
-        if getattr(options, "mode", "lint") == "lint" or not found:
-            continue
+        edited.append((cell, source, found, rewritten))
+    unsafe = bool(getattr(options, "unsafe_fixes", False))
+    if getattr(options, "mode", "lint") != "lint":
+        out = _rewrite(edited, text, unsafe, result)
+        reason = None if out is None else _guard.verdict(guard, path, text, out)
+        if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
+            edited = [(cell, source, [_core.refused(f, reason) if _core.applied(f.fix, unsafe) else f for f in found],
+                       None) for cell, source, found, _ in edited]
+            result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
+            out = _rewrite(edited, text, unsafe, result)
+        if out is not None:
+            result.new_bytes = (bom + out).encode("utf-8")
+    for cell, source, found, _ in edited:
+        result.findings += [_to_file(f, cell, text, starts, source) for f in found]
+    result.findings.sort(key=Finding.sort_key)
+    return result
+
+
+def _cells(text: str) -> list[tuple[str, str]]:
+    data = json.loads(text)
+    cells = data.get("cells", []) if isinstance(data, dict) else []
+    return [(cell.get("cell_type", ""), "".join(source) if isinstance(source := cell.get("source", ""), list)
+             else str(source)) for cell in cells if isinstance(cell, dict)]
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of a notebook: JSON with the same cells; each edited code
+    cell still compiles (magics masked) and its shell passes ``bash -n``; each edited
+    Markdown cell passes the Markdown check."""
+    try:
+        old = _cells(before)
+    except ValueError as error:
+        return f"the original notebook is not JSON ({error}), so the fix cannot be checked"
+    try:
+        new = _cells(after)
+    except ValueError as error:
+        return f"the fixed notebook would not be JSON ({error})"
+    if len(old) != len(new):
+        return "the fixed notebook would have another number of cells"
+    for index, ((kind, a), (_, b)) in enumerate(zip(old, new), start=1):
+        problem = None
+        if a != b and kind == "markdown":
+            problem = markdown.guard(path, a, b)
+        elif a != b and kind == "code":
+            (shell_a, python_a), (shell_b, python_b) = split_cell(a), split_cell(b)
+            problem = _guard.script(shell_a, shell_b, "shell of the cell") if shell_a != shell_b else None
+            if problem is None and python_a != python_b:
+                problem = _guard.compare("cell", _guard.compile_error(python_a), _guard.compile_error(python_b))
+        if problem is not None:
+            return f"cell {index}: {problem}"
+    return None
+
+
+def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str | None:
+    """The notebook with each cell's chosen fixes applied (None: nothing changes); counts
+    the fixes and TODOs into ``result``."""
+    replacements: list[tuple[int, int, str]] = []
+    for cell, source, found, rewritten in edited:
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
                                                             for e in f.fix.edits)]
-        edits, fixes, todos = _core.chosen_edits(textual, bool(getattr(options, "unsafe_fixes", False)))
+        edits, fixes, todos = _core.chosen_edits(textual, unsafe)
         new_source = rewritten if rewritten is not None else _core.apply_edits(source, edits)
         if new_source != source:
             replacements.append((*cell.region, _encode(new_source, cell, text)))
             result.fixes_applied += fixes
             result.todos_added += todos
-    result.findings.sort(key=Finding.sort_key)
-    if replacements:
-        from migrator.lines import splice
+    if not replacements:
+        return None
+    from migrator.lines import splice
 
-        out = splice(text, sorted(replacements))
-        result.new_bytes = (bom + out).encode("utf-8")
-    return result
+    return splice(text, sorted(replacements))
 
 
 RULE = _core.TextRule("notebook", (), embeds=("python", "shell", "dotenv", "markdown"))

@@ -14,7 +14,7 @@ import re
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.textrules import _core
+from migrator.textrules import _core, _guard
 from migrator.textrules.dotenv import unquote
 
 _KEY = re.compile(rf"""^\s*(["']?)({re.escape(_core.ENV)})\1\s*=\s*(.*?)\s*$""")
@@ -55,9 +55,10 @@ def inside_multiline_strings(text: str) -> set[int]:
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
-    lines = text.splitlines()
+    lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "shell")]
     out: list[Finding] = []
     inside = inside_multiline_strings(text) if '""' in text or "''" in text else set()
+    launches: tuple[list[Replace], bool] | None = None
     for number, raw in enumerate(lines, start=1):
         line = raw if number in inside else _core.strip_comment(raw)
         if "--" in line:
@@ -79,7 +80,9 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if parsed is True:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal,), "")))
             continue
-        sites, satisfied = launch_edits(lines) if parsed is False else ([], False)
+        if parsed is False and launches is None:
+            launches = launch_edits(lines)  # once per file: the same for every falsy key
+        sites, satisfied = launches if parsed is False else ([], False)
         if sites or satisfied:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
@@ -88,8 +91,14 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
+def regions(text: str) -> tuple[set[int], set[int]]:
+    """(lines inside multi-line strings: data, no comments; no embedded language)."""
+    return inside_multiline_strings(text), set()
+
+
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
-    return _core.run(path, data, options, RULE, analyze, python)
+    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.toml, regions=regions)
 
 
-RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True)
+RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+                      reader="shell")
