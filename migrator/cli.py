@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .exitcode import CLEAN, USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,14 +62,49 @@ def split_command(args: list[str]) -> tuple[Command | None, list[str]]:
         return names[first], args[1:]
     if first in ("--help", "-h"):
         return None, args
-    if not first.startswith("-") and first.replace("-", "").replace("_", "").isalnum() and not os.path.lexists(first):
-        import difflib
-
-        close = difflib.get_close_matches(first.lower(), list(names), n=1, cutoff=TYPO_CUTOFF)
-        if close:
-            raise UsageError(f"{first!r} is no command and no file or folder; did you mean `dflash-migrate {close[0]}`? "
-                             f"(nothing was run)")
+    _check_implicit_fix(args, names)
     return names["fix"], args
+
+
+def _check_implicit_fix(args: list[str], names: dict[str, Command]) -> None:
+    """A command line without a command runs ``fix``, which writes: refuse it (UsageError,
+    before anything is read) when its first path does not exist (a mistyped or unknown
+    command: ``format .``) or when a later word is a command name (an option placed before
+    the command: ``-q lint .``)."""
+    from .commands.common import UsageError
+
+    positional, after_dashes = _positionals(args, names["fix"])
+    for word in positional[:len(positional) - after_dashes]:
+        if word in names:
+            raise UsageError(f"options go after the command: `dflash-migrate {word} "
+                             f"{' '.join(a for a in args if a != word)}` (a folder of that name: ./{word}; nothing was run)")
+    if not positional or positional[0] == "-" or os.path.lexists(positional[0]):
+        return
+    first = positional[0]
+    import difflib
+
+    close = difflib.get_close_matches(first.lower(), list(names), n=1, cutoff=TYPO_CUTOFF)
+    hint = f"; did you mean `dflash-migrate {close[0]}`?" if close else " (`dflash-migrate --help` lists the commands)"
+    raise UsageError(f"{first!r} is no command and no file or folder{hint} (nothing was run)")
+
+
+def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
+    """The positional words of ``command``'s arguments (option values skipped) and how many
+    of them came after ``--`` (paths, even where they spell a command name)."""
+    takes_value = {flag for param in command.params if param.kind not in ("flag", "paths") for flag in param.flags}
+    words: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            words.extend(args[index:])
+            return words, len(args) - index
+        if arg == "-" or not arg.startswith("-"):
+            words.append(arg)
+        elif "=" not in arg and arg in takes_value:
+            index += 1
+    return words, 0
 
 
 # ---- the fast path ------------------------------------------------------------------
@@ -235,7 +271,7 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
         from .report.escape import visible
 
         print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
-        return 2
+        return USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -249,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         command, rest = split_command(args)
     except UsageError as error:
         print(f"dflash-migrate: error: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     if command is not None:
         fast = parse_fast(command.name, rest)
         if fast is not None:
@@ -261,8 +297,8 @@ def main(argv: list[str] | None = None) -> int:
         code = exit_.code
         if isinstance(code, str):
             print(code, file=sys.stderr)
-            return 2
-        return 0 if code is None else code
+            return USAGE
+        return CLEAN if code is None else code
     return 0
 
 

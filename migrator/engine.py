@@ -26,6 +26,7 @@ from pathlib import Path
 
 from . import catalog, partial
 from .discovery import discover, is_python
+from .exitcode import exit_code, left_for_humans
 from .lines import split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
@@ -53,24 +54,46 @@ TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesti
 class RunResult:
     """A whole run: every file's result, the summary, what was skipped and why."""
 
-    __slots__ = ("results", "summary", "skipped", "interrupted", "mode")
+    __slots__ = ("results", "summary", "skipped", "interrupted", "mode", "unsafe_fixes")
 
-    def __init__(self, mode: Mode = "lint") -> None:
+    def __init__(self, mode: Mode = "lint", unsafe_fixes: bool = False) -> None:
         self.results: list[FileResult] = []
         self.summary = RunSummary()
         self.skipped: list[tuple[str, str]] = []
         self.interrupted = False
         self.mode = mode
+        self.unsafe_fixes = unsafe_fixes
 
     @property
     def exit_code(self) -> int:
-        """2: a file could not be processed (or the run was interrupted); 1: work is left
-        (fix mode: manual findings; other modes: anything found or to change); else 0."""
-        if self.summary.files_with_errors or self.interrupted:
-            return 2
-        if self.mode == "fix":
-            return 1 if self.summary.todos_left else 0
-        return 1 if (self.summary.findings or self.summary.files_changed or self.summary.todos_left) else 0
+        """The run's exit code (:func:`migrator.exitcode.exit_code`)."""
+        return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
+
+
+    def summarise(self, options: Options) -> None:
+        """Count the results (a writing run counts the files it wrote: a refused write
+        changed nothing; the other modes what would change)."""
+        results = self.results
+        changed = [r for r in results if (r.written if options.writes else r.changed)]
+        self.summary = RunSummary(
+            files_scanned=self.summary.files_scanned,
+            files_changed=len(changed),
+            fixes_applied=sum(r.fixes_applied for r in changed),
+            todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options.unsafe_fixes)),
+            files_with_errors=sum(1 for r in results if r.error is not None),
+            findings=sum(len(r.findings) for r in results),
+            suppressed=sum(r.suppressed for r in results),
+        )
+
+
+def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
+    """A run over one file's content (standard input), named ``name``: the same result,
+    summary and exit code as a run over a file of that name; nothing is written."""
+    outcome = RunResult(options.mode, options.unsafe_fixes)
+    outcome.results = [process_bytes(name, data, options)]
+    outcome.summary = RunSummary(files_scanned=1)
+    outcome.summarise(options)
+    return outcome
 
 
 # ---- one file ---------------------------------------------------------------------
@@ -397,7 +420,7 @@ def run(
     """
     import gc
 
-    outcome = RunResult(mode=options.mode)
+    outcome = RunResult(options.mode, options.unsafe_fixes)
     if options.target_version is None:
         options = options._replace(target_version=catalog.NEWEST_RELEASE)
     # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
@@ -412,7 +435,7 @@ def run(
         if collecting:
             gc.enable()
     outcome.results.sort(key=lambda r: r.path)
-    _summarise(outcome, outcome.summary.files_scanned, options)
+    outcome.summarise(options)
     return outcome
 
 
@@ -717,22 +740,3 @@ def _warm_up() -> None:
 def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
     paths, options = task
     return [analyse_path(path, options) for path in paths]
-
-
-def left_for_humans(finding: Finding, options: Options) -> bool:
-    """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
-    fix = finding.fix
-    return fix is None or fix.applicability == "manual" or (fix.applicability == "unsafe" and not options.unsafe_fixes)
-
-
-def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
-    results = outcome.results
-    outcome.summary = RunSummary(
-        files_scanned=scanned,
-        files_changed=sum(1 for r in results if r.changed),
-        fixes_applied=sum(r.fixes_applied for r in results if r.changed),
-        todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),
-        files_with_errors=sum(1 for r in results if r.error is not None),
-        findings=sum(len(r.findings) for r in results),
-        suppressed=sum(r.suppressed for r in results),
-    )

@@ -185,5 +185,15 @@ class progress:
             self.bar.stop()
 
 
+def require_existing(paths: Sequence[Path]) -> None:
+    """A run that writes refuses a named path that does not exist before it writes anything
+    (a report-only run reports it as a file error and goes on, as ruff's E902)."""
+    missing = [str(path) for path in paths if str(path) != "-" and not os.path.lexists(path)]
+    if missing:
+        from ..report.escape import visible
+
+        raise UsageError(f"no such file or folder: {', '.join(visible(name) for name in missing)} (nothing was written)")
+
+
 def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:
     return list(paths or [Path(".")])

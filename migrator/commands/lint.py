@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from .common import SHARED, UsageError, build_options, paths_or_here, progress
+from ..exitcode import exit_code
+from .common import SHARED, UsageError, build_options, paths_or_here, progress, require_existing
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -87,12 +88,14 @@ def run(
         raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
+    stdin = [str(p) for p in paths] == ["-"]
+    if (fix or add_noqa) and not stdin:
+        require_existing(paths)
 
     def note(text: str) -> None:
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
-    stdin = [str(p) for p in paths] == ["-"]
     outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout) if stdin else _run_tree(paths, options, stderr)
     if not stdin:
         for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
@@ -127,10 +130,8 @@ def run(
         output.write_text(text, encoding="utf-8")
     else:
         (stderr if stdin and fix else stdout).write(text)
-    code = _exit_code(results, outcome.interrupted)
-    if fix and exit_non_zero_on_fix and fixed and code == 0:
-        code = 1
-    return 0 if exit_zero and code == 1 else code
+    return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
+                     exit_zero=exit_zero)
 
 
 def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
@@ -143,37 +144,31 @@ def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
 def _run_stdin(name: str, options: Options, stdout: TextIO) -> RunResult:
     """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout)."""
     from .. import engine
-    from ..model import RunSummary
 
     data = sys.stdin.buffer.read()
-    result = engine.process_bytes(name, data, options._replace(mode="lint" if options.mode == "lint" else "diff"))
-    outcome = engine.RunResult(mode="lint")
-    outcome.results = [result]
-    outcome.summary = RunSummary(files_scanned=1, findings=len(result.findings), files_with_errors=int(result.error is not None))
+    outcome = engine.run_bytes(name, data, options)
     if options.mode == "fix":
+        result = outcome.results[0]
+        written = result.new_bytes if result.new_bytes is not None and result.error is None else data
         stdout.flush()
-        sys.stdout.buffer.write(result.new_bytes if result.new_bytes is not None else data)
+        sys.stdout.buffer.write(written)
         sys.stdout.buffer.flush()
+        result.written = written is not data
+        outcome.summarise(options)
     return outcome
 
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
     """After ``--fix``: drop the findings that were fixed; return how many."""
-    from ..engine import left_for_humans
+    from ..exitcode import left_for_humans
 
     fixed = 0
     for result in results:
-        if result.changed:
-            left = [f for f in result.findings if left_for_humans(f, options)]
+        if result.written:
+            left = [f for f in result.findings if left_for_humans(f, options.unsafe_fixes)]
             fixed += len(result.findings) - len(left)
             result.findings = left
     return fixed
-
-
-def _exit_code(results: list[FileResult], interrupted: bool) -> int:
-    if interrupted or any(r.error is not None for r in results):
-        return 2
-    return 1 if any(r.findings for r in results) else 0
 
 
 def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
@@ -197,7 +192,7 @@ def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa
     except BaselineError as error:
         raise UsageError(str(error)) from None
     note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
-    return 2 if any(r.error is not None for r in results) else 0
+    return exit_code(results, exit_zero=True)  # recorded findings are no work left
 
 
 def _add_noqa(results: list[FileResult], note) -> int:  # noqa: ANN001
@@ -211,7 +206,7 @@ def _add_noqa(results: list[FileResult], note) -> int:  # noqa: ANN001
              "strings, YAML block scalars): record them with --write-baseline")
     for error in counts.errors:
         note(error)
-    return 2 if counts.errors or any(r.error is not None for r in results) else 0
+    return exit_code(results, failed=bool(counts.errors), exit_zero=True)
 
 
 COMMAND = Command("lint", run, PARAMS, "Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 a file could not be processed.",

@@ -56,7 +56,7 @@ def fixes(results: list[FileResult], applied: bool, unsafe_fixes: bool = False) 
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     titles: dict[str, str] = {}
     for result in results:
-        if applied and not result.changed:
+        if applied and not result.written:
             continue
         for finding in result.findings:
             if _applies(finding, unsafe_fixes):

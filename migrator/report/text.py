@@ -14,6 +14,11 @@ from migrator.report.common import errors_of, findings_of, summary_dict, unused_
 from migrator.report.escape import visible
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 file``, ``2 files``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def _fix_marker(finding: Finding) -> str:
     if finding.fix is None or finding.fix.applicability == "manual":
         return ""
@@ -30,7 +35,7 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
-    tail = f"Found {n} {subject}{'s' if n != 1 else ''} in {with_findings} of {counts['files_scanned']} files"
+    tail = f"Found {n} {subject}{'s' if n != 1 else ''} in {with_findings} of {counted(counts['files_scanned'], 'file')}"
     if fixable:
         tail += f" ({fixable} fixable with `dflash-migrate`)"
     if errors:

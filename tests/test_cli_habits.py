@@ -1,0 +1,235 @@
+"""The command line never surprises a ruff or pre-commit user (issue 28): nothing unasked
+is written, a refused file is never reported as fixed, stdin and a named file exit alike
+in every mode, the exit code is computed in one place, and ``--diff`` is a patch that
+``git apply`` and ``patch -p1`` accept and that is safe on a terminal and in a CI log."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SAFE = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+UNSAFE = "\n\ndef drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n"
+MANUAL = "from sglang.srt.speculative.dflash_info import _compute_paged_keep_slots\n"
+
+
+def cli(*args: str, cwd: Path, stdin: bytes | None = None, env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[bytes]:
+    environ = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR")}
+    return subprocess.run([sys.executable, "-m", "migrator", *args], cwd=cwd, capture_output=True, input=stdin,
+                          env={**environ, "PYTHONPATH": str(REPO), **(env or {})})
+
+
+def git(*args: str, cwd: Path) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=cwd, check=True,
+                          capture_output=True, text=True).stdout
+
+
+def committed(root: Path, files: dict[str, bytes | str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", cwd=root)
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    git("add", "-A", cwd=root)
+    git("commit", "-qm", "init", cwd=root)
+    return root
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(root).parts}
+
+
+# ---- nothing unasked is written -----------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [
+    ["format", "."], ["version", "."], ["clean", "."], ["analyze", "."],  # words that are no command
+    ["-q", "lint", "."], ["--check", "lint", "."], ["--select", "DFM1", "check", "."],  # an option before the command
+    ["missing.py"],
+])
+def test_no_command_and_no_path_is_a_usage_error_before_anything_runs(tmp_path: Path, args: list[str]) -> None:
+    """At 9c817bf `format .` printed an error and then fixed `.`; `-q lint .` ran the fix on
+    the paths `lint` and `.`."""
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    before = snapshot(root)
+    done = cli(*args, cwd=root)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.decode().startswith("dflash-migrate: error:"), done.stderr
+    assert b"nothing was run" in done.stderr and not done.stdout and b": DFM" not in done.stderr
+    assert snapshot(root) == before
+
+
+def test_a_folder_named_like_a_command_is_reached_after_dashes(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"lint/a.py": SAFE})
+    done = cli("--check", "--", "lint", cwd=root)
+    assert done.returncode == 1 and b"lint/a.py" in done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("args", [["fix", "missing.py", "."], ["missing.py", "a.py"], ["lint", "--fix", ".", "missing.py"],
+                                  ["lint", "--add-noqa", ".", "missing.py"]])
+def test_a_writing_run_with_a_missing_path_writes_nothing(tmp_path: Path, args: list[str]) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    before = snapshot(root)
+    done = cli(*args, cwd=root)
+    assert done.returncode == 2 and b"missing.py" in done.stderr, done.stderr
+    assert snapshot(root) == before
+
+
+def test_a_report_run_reports_a_missing_path_per_file_and_goes_on(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    done = cli("lint", "missing.py", "a.py", cwd=root)
+    assert done.returncode == 2
+    assert b"missing.py: error: no such file or folder" in done.stdout and b"a.py:1:6: DFM101" in done.stdout
+
+
+def test_a_refused_file_is_never_reported_as_fixed(tmp_path: Path) -> None:
+    """At 9c817bf: `error: has uncommitted changes`, then `[fixed]` lines and `1 changed,
+    2 fixes applied` although nothing was written."""
+    root = committed(tmp_path / "r", {"a.py": SAFE, "b.py": SAFE})
+    (root / "a.py").write_text(SAFE + "x = 1\n")  # uncommitted work
+    done = cli(".", cwd=root)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 2 and "a.py: error: has uncommitted changes" in err
+    assert not [line for line in out.splitlines() if line.startswith("./a.py") and "[fixed]" in line], out
+    assert [line for line in out.splitlines() if line.startswith("./b.py") and "[fixed]" in line], out
+    assert "2 files scanned, 1 changed, 2 fixes applied" in err, err
+    assert (root / "a.py").read_text() == SAFE + "x = 1\n"
+    listing = cli("lint", "--fix", "--show-fixes", ".", cwd=root)
+    assert listing.stdout.endswith(b"No findings fixed.\n"), listing.stdout  # b.py is fixed already, a.py refused
+
+
+def test_summaries_count_in_the_right_number(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    err = cli("--check", ".", cwd=root).stderr.decode()
+    assert "1 file scanned" in err and "1 file with" not in err and "0 files with errors" in err, err
+    assert "1 files" not in err
+
+
+# ---- stdin and a named file: same findings, output and exit code ----------------------
+
+
+MODES = [[], ["--unsafe-fixes"], ["--diff"], ["--diff", "--unsafe-fixes"], ["--check"], ["lint"], ["lint", "--fix"],
+         ["lint", "--fix", "--unsafe-fixes"]]
+
+
+@pytest.mark.parametrize("source", [SAFE + UNSAFE, MANUAL + SAFE + UNSAFE, "x = 1\n"], ids=["safe+unsafe", "manual", "clean"])
+@pytest.mark.parametrize("mode", MODES, ids=" ".join)
+def test_stdin_and_a_named_file_give_the_same_findings_and_exit_code(tmp_path: Path, mode: list[str], source: str) -> None:
+    """At 9c817bf `--unsafe-fixes -` printed `[fixed]` and exited 1 where the file exited 0."""
+    root = committed(tmp_path / "r", {"u.py": source})
+    named = cli(*mode, "u.py", cwd=root)
+    named_file = (root / "u.py").read_bytes()
+    git("checkout", "-q", ".", cwd=root)
+    piped = cli(*mode, "--stdin-filename", "u.py", "-", cwd=root, stdin=source.encode())
+    assert piped.returncode == named.returncode, (piped.stderr, named.stderr)
+
+    def report(done: subprocess.CompletedProcess[bytes]) -> list[str]:
+        text = (done.stdout + done.stderr).decode()
+        return sorted(line for line in text.splitlines() if line.startswith(("u.py:", "dflash-migrate:", "Found")))
+
+    assert report(piped) == report(named)
+    if "--diff" in mode:
+        assert piped.stdout == named.stdout
+    elif mode in ([], ["--unsafe-fixes"]) or "--fix" in mode:
+        assert piped.stdout == named_file  # the fixed source
+
+
+def test_the_exit_code_is_computed_in_one_place() -> None:
+    """Exit codes were computed five times (RunResult.exit_code, lint._exit_code,
+    verify.exit_code, stdin, baselines/--add-noqa) and disagreed; only
+    migrator/exitcode.py may decide 0/1/2 now."""
+    computing = re.compile(r"\breturn\s+[12]\s*$|(?:\breturn|=)\s*[012]\s+if\b|\bcode\s*=\s*[12]\s*$"
+                           r"|sys\.exit\(\s*[12]\s*\)|Exit\(\s*[12]\s*\)")
+    found = []
+    for path in sorted((REPO / "migrator").rglob("*.py")):
+        if path.name == "exitcode.py" or path.name == "docs.py":  # docs.py: the MIGRATION.md generator's own check
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if computing.search(line.split("#", 1)[0]):
+                found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not found, found
+    from migrator import exitcode
+
+    assert exitcode.exit_code([], "fix") == 0
+
+
+# ---- --diff ----------------------------------------------------------------------------
+
+
+HOSTILE_NAME = "sub/we\nird\x1b]0;title\x07 \x1b[31m\"q\\.py"
+
+
+@pytest.mark.skipif(not shutil.which("patch"), reason="GNU patch is not installed")
+@pytest.mark.parametrize("environ", [{}, {"GITHUB_ACTIONS": "true"}], ids=["plain", "github-actions"])
+def test_diff_is_applied_by_git_apply_and_patch(tmp_path: Path, environ: dict[str, str]) -> None:
+    """At 9c817bf the headers were `a/./path` (git apply: invalid path), a changed last line
+    without LF merged into the next `+` line, and CR split lines; a newline or ESC in a
+    file name went raw into the header."""
+    files = {
+        "plain.py": SAFE,
+        "no_final_newline.py": "x = 1\n" + SAFE.rstrip("\n"),
+        "crlf.py": SAFE.replace("\n", "\r\n") + "y = '\x1b[2J'\r\n",
+        HOSTILE_NAME: "# \x1b]0;owned\x07\n" + SAFE,
+    }
+    root = committed(tmp_path / "r", files)
+    done = cli("--diff", ".", cwd=root, env=environ)
+    assert done.returncode == 1, done.stderr
+    patch = done.stdout
+    headers = [line for line in patch.splitlines() if line.startswith((b"--- ", b"+++ "))]
+    assert len(headers) == 8 and not [line for line in headers if b"./" in line or b"\x1b" in line], headers
+    assert b"\\ No newline at end of file\n" in patch
+    assert b'--- "a/sub/we\\nird\\033]0;title\\a \\033[31m\\"q\\\\.py"\n' in patch, patch
+    assert b"-from sglang.srt.speculative.dflash_worker import DFlashWorker\r\n" in patch  # byte-exact, CR kept
+    if environ:
+        first, *_, last = patch.splitlines()
+        token = first.removeprefix(b"::stop-commands::")
+        assert re.fullmatch(rb"[0-9a-f]{32}", token) and last == b"::" + token + b"::"
+        again = cli("--diff", ".", cwd=root, env=environ).stdout.splitlines()[0]
+        assert again != first  # a fresh token each run: a file cannot guess it
+    (tmp_path / "p.diff").write_bytes(patch)
+    applied_git = subprocess.run(["git", "apply", "--check", "-v", str(tmp_path / "p.diff")], cwd=root,
+                                 capture_output=True, text=True)
+    assert applied_git.returncode == 0, applied_git.stderr
+    fixed = tmp_path / "fixed"
+    shutil.copytree(root, fixed)
+    subprocess.run(["git", "apply", str(tmp_path / "p.diff")], cwd=root, check=True)
+    cli(".", "--allow-dirty", cwd=fixed)
+    assert snapshot(root) == snapshot(fixed)
+    patched = tmp_path / "patched"
+    git("clone", "-q", str(root), str(patched), cwd=tmp_path)
+    with (tmp_path / "p.diff").open("rb") as stdin:
+        result = subprocess.run(["patch", "-p1", "--batch", "--forward"], cwd=patched, stdin=stdin, capture_output=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert snapshot(patched) == snapshot(fixed)
+
+
+def test_diff_on_a_terminal_escapes_the_files_text() -> None:
+    from io import BytesIO
+
+    from migrator.report import diff
+
+    old, new = b"# \x1b]0;owned\x07\n" + SAFE.encode(), b"# \x1b]0;owned\x07\n" + b"x = 2\n"
+    shown, raw = BytesIO(), BytesIO()
+    diff.write([(old, new, "x\x1b[2Jy.py")], shown, terminal=True, environ={})
+    diff.write([(old, new, "x\x1b[2Jy.py")], raw, terminal=False, environ={})
+    assert b"\x1b" not in shown.getvalue() and b"\x07" not in shown.getvalue()
+    assert b" # \\x1b]0;owned\\x07\n" in shown.getvalue()
+    assert b" # \x1b]0;owned\x07\n" in raw.getvalue()  # a pipe gets the bytes: git apply needs them
+    assert b'--- "a/x\\033[2Jy.py"' in raw.getvalue()
+
+
+def test_diff_names_paths_below_the_current_folder_without_dot_slash(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"pkg/a.py": SAFE})
+    for path in ("./pkg/a.py", str(root / "pkg" / "a.py"), "pkg/../pkg/a.py"):
+        head = cli("--diff", path, cwd=root).stdout.splitlines()[:2]
+        assert head == [b"--- a/pkg/a.py", b"+++ b/pkg/a.py"], (path, head)
