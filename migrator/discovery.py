@@ -30,6 +30,14 @@ DEFAULT_EXCLUDES = frozenset({
     "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
 })
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: The report and baseline names the README and the CI examples write inside a checkout:
+#: the tool's own outputs, never its inputs (a JUnit or SARIF report quotes every finding,
+#: so the next run would report them again). Matched by exact file name, never by content
+#: (a file that could hide itself by its content would let hostile code hide too).
+REPORT_NAMES = frozenset({"dflash-migrate-junit.xml", "gl-code-quality-report.json", "dflash-migrate.sarif",
+                          "dflash-baseline.json"})
+#: The reason given (and counted in the summary) for a file left out as the tool's own output.
+OWN_OUTPUT = "the tool's own report or baseline: not scanned"
 
 
 class Discovered:
@@ -45,6 +53,10 @@ class Discovered:
         self.skipped: list[tuple[Path, str]] = []
         #: Paths given on the command line that do not exist.
         self.missing: list[Path] = []
+
+    def own_outputs(self) -> int:
+        """How many files were left out as the tool's own reports or baselines."""
+        return sum(1 for _, reason in self.skipped if reason is OWN_OUTPUT)
 
 
 def is_python(path: Path | str) -> bool:
@@ -115,9 +127,12 @@ def discover(
     respect_gitignore: bool = True,
     accept: Callable[[str], bool] = _default_accept,
     force_exclude: bool = False,
+    own_outputs: frozenset[str] = frozenset(),
 ) -> Discovered:
+    """The files under ``paths``; ``own_outputs``: absolute paths of files the run writes
+    (left out, as are the :data:`REPORT_NAMES`)."""
     found = Discovered()
-    seen: set[str] = set()
+    seen: set[str] = set(own_outputs)
     for given in paths:
         if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
             continue
@@ -136,7 +151,9 @@ def discover(
             continue
         if given.is_file():
             key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
-            if key not in seen:
+            if given.name in REPORT_NAMES or key in own_outputs:
+                found.skipped.append((given, OWN_OUTPUT))
+            elif key not in seen:
                 seen.add(key)
                 found.files.append(str(given))
             continue
@@ -145,12 +162,12 @@ def discover(
         resolved = given.resolve()
         for folder in _git_ancestors(resolved):
             rules.load(str(folder) if folder != resolved else root)
-        _walk(root, root, rules, accept, found, seen, os.path.abspath(root))
+        _walk(root, root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
     return found
 
 
 def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
-          seen: set[str], absolute_root: str) -> None:
+          seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> None:
     """Files of ``folder`` (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries, whose file types come with the listing: no file costs a
     syscall of its own (the engine asks the size of the few it analyses)."""
@@ -192,10 +209,15 @@ def _walk(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], b
             found.skipped.append((Path(path), _special_reason(Path(path))))
             continue
         if key not in seen:
+            if entry.name in REPORT_NAMES:
+                found.skipped.append((Path(path), OWN_OUTPUT))
+                continue
             seen.add(key)
             found.files.append(path)
+        elif key in own_outputs:
+            found.skipped.append((Path(path), OWN_OUTPUT))
     for subfolder in subfolders:
-        _walk(subfolder, root, rules, accept, found, seen, absolute_root)
+        _walk(subfolder, root, rules, accept, found, seen, absolute_root, own_outputs)
 
 
 def _escapes_through_link(path: Path) -> str | None:

@@ -83,6 +83,7 @@ class RunResult:
             files_with_errors=sum(1 for r in results if r.error is not None),
             findings=sum(len(r.findings) for r in results),
             suppressed=sum(r.suppressed for r in results),
+            own_outputs=self.summary.own_outputs,
         )
 
 
@@ -450,7 +451,8 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     # a few files named one by one: starting processes would cost more than it saves
     kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
     with pool.start(jobs, _process_chunk_task, _warm_up, kind) as workers:
-        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude)
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
+                         own_outputs=options.own_outputs)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
@@ -459,7 +461,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
-        outcome.summary = outcome.summary._replace(files_scanned=len(files))
+        outcome.summary = outcome.summary._replace(files_scanned=len(files), own_outputs=found.own_outputs())
         todo = _narrow_with_git(scans, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:

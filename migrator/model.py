@@ -255,3 +255,5 @@ class RunSummary(NamedTuple):
     files_with_errors: int = 0
     findings: int = 0
     suppressed: int = 0
+    #: The tool's own reports and baselines left out of the scan (``migrator.discovery.OWN_OUTPUT``).
+    own_outputs: int = 0

@@ -233,3 +233,81 @@ def test_diff_names_paths_below_the_current_folder_without_dot_slash(tmp_path: P
     for path in ("./pkg/a.py", str(root / "pkg" / "a.py"), "pkg/../pkg/a.py"):
         head = cli("--diff", path, cwd=root).stdout.splitlines()[:2]
         assert head == [b"--- a/pkg/a.py", b"+++ b/pkg/a.py"], (path, head)
+
+
+# ---- own outputs are not inputs --------------------------------------------------------
+
+
+def test_the_readme_gitlab_reports_are_not_findings_of_the_next_run(tmp_path: Path) -> None:
+    """At 9c817bf the GitLab example's Code Quality lint reported 40 findings inside the
+    JUnit report the job had just written."""
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    cli("lint", "--format", "junit", "--output", "dflash-migrate-junit.xml", "--exit-zero", ".", cwd=root)
+    assert b"DFlashWorker" in (root / "dflash-migrate-junit.xml").read_bytes()
+    second = cli("lint", "--format", "gitlab", "--output", "gl-code-quality-report.json", ".", cwd=root)
+    assert second.returncode == 1
+    import json
+
+    paths = {issue["location"]["path"] for issue in json.loads((root / "gl-code-quality-report.json").read_text())}
+    assert paths == {"a.py"}, paths
+    third = cli("lint", ".", cwd=root)
+    assert b"junit" not in third.stdout and b"gl-code-quality" not in third.stdout, third.stdout
+    assert b"2 own reports not scanned" in third.stdout, third.stdout
+    assert b"dflash-migrate-junit.xml: skipped: the tool's own report" in third.stderr
+
+
+def test_the_files_a_run_writes_are_not_scanned_by_it(tmp_path: Path) -> None:
+    """A report written inside the tree by `-o`/`--output-file`, and the baseline, are no
+    findings of the run that writes or reads them (at 9c817bf a SARIF report was 194
+    findings of the next run); other files are judged by name only, never by content (a
+    file could otherwise hide itself)."""
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    for _ in range(2):
+        done = cli("lint", "--format", "sarif", "--output-file", "report.sarif", "--exit-zero", ".", cwd=root)
+        assert done.returncode == 0, done.stderr
+    import json
+
+    results = json.loads((root / "report.sarif").read_text())["runs"][0]["results"]
+    assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results} == {"a.py"}
+    assert b"report.sarif: skipped: the tool's own report" in done.stderr
+    for _ in range(2):
+        assert cli("lint", "--write-baseline", "base.json", ".", cwd=root).returncode == 0
+    again = cli("lint", "--baseline", "base.json", "-o", "report.txt", ".", cwd=root)
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    assert "Found 0 V1 references" in (root / "report.txt").read_text()
+    looks_like_a_report = committed(tmp_path / "s", {"report.sarif": (root / "report.sarif").read_bytes(), "a.py": SAFE})
+    plain = cli("lint", "--format", "concise", ".", cwd=looks_like_a_report)
+    assert b"report.sarif" in plain.stdout  # not written by this run, not a documented name: scanned
+
+
+# ---- counts users see are true ------------------------------------------------------------
+
+
+def test_lint_counts_safe_fixes_and_hidden_unsafe_ones_as_ruff_does(tmp_path: Path) -> None:
+    """At 9c817bf `lint` counted unsafe fixes as `fixable with dflash-migrate`, which a plain
+    fix does not apply."""
+    root = committed(tmp_path / "r", {"u.py": SAFE + UNSAFE})
+    out = cli("lint", ".", cwd=root).stdout.decode().splitlines()[-1]
+    assert out == ("Found 3 V1 references in 1 of 1 file (2 fixable with `dflash-migrate`; "
+                   "1 hidden fix can be enabled with `--unsafe-fixes`)."), out
+    import json
+
+    summary = json.loads(cli("lint", "--format", "json", ".", cwd=root).stdout)["summary"]
+    assert (summary["fixable"], summary["unsafe_fixable"]) == (2, 1)
+    diff = cli("--diff", ".", cwd=root).stderr.decode()
+    assert "2 fixes available" in diff, diff
+
+
+def test_statistics_marks_partly_fixable_codes(tmp_path: Path) -> None:
+    """`[*]` every finding of the code fixable, `[~]` some, `[ ]` none (ruff's marks); at
+    9c817bf a code with one finding not fixable among many showed `[ ]`."""
+    mixed = ("def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=False)\n"
+             "    batch.filter_batch(v1_spec_info_filtered=False)\n    batch.filter_batch(v1_spec_info_filtered=True)\n")
+    root = committed(tmp_path / "r", {"a.py": SAFE, "b.py": MANUAL, "c.py": mixed})
+
+    def marks(*extra: str) -> dict[str, str]:
+        out = cli("lint", "--statistics", *extra, ".", cwd=root).stdout.decode()
+        return {line.split("\t")[1].strip(): line.split("\t")[2][:3] for line in out.splitlines()}
+
+    assert marks() == {"DFM101": "[*]", "DFM102": "[*]", "DFM104": "[ ]", "DFM112": "[~]"}
+    assert marks("--unsafe-fixes")["DFM112"] == "[*]"

@@ -79,6 +79,8 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
         f"{counted(summary.todos_left, 'manual TODO')} left, {counted(summary.files_with_errors, 'file')} with errors"
         f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
     )
+    if summary.own_outputs:
+        line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"
     print(line, file=sys.stderr)

@@ -15,6 +15,7 @@ and ``--add-noqa`` (:mod:`migrator.add_noqa`).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
     Param("fmt", ("--format", "--output-format"), "choice", "FORMAT", "Report format.", "text", FORMATS),
-    Param("output", ("--output", "-o"), "path", "FILE", "Write the report to FILE instead of standard output."),
+    Param("output", ("--output", "--output-file", "-o"), "path", "FILE",
+          "Write the report to FILE instead of standard output (never scanned by this run)."),
     Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with findings (2 still means a file could not be processed)."),
     Param("statistics", ("--statistics",), "flag", None, "Print the number of findings per rule code instead of the report."),
     Param("fix", ("--fix",), "flag", None, "Apply the safe fixes (as `dflash-migrate fix` does), then report what is left."),
@@ -88,6 +90,8 @@ def run(
         raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
+    options = options._replace(own_outputs=frozenset(
+        os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
     stdin = [str(p) for p in paths] == ["-"]
     if (fix or add_noqa) and not stdin:
         require_existing(paths)

@@ -35,13 +35,19 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
-    tail = f"Found {n} {subject}{'s' if n != 1 else ''} in {with_findings} of {counted(counts['files_scanned'], 'file')}"
-    if fixable:
-        tail += f" ({fixable} fixable with `dflash-migrate`)"
+    tail = f"Found {counted(n, subject)} in {with_findings} of {counted(counts['files_scanned'], 'file')}"
+    hidden = counts["unsafe_fixable"]
+    if fixable or hidden:
+        shown = [f"{fixable} fixable with `dflash-migrate`"] if fixable else []
+        if hidden:
+            shown.append(f"{counted(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`")
+        tail += f" ({'; '.join(shown)})"
     if errors:
         tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
+    if summary.own_outputs:
+        tail += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if config:
         tail += f" (config: {config})"
     return tail + "."
