@@ -311,3 +311,39 @@ def test_statistics_marks_partly_fixable_codes(tmp_path: Path) -> None:
 
     assert marks() == {"DFM101": "[*]", "DFM102": "[*]", "DFM104": "[ ]", "DFM112": "[~]"}
     assert marks("--unsafe-fixes")["DFM112"] == "[*]"
+
+
+# ---- stable baselines ----------------------------------------------------------------------
+
+FORK = {
+    "pkg/__init__.py": "",
+    "pkg/compat.py": SAFE,
+    "pkg/a.py": "from pkg.compat import DFlashWorker\n\n\nclass W(DFlashWorker):\n"
+                "    def _prepare_for_speculative_decoding(self):\n        pass\n",
+}
+
+
+def test_the_pre_commit_flow_matches_a_baseline_written_by_lint_dot(tmp_path: Path) -> None:
+    """pre-commit runs `lint FILE...` (a fork finding's message names the related module);
+    at 9c817bf it was absolute under some namings, so the baseline written by `lint .`
+    no longer matched: findings reported as new, entries counted as fixed."""
+    root = committed(tmp_path / "repo", FORK)
+    assert cli("lint", "--write-baseline", "dflash-baseline.json", ".", cwd=root).returncode == 0
+    link = tmp_path / "link"
+    link.symlink_to(root)
+    namings = [
+        (root, ["pkg/a.py", "pkg/compat.py"]),  # as pre-commit passes staged files
+        (root, [str(root / "pkg" / "a.py")]),
+        (link, [str(link / "pkg" / "a.py")]),  # the checkout reached through a link
+        (tmp_path, ["repo/pkg/a.py"]),  # from outside the repository
+        (Path("/"), [str(link / "pkg" / "a.py")]),
+    ]
+    for cwd, files in namings:
+        done = cli("lint", "--baseline", str(root / "dflash-baseline.json"), *files, cwd=cwd)
+        assert done.returncode == 0, (cwd, files, done.stdout, done.stderr)
+        assert b"fixed" not in done.stderr and b"known findings not reported" in done.stderr, done.stderr
+        listed = cli("lint", "--format", "json", *files, cwd=cwd).stdout
+        import json
+
+        messages = [f["message"] for f in json.loads(listed)["findings"] if "through" in f["message"]]
+        assert messages and all("(through pkg/compat.py:1)" in m for m in messages), (cwd, messages)
