@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 EPILOG = ("COMMAND defaults to fix: `dflash-migrate PATH...` is `dflash-migrate fix PATH...`. A command name wins over "
           "a folder of that name: write `./check` or `-- check` for the folder. Rule reference: MIGRATION.md. "
           "Exit codes: 0 clean, 1 work left, 2 a file could not be processed or the command line is wrong.")
+#: The variable through which a shell asks click (typer) for completions of ``dflash-migrate``.
+COMPLETE_VARIABLE = "_DFLASH_MIGRATE_COMPLETE"
 #: How close (difflib ratio) a first argument must be to a command name to be taken for a typo of it.
 TYPO_CUTOFF = 0.75
 
@@ -176,7 +178,7 @@ def build_app() -> typer.Typer:
     """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
     import typer
 
-    app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
+    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
                       help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker.")
 
     def show_version(value: bool) -> None:
@@ -257,6 +259,13 @@ def _typer_default(param: Param) -> object:
     return typer.Option(None, *param.flags, metavar=param.metavar, help=param.help, show_default=False)
 
 
+def _completion(args: list[str]) -> bool:
+    """Is this typer's shell completion (``--install-completion``, ``--show-completion``, or
+    the shell asking for completions through ``_DFLASH_MIGRATE_COMPLETE``)? It goes to the
+    typer app as it is: never to the default command, which would run a fix."""
+    return args[:1] in (["--install-completion"], ["--show-completion"]) or COMPLETE_VARIABLE in os.environ
+
+
 # ---- running ------------------------------------------------------------------------
 
 
@@ -282,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     from .commands.common import UsageError
 
     try:
-        command, rest = split_command(args)
+        command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:
         print(f"dflash-migrate: error: {error}", file=sys.stderr)
         return USAGE

@@ -27,7 +27,7 @@ from pathlib import Path
 from . import catalog, partial
 from .discovery import discover, is_python
 from .exitcode import exit_code, left_for_humans
-from .lines import split_lines
+from .lines import may_suppress, split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
@@ -178,7 +178,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
-    if "dflash-migrate:" in source:
+    if may_suppress(source, python=True):
         from .suppressions import filter_findings
 
         malformed: list[tuple[int, str]] = []

@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import SHARED, build_options, paths_or_here, progress, require_existing
+from ..exitcode import CLEAN, exit_code
+from .common import SHARED, build_options, paths_or_here, progress, require_existing, shown, verbose_note
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -31,6 +32,9 @@ PARAMS = (
     Param("write_read_only", ("--write-read-only",), "flag", None, "Also rewrite read-only files (no write permission bits)."),
     Param("stdin_filename", ("--stdin-filename",), "text", "NAME", "Name to report for `-` input."),
     Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on skipped files."),
+    Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with work left (2 still means a file could not be processed)."),
+    Param("statistics", ("--statistics",), "flag", None,
+          "Print the number of findings per rule code instead of one line per finding (as `lint --statistics`)."),
     *SHARED,
 )
 
@@ -54,10 +58,12 @@ def _finding_line(path: str, finding: Finding, options: Options, written: bool) 
                    f"[{_status(finding, options, written)}]")
 
 
-def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin: bool = False) -> None:
-    """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary
-    (``quiet``: the lines and errors only, as ruff's ``-q``). The lines go to stdout unless
-    stdout carries the diff or (``stdin``) the fixed source."""
+def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin: bool = False,
+               statistics: bool = False) -> None:
+    """Report lines (``path:line:col: CODE message [status]``; ``statistics``: the count per
+    rule code instead) and errors, then the summary (``quiet``: the lines and errors only,
+    as ruff's ``-q``). The lines go to stdout unless stdout carries the diff or (``stdin``)
+    the fixed source."""
     out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
     from ..report.escape import visible
     from ..report.text import counted
@@ -65,8 +71,12 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     for result in outcome.results:
         if result.error is not None:
             print(visible(str(result.error)), file=sys.stderr)
-        for finding in result.findings:
+        for finding in () if statistics else result.findings:
             print(_finding_line(finding.path, finding, options, result.written), file=out)
+    if statistics:
+        from ..report.statistics import statistics as table
+
+        out.write(table(outcome.results, options.unsafe_fixes))
     if quiet:
         return
     for path, reason in outcome.skipped:
@@ -107,7 +117,7 @@ def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) ->
     diff.write(diffs(), sys.stdout.buffer, sys.stdout.isatty())
 
 
-def _run_stdin(name: str, options: Options, quiet: bool) -> int:
+def _run_stdin(name: str, options: Options, quiet: bool, statistics: bool, exit_zero: bool) -> int:
     """``-``: the same processing, report and exit code as a file of that name; the fixed
     source (``fix``) or the diff (``--diff``) goes to stdout, the report to stderr."""
     from ..engine import run_bytes
@@ -123,8 +133,8 @@ def _run_stdin(name: str, options: Options, quiet: bool) -> int:
     elif options.mode == "diff":
         print_diff(outcome, {name: data})
     outcome.summarise(options)
-    report_run(outcome, options, quiet, stdin=True)
-    return outcome.exit_code
+    report_run(outcome, options, quiet, stdin=True, statistics=statistics)
+    return exit_code(outcome.results, options.mode, unsafe_fixes=options.unsafe_fixes, exit_zero=exit_zero)
 
 
 def run(
@@ -137,25 +147,38 @@ def run(
     write_read_only: bool = False,
     stdin_filename: str | None = None,
     quiet: bool = False,
+    exit_zero: bool = False,
+    statistics: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
     **shared: object,
 ) -> int:
     """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
+    import time
+
     from ..engine import run as run_engine
 
+    started = time.monotonic()
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
     options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
     options = options._replace(write_read_only=write_read_only)
+    if shown(paths, options, show_files, show_settings):
+        return CLEAN
     if [str(p) for p in paths] == ["-"]:
-        return _run_stdin(stdin_filename or "<stdin>.py", options, quiet)
+        return _run_stdin(stdin_filename or "<stdin>.py", options, quiet, statistics, exit_zero)
     if options.writes:
         require_existing(paths)
     with progress("migrating") as on_progress:
         outcome = run_engine(paths, options, on_progress=on_progress)
     if mode == "diff":
         print_diff(outcome)
-    report_run(outcome, options, quiet)
-    return outcome.exit_code
+    report_run(outcome, options, quiet, statistics=statistics)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started)
+    return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
+                     exit_zero=exit_zero)
 
 
 COMMAND = Command("fix", run, PARAMS, "Rewrite every reference to the removed V1 API (the default command).", fast=True)

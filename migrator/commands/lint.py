@@ -20,8 +20,8 @@ import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from ..exitcode import exit_code
-from .common import SHARED, UsageError, build_options, paths_or_here, progress, require_existing
+from ..exitcode import CLEAN, exit_code
+from .common import SHARED, UsageError, build_options, paths_or_here, progress, require_existing, shown, verbose_note
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -75,13 +75,20 @@ def run(
     baseline: Path | None = None,
     write_baseline: Path | None = None,
     add_noqa: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     **shared: object,
 ) -> int:
     """Lint ``paths``; print or write the report; return the exit code. ``shared``: the
     parameters of :data:`common.SHARED` (``select``, ``target_version``, ...)."""
+    import time
+
     from .. import report
+
+    started = time.monotonic()
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -92,6 +99,8 @@ def run(
                             **shared)  # type: ignore[arg-type]
     options = options._replace(own_outputs=frozenset(
         os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
+    if shown(paths, options, show_files, show_settings, stdout):
+        return CLEAN
     stdin = [str(p) for p in paths] == ["-"]
     if (fix or add_noqa) and not stdin:
         require_existing(paths)
@@ -100,7 +109,9 @@ def run(
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
-    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout) if stdin else _run_tree(paths, options, stderr)
+    stdin_data: dict[str, bytes] = {}  # the `full` format shows its lines
+    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout, stdin_data) if stdin else \
+        _run_tree(paths, options, stderr)
     if not stdin:
         for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
             note(f"{skipped_path}: skipped: {reason}")
@@ -122,18 +133,26 @@ def run(
 
         text = table(results, options.unsafe_fixes)
     else:
-        text = report.render(fmt, results, outcome.summary, config=options.config)
-        if quiet and fmt in ("text", "concise"):
+        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data)
+        if quiet and fmt in report.HUMAN_FORMATS:
             text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
     if listing is not None:
-        if fmt in ("text", "concise") and output is None and not stdin:
+        if fmt in report.HUMAN_FORMATS and output is None and not stdin:
             text += listing
         else:
             stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     if output is not None:
         output.write_text(text, encoding="utf-8")
     else:
-        (stderr if stdin and fix else stdout).write(text)
+        stream = stderr if stdin and fix else stdout
+        if fmt in report.HUMAN_FORMATS or statistics:
+            from ..report import colour
+
+            if colour.wanted(stream):
+                text = colour.coloured(text)
+        stream.write(text)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started, stderr)
     return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
                      exit_zero=exit_zero)
 
@@ -145,11 +164,12 @@ def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
         return engine.run(paths, options, on_progress)
 
 
-def _run_stdin(name: str, options: Options, stdout: TextIO) -> RunResult:
-    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout)."""
+def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, bytes]) -> RunResult:
+    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout);
+    ``read`` receives the bytes read, under ``name``."""
     from .. import engine
 
-    data = sys.stdin.buffer.read()
+    data = read[name] = sys.stdin.buffer.read()
     outcome = engine.run_bytes(name, data, options)
     if options.mode == "fix":
         result = outcome.results[0]
