@@ -139,15 +139,23 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
     """Findings and rewritten source (None if unchanged) for Python source text.
 
     Used for notebook cells and other embedded Python; raises SourceError on bad input.
+    The findings are all of them, suppressed ones included: the caller reads the
+    suppression comments in its own coordinates and counts them (filtered here too, the
+    caller saw its comments as unused); the rewrite leaves suppressed findings alone.
     """
     data = source.encode("utf-8")
     result = _process_python(path, data, options, module_name)
     if result.error is not None:
         raise SourceError(result.error.message, result.error.line, result.error.column)
-    return result.findings, result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
+    new = result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
+    if not result.suppressed:
+        return result.findings, new
+    every = _process_python(path, data, options._replace(mode="lint"), module_name, suppress=False)
+    return every.findings, new
 
 
-def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
+def _process_python(path: str, data: bytes, options: Options, module_name: str | None,
+                    suppress: bool = True) -> FileResult:
     result = FileResult(path)
     candidate = might_match(data) or (options.fork is not None and options.fork.mentions(data))
     if not candidate and not options.parse_all:
@@ -178,7 +186,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
-    if may_suppress(source, python=True):
+    if suppress and may_suppress(source, python=True):
         from .suppressions import filter_findings
 
         malformed: list[tuple[int, str]] = []

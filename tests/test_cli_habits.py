@@ -347,3 +347,119 @@ def test_the_pre_commit_flow_matches_a_baseline_written_by_lint_dot(tmp_path: Pa
 
         messages = [f["message"] for f in json.loads(listed)["findings"] if "through" in f["message"]]
         assert messages and all("(through pkg/compat.py:1)" in m for m in messages), (cwd, messages)
+
+
+# ---- ruff's spellings ----------------------------------------------------------------------
+
+
+def test_show_files_and_show_settings_read_nothing_and_write_nothing(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE, "vendor/v.py": SAFE, "notes.txt": "x\n",
+                                      "pyproject.toml": '[tool.dflash-migrate]\nexclude = ["vendor/"]\n'})
+    before = snapshot(root)
+    for command in (["lint"], ["fix"], []):
+        files = cli(*command, "--show-files", ".", cwd=root)
+        assert files.returncode == 0, files.stderr
+        assert files.stdout.decode().splitlines() == sorted(str(root / n) for n in ("a.py", "notes.txt", "pyproject.toml"))
+        settings = cli(*command, "--show-settings", "--select", "DFM1", ".", cwd=root).stdout.decode()
+        assert f"config = {root / 'pyproject.toml'}" in settings and "select = DFM1" in settings, settings
+        assert "exclude = vendor/" in settings
+    assert snapshot(root) == before
+
+
+def test_verbose_says_what_the_run_used(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    for command in (["lint"], ["--check"]):
+        err = cli(*command, "-v", ".", cwd=root).stderr.decode()
+        assert re.search(r"config \(none\), target sglang \d+\.\d+\.\d+, 1 file scanned in \d+\.\d+ s", err), err
+
+
+def test_the_fix_takes_exit_zero_and_statistics(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"m.py": MANUAL + SAFE})
+    done = cli("--check", "--statistics", ".", cwd=root)
+    assert done.returncode == 1
+    assert done.stdout.decode().splitlines() == [
+        "1\tDFM101\t[*] module `dflash_worker` was removed in sglang 0.5.14; use `dflash_worker_v2`",
+        "1\tDFM102\t[*] `DFlashWorker` was replaced by `DFlashWorkerV2`",
+        "1\tDFM104\t[ ] `_compute_paged_keep_slots` was removed with no replacement"]
+    assert cli("--check", "--exit-zero", ".", cwd=root).returncode == 0
+    fixed = cli("--exit-zero", ".", cwd=root)
+    assert fixed.returncode == 0 and b"[manual]" in fixed.stdout and (root / "m.py").read_text() != MANUAL + SAFE
+    (root / "bad.py").write_text(SAFE + "def (:\n")
+    assert cli("--check", "--exit-zero", ".", cwd=root).returncode == 2  # never hides a file it could not process
+
+
+NOTEBOOK_CELL = ("from sglang.srt.speculative.dflash_worker import DFlashWorker  # noqa: DFM101,DFM102\n"
+                 "import sglang.srt.speculative.dflash_worker as w  # noqa\n"
+                 "import sglang.srt.speculative.dflash_info  # noqa: E402, F401\n")
+
+
+def test_noqa_with_this_tools_codes_is_honoured_in_python_and_notebooks(tmp_path: Path) -> None:
+    """ruff users write `# noqa: DFM101` (ruff keeps it with `lint.external = ["DFM"]`); at
+    9c817bf it was ignored. A bare `# noqa` hides nothing and other tools' codes are never
+    reported as unused."""
+    import json
+
+    notebook = json.dumps({"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                                      "source": NOTEBOOK_CELL.splitlines(keepends=True)}],
+                           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    root = committed(tmp_path / "r", {"a.py": NOTEBOOK_CELL + "x = 1  # noqa: DFM105, E501\n", "n.ipynb": notebook})
+    doc = json.loads(cli("lint", "--format", "json", ".", cwd=root).stdout)
+    found = [(f["path"].removeprefix("./"), f["code"], f["line"]) for f in doc["findings"]]
+    assert found == [("a.py", "DFM101", 2), ("n.ipynb", "DFM101", 10)], found  # the bare noqa's line: the cell's 2nd
+    unused = [(u["path"].removeprefix("./"), u["codes"]) for u in doc["unused_suppressions"]]
+    assert unused == [("a.py", ["DFM105"])], unused  # E402/F401/E501 are other tools' business
+    assert doc["summary"]["suppressed"] == 4  # DFM101 and DFM102 of the first line, in each file
+    before = snapshot(root)
+    assert cli("fix", ".", cwd=root).returncode == 0
+    after = snapshot(root)
+    assert after["a.py"].splitlines()[0] == before["a.py"].splitlines()[0]  # a suppressed line is not rewritten
+    assert b"dflash_worker_v2 as w" in after["a.py"] and b"dflash_worker_v2 as w" in after["n.ipynb"]
+    assert b"DFlashWorker  # noqa" in after["n.ipynb"]
+
+
+def test_full_format_shows_the_source_line_and_a_caret(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": "if x:\n\t" + "import sglang.srt.speculative.dflash_worker as w\n"})
+    for args, stdin in ((["a.py"], None), (["--stdin-filename", "a.py", "-"], (root / "a.py").read_bytes())):
+        out = cli("lint", "--format", "full", *args, cwd=root, stdin=stdin).stdout.decode().splitlines()
+        assert out[:5] == [
+            "a.py:2:9: DFM101 module `dflash_worker` was removed in sglang 0.5.14; use `dflash_worker_v2` [*]",
+            "  |",
+            "2 | \\timport sglang.srt.speculative.dflash_worker as w",
+            "  | " + " " * len("\\timport ") + "^" * 36 + " DFM101",
+            "  |"], out
+
+
+@pytest.mark.parametrize(("environ", "tty", "coloured"), [
+    ({}, False, False), ({"FORCE_COLOR": "1"}, False, True), ({}, True, True), ({"NO_COLOR": "1"}, True, False),
+    ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False, False), ({"TERM": "dumb"}, True, False),
+])
+def test_colour_on_terminals_honours_no_color_and_force_color(tmp_path: Path, environ: dict[str, str], tty: bool,
+                                                               coloured: bool) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    env = {"TERM": "xterm", **environ}
+    if tty:
+        import pty
+
+        leader, follower = pty.openpty()
+        subprocess.run([sys.executable, "-m", "migrator", "lint", "."], cwd=root, stdout=follower, stderr=subprocess.DEVNULL,
+                       env={**{k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")},
+                            "PYTHONPATH": str(REPO), **env})
+        os.close(follower)
+        out = os.read(leader, 65536)
+        os.close(leader)
+    else:
+        out = cli("lint", ".", cwd=root, env=env).stdout
+    assert (b"\x1b[1m\x1b[31mDFM101\x1b[0m" in out) is coloured, out
+    assert b"DFM101" in out
+
+
+def test_shell_completion_is_typers_and_never_runs_the_fix(tmp_path: Path) -> None:
+    """At 9c817bf `--install-completion` was a usage error; the shell's completion request
+    (no arguments, `_DFLASH_MIGRATE_COMPLETE` set) would have run the default fix on `.`."""
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    shown = cli("--show-completion", "bash", cwd=root)
+    assert shown.returncode == 0 and b"_DFLASH_MIGRATE_COMPLETE=complete_bash" in shown.stdout, shown.stderr
+    asked = cli(cwd=root, env={"_DFLASH_MIGRATE_COMPLETE": "complete_bash", "COMP_WORDS": "dflash-migrate lint --out",
+                               "COMP_CWORD": "2"})
+    assert set(asked.stdout.decode().split()) == {"--output", "--output-file", "--output-format"}, asked
+    assert (root / "a.py").read_text() == SAFE
