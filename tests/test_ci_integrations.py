@@ -63,7 +63,21 @@ class TestAction:
         lint = [s for s in steps if "--format sarif" in s.get("run", "")]
         assert lint, "the action runs lint --format sarif"
         uploads = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
-        assert [s["uses"] for s in uploads] == ["github/codeql-action/upload-sarif@v4"]
+        assert [s["uses"] for s in uploads] == ["github/codeql-action/upload-sarif@f443b600d91635bebf5b0d9ebc620189c0d6fba5"]
+
+    def test_actions_are_pinned_by_commit_and_uploads_have_a_category(self) -> None:
+        """At 9c817bf the action's actions were pinned by tag (movable), it had no `category`
+        (two uses in one workflow collide) and set `sarif-file` when no file was written."""
+        action = load(ACTION)
+        for document in (action, load(WORKFLOW)):
+            steps = document["runs"]["steps"] if "runs" in document else document["jobs"]["lint"]["steps"]
+            for step in steps:
+                if step.get("uses", "./") != "./":
+                    assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+        upload = next(s for s in action["runs"]["steps"] if "upload-sarif" in s.get("uses", ""))
+        assert upload["with"]["category"] == "${{ inputs.category }}" and action["inputs"]["category"]["default"]
+        lint = next(s for s in action["runs"]["steps"] if s.get("id") == "lint")["run"]
+        assert re.search(r'if \[ -f "\$sarif" \]; then(?:\s*#[^\n]*)?\s+echo "sarif-file=\$sarif" >> "\$GITHUB_OUTPUT"', lint), lint
 
     def test_action_metadata_follows_githubs_rules(self) -> None:
         """Equivalent of actionlint's action-metadata checks (actionlint lints workflows, not

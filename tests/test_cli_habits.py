@@ -463,3 +463,30 @@ def test_shell_completion_is_typers_and_never_runs_the_fix(tmp_path: Path) -> No
                                "COMP_CWORD": "2"})
     assert set(asked.stdout.decode().split()) == {"--output", "--output-file", "--output-format"}, asked
     assert (root / "a.py").read_text() == SAFE
+
+
+# ---- packaging -----------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_wheel_ships_its_licence_and_the_migration_guide(tmp_path: Path) -> None:
+    """At 9c817bf the wheel declared Apache-2.0 without the licence text, and `explain`
+    pointed at a MIGRATION.md that an installed copy did not have. Builds the wheel."""
+    import zipfile
+
+    import sglang_env
+
+    wheel = sglang_env.project_wheel(tmp_path / "dist")
+    names = zipfile.ZipFile(wheel).namelist()
+    licence = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licence and "migrator/MIGRATION.md" in names, names
+    text = zipfile.ZipFile(wheel).read(licence[0]).decode()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata and "Classifier: Programming Language :: Python :: 3" in metadata
+    python = sglang_env.wheel_venv(tmp_path / "venv", wheel)
+    out = subprocess.run([str(python), "-c", "from migrator.commands.rules import explain; print(explain('DFM101'))"],
+                         capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+    shown = re.search(r"See MIGRATION\.md#dfm101 \((?P<path>[^)]+)\)", out)
+    assert shown and Path(shown["path"]).is_file() and "site-packages" in shown["path"], out
+    assert "## DFM101" in Path(shown["path"]).read_text() or "dfm101" in Path(shown["path"]).read_text().lower()
