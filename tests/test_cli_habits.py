@@ -69,27 +69,21 @@ def test_no_command_and_no_path_is_a_usage_error_before_anything_runs(tmp_path: 
     assert snapshot(root) == before
 
 
-def test_a_folder_named_like_a_command_is_reached_after_dashes(tmp_path: Path) -> None:
-    root = committed(tmp_path / "r", {"lint/a.py": SAFE})
-    done = cli("--check", "--", "lint", cwd=root)
-    assert done.returncode == 1 and b"lint/a.py" in done.stdout, done.stderr
-
-
 @pytest.mark.parametrize("args", [["fix", "missing.py", "."], ["missing.py", "a.py"], ["lint", "--fix", ".", "missing.py"],
                                   ["lint", "--add-noqa", ".", "missing.py"]])
 def test_a_writing_run_with_a_missing_path_writes_nothing(tmp_path: Path, args: list[str]) -> None:
-    root = committed(tmp_path / "r", {"a.py": SAFE})
+    """A report run names the missing path as an error of that file and goes on (ruff's
+    E902); a folder named like a command is reached after `--`."""
+    root = committed(tmp_path / "r", {"a.py": SAFE, "lint/b.py": SAFE})
     before = snapshot(root)
     done = cli(*args, cwd=root)
-    assert done.returncode == 2 and b"missing.py" in done.stderr, done.stderr
+    assert done.returncode == 2 and b"missing.py" in done.stderr and b"DFM" not in done.stdout, done.stderr
     assert snapshot(root) == before
-
-
-def test_a_report_run_reports_a_missing_path_per_file_and_goes_on(tmp_path: Path) -> None:
-    root = committed(tmp_path / "r", {"a.py": SAFE})
-    done = cli("lint", "missing.py", "a.py", cwd=root)
-    assert done.returncode == 2
-    assert b"missing.py: error: no such file or folder" in done.stdout and b"a.py:1:6: DFM101" in done.stdout
+    report = cli("lint", "missing.py", "a.py", cwd=root)
+    assert report.returncode == 2
+    assert b"missing.py: error: no such file or folder" in report.stdout and b"a.py:1:6: DFM101" in report.stdout
+    folder = cli("--check", "--", "lint", cwd=root)
+    assert folder.returncode == 1 and b"lint/b.py" in folder.stdout, folder.stderr
 
 
 def test_a_refused_file_is_never_reported_as_fixed(tmp_path: Path) -> None:
