@@ -11,16 +11,16 @@ escape sequences in the output.
 from __future__ import annotations
 
 import os
-import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
 BOLD, RED, CYAN, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
-#: ``path:line:col: CODE`` at the start of a finding line (text, concise, full).
-_FINDING = re.compile(r"^(?P<where>[^\n]*?:\d+:\d+:) (?P<code>[A-Z]{2,8}\d{2,4}) ")
-_MARKER = re.compile(r"(\[\*\]|\[unsafe fix\]|\[-\])")
+#: ``path:line:col: CODE`` at the start of a finding line (text, concise, full), and the fix
+#: markers (compiled only when colour is on: every lint imports this module).
+_FINDING = r"^(?P<where>[^\n]*?:\d+:\d+:) (?P<code>[A-Z]{2,8}\d{2,4}) "
+_MARKER = r"(\[\*\]|\[unsafe fix\]|\[-\])"
 
 
 def wanted(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
@@ -35,11 +35,14 @@ def wanted(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
 
 def coloured(report: str) -> str:
     """``report`` (a text, concise or full report) with its finding lines coloured."""
+    import re
+
+    finding, marker = re.compile(_FINDING), re.compile(_MARKER)
     out = []
     for line in report.splitlines(keepends=True):
-        match = _FINDING.match(line)
+        match = finding.match(line)
         if match:
-            rest = _MARKER.sub(lambda m: f"{CYAN}{m.group(1)}{RESET}", line[match.end():])
+            rest = marker.sub(lambda m: f"{CYAN}{m.group(1)}{RESET}", line[match.end():])
             line = f"{BOLD}{match.group('where')}{RESET} {BOLD}{RED}{match.group('code')}{RESET} {rest}"
         out.append(line)
     return "".join(out)
