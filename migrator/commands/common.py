@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Callable, Iterator, Sequence, TextIO
 
     from ..config import Config
+    from ..engine import RunResult
 
 SELECT = Param("select", ("--select",), "multi", "CODES",
                "Only these rule codes, comma-separated or repeated (prefixes allowed: DFM1,DFM201).")
@@ -190,6 +191,19 @@ class progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def write_fixed_stdin(outcome: RunResult, data: bytes, options: Options) -> None:
+    """``-`` in a writing mode: the fixed source on stdout (the input itself where nothing
+    changed or the file could not be processed); the result counts as written when what
+    went out differs, and the summary is counted again."""
+    result = outcome.results[0]
+    written = result.new_bytes if result.new_bytes is not None and result.error is None else data
+    sys.stdout.flush()
+    sys.stdout.buffer.write(written)
+    sys.stdout.buffer.flush()
+    result.written = written is not data
+    outcome.summarise(options)
 
 
 def require_existing(paths: Sequence[Path]) -> None:

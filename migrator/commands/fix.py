@@ -12,7 +12,16 @@ import sys
 from pathlib import Path
 
 from ..exitcode import CLEAN, exit_code
-from .common import SHARED, build_options, paths_or_here, progress, require_existing, shown, verbose_note
+from .common import (
+    SHARED,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -124,15 +133,10 @@ def _run_stdin(name: str, options: Options, quiet: bool, statistics: bool, exit_
 
     data = sys.stdin.buffer.read()
     outcome = run_bytes(name, data, options)
-    result = outcome.results[0]
-    if options.mode == "fix":
-        written = result.new_bytes if result.new_bytes is not None and result.error is None else data
-        sys.stdout.buffer.write(written)
-        sys.stdout.buffer.flush()
-        result.written = written is not data
+    if options.writes:
+        write_fixed_stdin(outcome, data, options)
     elif options.mode == "diff":
         print_diff(outcome, {name: data})
-    outcome.summarise(options)
     report_run(outcome, options, quiet, stdin=True, statistics=statistics)
     return exit_code(outcome.results, options.mode, unsafe_fixes=options.unsafe_fixes, exit_zero=exit_zero)
 

@@ -21,7 +21,17 @@ from pathlib import Path
 
 from ..report import FORMATS
 from ..exitcode import CLEAN, exit_code
-from .common import SHARED, UsageError, build_options, paths_or_here, progress, require_existing, shown, verbose_note
+from .common import (
+    SHARED,
+    UsageError,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -171,14 +181,9 @@ def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, byte
 
     data = read[name] = sys.stdin.buffer.read()
     outcome = engine.run_bytes(name, data, options)
-    if options.mode == "fix":
-        result = outcome.results[0]
-        written = result.new_bytes if result.new_bytes is not None and result.error is None else data
+    if options.writes:
         stdout.flush()
-        sys.stdout.buffer.write(written)
-        sys.stdout.buffer.flush()
-        result.written = written is not data
-        outcome.summarise(options)
+        write_fixed_stdin(outcome, data, options)
     return outcome
 
 
