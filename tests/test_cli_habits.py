@@ -431,20 +431,22 @@ def test_colour_on_terminals_honours_no_color_and_force_color(tmp_path: Path, en
                                                                coloured: bool) -> None:
     root = committed(tmp_path / "r", {"a.py": SAFE})
     env = {"TERM": "xterm", **environ}
-    if tty:
-        import pty
+    for command in (["lint"], ["--check"]):
+        if tty:
+            import pty
 
-        leader, follower = pty.openpty()
-        subprocess.run([sys.executable, "-m", "migrator", "lint", "."], cwd=root, stdout=follower, stderr=subprocess.DEVNULL,
-                       env={**{k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")},
-                            "PYTHONPATH": str(REPO), **env})
-        os.close(follower)
-        out = os.read(leader, 65536)
-        os.close(leader)
-    else:
-        out = cli("lint", ".", cwd=root, env=env).stdout
-    assert (b"\x1b[1m\x1b[31mDFM101\x1b[0m" in out) is coloured, out
-    assert b"DFM101" in out
+            leader, follower = pty.openpty()
+            subprocess.run([sys.executable, "-m", "migrator", *command, "."], cwd=root, stdout=follower,
+                           stderr=subprocess.DEVNULL, env={**{k: v for k, v in os.environ.items()
+                                                              if k not in ("NO_COLOR", "FORCE_COLOR")},
+                                                           "PYTHONPATH": str(REPO), **env})
+            os.close(follower)
+            out = os.read(leader, 65536)
+            os.close(leader)
+        else:
+            out = cli(*command, ".", cwd=root, env=env).stdout
+        assert (b"\x1b[1m\x1b[31mDFM101\x1b[0m" in out) is coloured, (command, out)
+        assert b"DFM101" in out
 
 
 def test_shell_completion_is_typers_and_never_runs_the_fix(tmp_path: Path) -> None:

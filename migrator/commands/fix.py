@@ -74,14 +74,16 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     as ruff's ``-q``). The lines go to stdout unless stdout carries the diff or (``stdin``)
     the fixed source."""
     out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
+    from ..report import colour
     from ..report.escape import visible
     from ..report.text import counted
 
+    paint = colour.coloured if colour.wanted(out) else str
     for result in outcome.results:
         if result.error is not None:
             print(visible(str(result.error)), file=sys.stderr)
         for finding in () if statistics else result.findings:
-            print(_finding_line(finding.path, finding, options, result.written), file=out)
+            print(paint(_finding_line(finding.path, finding, options, result.written)), file=out)
     if statistics:
         from ..report.statistics import statistics as table
 

@@ -1,5 +1,5 @@
-"""Colour for the human formats (``text``, ``concise``, ``full``) on a terminal, as ruff
-colours them: the path bold, the code bold red, the fix marker cyan.
+"""Colour for the human formats (``text``, ``concise``, ``full``, and the fix's report lines)
+on a terminal, as ruff colours them: the path bold, the code bold red, the fix marker cyan.
 
 On when the output is a terminal (``TERM`` not ``dumb``), or when ``FORCE_COLOR`` is set
 (non-empty) whatever the output is; off whenever ``NO_COLOR`` is set (non-empty,
@@ -20,7 +20,7 @@ BOLD, RED, CYAN, RESET = "\x1b[1m", "\x1b[31m", "\x1b[36m", "\x1b[0m"
 #: ``path:line:col: CODE`` at the start of a finding line (text, concise, full), and the fix
 #: markers (compiled only when colour is on: every lint imports this module).
 _FINDING = r"^(?P<where>[^\n]*?:\d+:\d+:) (?P<code>[A-Z]{2,8}\d{2,4}) "
-_MARKER = r"(\[\*\]|\[unsafe fix\]|\[-\])"
+_MARKER = r"(\[\*\]|\[unsafe fix\]|\[-\]|\[fixed\]|\[fixable\])"
 
 
 def wanted(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
