@@ -11,8 +11,11 @@ as data (:mod:`migrator.commands.params`). This module reads those declarations 
 
 ``--version`` answers before anything else is imported. The first argument picks the
 command: a command name wins over a folder of the same name (``./check`` or ``-- check``
-for the folder); a first argument that is no existing path but close to a command name
-(``lnt``, ``chek``) is an error naming that command, and nothing runs.
+for the folder). Without a command the fix runs, which writes, so the command line must
+say so plainly: a first word that is no existing path (``format .``, or ``lnt``, then named
+as a likely typo) and a command name placed after options (``-q lint .``) are usage errors
+before anything is read or written. Shell completion is typer's
+(``--install-completion``; the shell's requests go straight to the typer app).
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ if TYPE_CHECKING:
     from .commands.params import Command, Param
 
 EPILOG = ("COMMAND defaults to fix: `dflash-migrate PATH...` is `dflash-migrate fix PATH...`. A command name wins over "
-          "a folder of that name: write `./check` or `-- check` for the folder. Rule reference: MIGRATION.md. "
+          "a folder of that name: write `./check` or `-- check` for the folder. Options go after the command. "
+          "Rule reference: MIGRATION.md. "
           "Exit codes: 0 clean, 1 work left, 2 a file could not be processed or the command line is wrong.")
 #: The variable through which a shell asks click (typer) for completions of ``dflash-migrate``.
 COMPLETE_VARIABLE = "_DFLASH_MIGRATE_COMPLETE"
