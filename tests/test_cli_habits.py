@@ -486,3 +486,15 @@ def test_the_wheel_ships_its_licence_and_the_migration_guide(tmp_path: Path) -> 
     shown = re.search(r"See MIGRATION\.md#dfm101 \((?P<path>[^)]+)\)", out)
     assert shown and Path(shown["path"]).is_file() and "site-packages" in shown["path"], out
     assert "## DFM101" in Path(shown["path"]).read_text() or "dfm101" in Path(shown["path"]).read_text().lower()
+
+
+def test_the_shims_install_hint_names_sglang_not_an_extra_of_a_foreign_package(tmp_path: Path) -> None:
+    """At 9c817bf `python -m shims.launch_server` without sglang said `pip install
+    'dflash-migrate[sglang]'`: an extra of the PyPI package of that name, which is not this
+    tool (README, "In CI")."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    done = subprocess.run([str(venv / "bin" / "python"), "-m", "shims.launch_server"], cwd=tmp_path, capture_output=True,
+                          text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    assert done.returncode != 0 and "sglang is not installed" in done.stderr, done.stderr
+    assert "pip install 'sglang>=0.5.14'" in done.stderr and "dflash-migrate[" not in done.stderr, done.stderr
