@@ -453,7 +453,9 @@ def test_shell_completion_is_typers_and_never_runs_the_fix(tmp_path: Path) -> No
     """At 9c817bf `--install-completion` was a usage error; the shell's completion request
     (no arguments, `_DFLASH_MIGRATE_COMPLETE` set) would have run the default fix on `.`."""
     root = committed(tmp_path / "r", {"a.py": SAFE})
-    shown = cli("--show-completion", "bash", cwd=root)
+    # typer names the shell it runs under (its parent process): a bash, as a user's terminal is
+    shown = subprocess.run(["bash", "-c", f"'{sys.executable}' -m migrator --show-completion; exit $?"], cwd=root,
+                           capture_output=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     assert shown.returncode == 0 and b"_DFLASH_MIGRATE_COMPLETE=complete_bash" in shown.stdout, shown.stderr
     asked = cli(cwd=root, env={"_DFLASH_MIGRATE_COMPLETE": "complete_bash", "COMP_WORDS": "dflash-migrate lint --out",
                                "COMP_CWORD": "2"})

@@ -56,20 +56,23 @@ def _below(absolute: str, root: str) -> str | None:
     return os.path.relpath(absolute, root).replace(os.sep, "/")
 
 
-def repo_relative(path: str) -> str | None:
+def repo_relative(path: str, anchored: bool = False) -> str | None:
     """``path`` relative to its repository's top with ``/`` separators, however it was
     named: :func:`repo_root` where the file lies in it (also through a symbolic link to
     it), else the repository holding the file (a run started outside it); None when the
     file is in no repository and outside the current folder. A fingerprint, and the
     ``through`` part of a message, are then the same for ``lint .``, ``lint FILE``,
     ``lint /abs/FILE`` and a run from another folder (outside any repository: the path
-    relative to the current folder, as before)."""
+    relative to the current folder, as before). ``anchored``: relative to
+    :func:`repo_root` only, else None (SARIF's ``%SRCROOT%`` names that folder)."""
     absolute = os.path.abspath(path)
     here = repo_root()
     relative = _below(absolute, here)
-    if relative is not None and _top_of(here) is not None:
+    if relative is not None and (anchored or _top_of(here) is not None):
         return relative
     real = os.path.realpath(absolute)
+    if anchored:
+        return _below(real, os.path.realpath(here))
     top = _top_of(os.path.dirname(real))
     if top is not None:
         return _below(real, top)
