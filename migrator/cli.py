@@ -57,9 +57,8 @@ def by_name() -> dict[str, Command]:
 
 def split_command(args: list[str]) -> tuple[Command | None, list[str]]:
     """The command a command line runs and its arguments (None: the app's own ``--help``).
-    Raises UsageError for a first argument that looks like a mistyped command name."""
-    from .commands.common import UsageError
-
+    Raises UsageError for a command line without a command that cannot be meant as one
+    (:func:`_check_implicit_fix`)."""
     names = by_name()
     if not args:
         return names["fix"], []

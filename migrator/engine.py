@@ -69,7 +69,6 @@ class RunResult:
         """The run's exit code (:func:`migrator.exitcode.exit_code`)."""
         return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
 
-
     def summarise(self, options: Options) -> None:
         """Count the results (a writing run counts the files it wrote: a refused write
         changed nothing; the other modes what would change)."""
