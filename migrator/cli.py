@@ -11,8 +11,11 @@ as data (:mod:`migrator.commands.params`). This module reads those declarations 
 
 ``--version`` answers before anything else is imported. The first argument picks the
 command: a command name wins over a folder of the same name (``./check`` or ``-- check``
-for the folder); a first argument that is no existing path but close to a command name
-(``lnt``, ``chek``) is an error naming that command, and nothing runs.
+for the folder). Without a command the fix runs, which writes, so the command line must
+say so plainly: a first word that is no existing path (``format .``, or ``lnt``, then named
+as a likely typo) and a command name placed after options (``-q lint .``) are usage errors
+before anything is read or written. Shell completion is typer's
+(``--install-completion``; the shell's requests go straight to the typer app).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .exitcode import CLEAN, USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,8 +34,11 @@ if TYPE_CHECKING:
     from .commands.params import Command, Param
 
 EPILOG = ("COMMAND defaults to fix: `dflash-migrate PATH...` is `dflash-migrate fix PATH...`. A command name wins over "
-          "a folder of that name: write `./check` or `-- check` for the folder. Rule reference: MIGRATION.md. "
+          "a folder of that name: write `./check` or `-- check` for the folder. Options go after the command. "
+          "Rule reference: MIGRATION.md. "
           "Exit codes: 0 clean, 1 work left, 2 a file could not be processed or the command line is wrong.")
+#: The variable through which a shell asks click (typer) for completions of ``dflash-migrate``.
+COMPLETE_VARIABLE = "_DFLASH_MIGRATE_COMPLETE"
 #: How close (difflib ratio) a first argument must be to a command name to be taken for a typo of it.
 TYPO_CUTOFF = 0.75
 
@@ -50,9 +57,8 @@ def by_name() -> dict[str, Command]:
 
 def split_command(args: list[str]) -> tuple[Command | None, list[str]]:
     """The command a command line runs and its arguments (None: the app's own ``--help``).
-    Raises UsageError for a first argument that looks like a mistyped command name."""
-    from .commands.common import UsageError
-
+    Raises UsageError for a command line without a command that cannot be meant as one
+    (:func:`_check_implicit_fix`)."""
     names = by_name()
     if not args:
         return names["fix"], []
@@ -61,14 +67,49 @@ def split_command(args: list[str]) -> tuple[Command | None, list[str]]:
         return names[first], args[1:]
     if first in ("--help", "-h"):
         return None, args
-    if not first.startswith("-") and first.replace("-", "").replace("_", "").isalnum() and not os.path.lexists(first):
-        import difflib
-
-        close = difflib.get_close_matches(first.lower(), list(names), n=1, cutoff=TYPO_CUTOFF)
-        if close:
-            raise UsageError(f"{first!r} is no command and no file or folder; did you mean `dflash-migrate {close[0]}`? "
-                             f"(nothing was run)")
+    _check_implicit_fix(args, names)
     return names["fix"], args
+
+
+def _check_implicit_fix(args: list[str], names: dict[str, Command]) -> None:
+    """A command line without a command runs ``fix``, which writes: refuse it (UsageError,
+    before anything is read) when its first path does not exist (a mistyped or unknown
+    command: ``format .``) or when a later word is a command name (an option placed before
+    the command: ``-q lint .``)."""
+    from .commands.common import UsageError
+
+    positional, after_dashes = _positionals(args, names["fix"])
+    for word in positional[:len(positional) - after_dashes]:
+        if word in names:
+            raise UsageError(f"options go after the command: `dflash-migrate {word} "
+                             f"{' '.join(a for a in args if a != word)}` (a folder of that name: ./{word}; nothing was run)")
+    if not positional or positional[0] == "-" or os.path.lexists(positional[0]):
+        return
+    first = positional[0]
+    import difflib
+
+    close = difflib.get_close_matches(first.lower(), list(names), n=1, cutoff=TYPO_CUTOFF)
+    hint = f"; did you mean `dflash-migrate {close[0]}`?" if close else " (`dflash-migrate --help` lists the commands)"
+    raise UsageError(f"{first!r} is no command and no file or folder{hint} (nothing was run)")
+
+
+def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
+    """The positional words of ``command``'s arguments (option values skipped) and how many
+    of them came after ``--`` (paths, even where they spell a command name)."""
+    takes_value = {flag for param in command.params if param.kind not in ("flag", "paths") for flag in param.flags}
+    words: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            words.extend(args[index:])
+            return words, len(args) - index
+        if arg == "-" or not arg.startswith("-"):
+            words.append(arg)
+        elif "=" not in arg and arg in takes_value:
+            index += 1
+    return words, 0
 
 
 # ---- the fast path ------------------------------------------------------------------
@@ -140,7 +181,7 @@ def build_app() -> typer.Typer:
     """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
     import typer
 
-    app = typer.Typer(add_completion=False, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
+    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
                       help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker.")
 
     def show_version(value: bool) -> None:
@@ -221,6 +262,13 @@ def _typer_default(param: Param) -> object:
     return typer.Option(None, *param.flags, metavar=param.metavar, help=param.help, show_default=False)
 
 
+def _completion(args: list[str]) -> bool:
+    """Is this typer's shell completion (``--install-completion``, ``--show-completion``, or
+    the shell asking for completions through ``_DFLASH_MIGRATE_COMPLETE``)? It goes to the
+    typer app as it is: never to the default command, which would run a fix."""
+    return args[:1] in (["--install-completion"], ["--show-completion"]) or COMPLETE_VARIABLE in os.environ
+
+
 # ---- running ------------------------------------------------------------------------
 
 
@@ -235,7 +283,7 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
         from .report.escape import visible
 
         print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
-        return 2
+        return USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -246,10 +294,10 @@ def main(argv: list[str] | None = None) -> int:
     from .commands.common import UsageError
 
     try:
-        command, rest = split_command(args)
+        command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:
         print(f"dflash-migrate: error: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     if command is not None:
         fast = parse_fast(command.name, rest)
         if fast is not None:
@@ -261,8 +309,8 @@ def main(argv: list[str] | None = None) -> int:
         code = exit_.code
         if isinstance(code, str):
             print(code, file=sys.stderr)
-            return 2
-        return 0 if code is None else code
+            return USAGE
+        return CLEAN if code is None else code
     return 0
 
 

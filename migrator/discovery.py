@@ -35,6 +35,14 @@ DEFAULT_EXCLUDES = frozenset({
     "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
 })
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: The report and baseline names the README and the CI examples write inside a checkout:
+#: the tool's own outputs, never its inputs (a JUnit or SARIF report quotes every finding,
+#: so the next run would report them again). Matched by exact file name, never by content
+#: (a file that could hide itself by its content would let hostile code hide too).
+REPORT_NAMES = frozenset({"dflash-migrate-junit.xml", "gl-code-quality-report.json", "dflash-migrate.sarif",
+                          "dflash-baseline.json"})
+#: The reason given (and counted in the summary) for a file left out as the tool's own output.
+OWN_OUTPUT = "the tool's own report or baseline: not scanned"
 
 
 class Discovered:
@@ -53,6 +61,10 @@ class Discovered:
         #: Files and folders left out by an ignore file, an exclude pattern or the default
         #: folder excludes (``.venv``, ``node_modules``...; not ``.git``): a folder counts once.
         self.left_out = 0
+
+    def own_outputs(self) -> int:
+        """How many files were left out as the tool's own reports or baselines."""
+        return sum(1 for _, reason in self.skipped if reason is OWN_OUTPUT)
 
 
 def is_python(path: Path | str) -> bool:
@@ -159,12 +171,14 @@ def discover(
     accept: Callable[[str], bool] = _default_accept,
     force_exclude: bool = False,
     tracked: Callable[[str], frozenset[str] | None] | None = _tracked_files,
+    own_outputs: frozenset[str] = frozenset(),
 ) -> Discovered:
     """The files under ``paths``. ``tracked``: the paths (relative, with ``/``) git tracks
     under a root folder, None outside a work tree (default: asks ``git ls-files``; the
-    engine passes the listing its git scan reads anyway)."""
+    engine passes the listing its git scan reads anyway). ``own_outputs``: absolute paths of
+    files the run writes (left out, as are the :data:`REPORT_NAMES`)."""
     found = Discovered()
-    seen: set[str] = set()
+    seen: set[str] = set(own_outputs)
     for given in paths:
         if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
             found.left_out += 1
@@ -184,7 +198,9 @@ def discover(
             continue
         if given.is_file():
             key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
-            if key not in seen:
+            if given.name in REPORT_NAMES or key in own_outputs:
+                found.skipped.append((given, OWN_OUTPUT))
+            elif key not in seen:
                 seen.add(key)
                 found.files.append(str(given))
             continue
@@ -193,12 +209,12 @@ def discover(
         resolved = given.resolve()
         for folder in _git_ancestors(resolved):
             rules.load(str(folder) if folder != resolved else root)
-        _walk(root, root, rules, accept, found, seen, os.path.abspath(root))
+        _walk(root, root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
     return found
 
 
 def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
-          seen: set[str], absolute_root: str) -> None:
+          seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> None:
     """Files of each folder (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries, whose file types come with the listing: no file costs a
     syscall of its own (the engine asks the size of the few it analyses). An explicit
@@ -207,12 +223,12 @@ def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool
     pending = [top]
     while pending:
         folder = pending.pop()
-        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root)
+        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root, own_outputs)
         pending.extend(reversed(subfolders))  # the first subfolder is walked next
 
 
 def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
-                 seen: set[str], absolute_root: str) -> list[str]:
+                 seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> list[str]:
     """The files of one folder into ``found``; its subfolders to walk, sorted."""
     rules.load(folder)
     try:
@@ -256,8 +272,13 @@ def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[
             found.skipped.append((Path(path), _special_reason(Path(path))))
             continue
         if key not in seen:
+            if entry.name in REPORT_NAMES:
+                found.skipped.append((Path(path), OWN_OUTPUT))
+                continue
             seen.add(key)
             found.files.append(path)
+        elif key in own_outputs:
+            found.skipped.append((Path(path), OWN_OUTPUT))
     return subfolders
 
 

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from . import catalog, partial
 from .discovery import discover, is_python
-from .lines import split_lines
+from .exitcode import exit_code, left_for_humans
+from .lines import may_suppress, split_lines
 from .fileio import SourceError, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
@@ -56,24 +57,48 @@ TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesti
 class RunResult:
     """A whole run: every file's result, the summary, what was skipped and why."""
 
-    __slots__ = ("results", "summary", "skipped", "interrupted", "mode")
+    __slots__ = ("results", "summary", "skipped", "interrupted", "mode", "unsafe_fixes")
 
-    def __init__(self, mode: Mode = "lint") -> None:
+    def __init__(self, mode: Mode = "lint", unsafe_fixes: bool = False) -> None:
         self.results: list[FileResult] = []
         self.summary = RunSummary()
         self.skipped: list[tuple[str, str]] = []
         self.interrupted = False
         self.mode = mode
+        self.unsafe_fixes = unsafe_fixes
 
     @property
     def exit_code(self) -> int:
-        """2: a file could not be processed (or the run was interrupted); 1: work is left
-        (fix mode: manual findings; other modes: anything found or to change); else 0."""
-        if self.summary.files_with_errors or self.interrupted:
-            return 2
-        if self.mode == "fix":
-            return 1 if self.summary.todos_left else 0
-        return 1 if (self.summary.findings or self.summary.files_changed or self.summary.todos_left) else 0
+        """The run's exit code (:func:`migrator.exitcode.exit_code`)."""
+        return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
+
+    def summarise(self, options: Options) -> None:
+        """Count the results (a writing run counts the files it wrote: a refused write
+        changed nothing; the other modes what would change)."""
+        results = self.results
+        changed = [r for r in results if (r.written if options.writes else r.changed)]
+        self.summary = RunSummary(
+            files_scanned=self.summary.files_scanned,
+            files_changed=len(changed),
+            fixes_applied=sum(r.fixes_applied for r in changed),
+            todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options.unsafe_fixes)),
+            files_with_errors=sum(1 for r in results if r.error is not None),
+            findings=sum(len(r.findings) for r in results),
+            suppressed=sum(r.suppressed for r in results),
+            own_outputs=self.summary.own_outputs,
+            left_out=self.summary.left_out,
+            fixes_refused=sum(r.refused for r in results),
+        )
+
+
+def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
+    """A run over one file's content (standard input), named ``name``: the same result,
+    summary and exit code as a run over a file of that name; nothing is written."""
+    outcome = RunResult(options.mode, options.unsafe_fixes)
+    outcome.results = [process_bytes(name, data, options)]
+    outcome.summary = RunSummary(files_scanned=1)
+    outcome.summarise(options)
+    return outcome
 
 
 # ---- one file ---------------------------------------------------------------------
@@ -118,15 +143,23 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
     """Findings and rewritten source (None if unchanged) for Python source text.
 
     Used for notebook cells and other embedded Python; raises SourceError on bad input.
+    The findings are all of them, suppressed ones included: the caller reads the
+    suppression comments in its own coordinates and counts them (filtered here too, the
+    caller saw its comments as unused); the rewrite leaves suppressed findings alone.
     """
     data = source.encode("utf-8")
     result = _process_python(path, data, options, module_name)
     if result.error is not None:
         raise SourceError(result.error.message, result.error.line, result.error.column)
-    return result.findings, result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
+    new = result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
+    if not result.suppressed:
+        return result.findings, new
+    every = _process_python(path, data, options._replace(mode="lint"), module_name, suppress=False)
+    return every.findings, new
 
 
-def _process_python(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
+def _process_python(path: str, data: bytes, options: Options, module_name: str | None,
+                    suppress: bool = True) -> FileResult:
     result = FileResult(path)
     candidate = might_match_python(data) or (options.fork is not None and options.fork.mentions(data))
     if not candidate and not options.parse_all:
@@ -157,7 +190,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     except RecursionError:
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
-    if "dflash-migrate:" in source:
+    if suppress and may_suppress(source, python=True):
         from .suppressions import filter_findings
 
         malformed: list[tuple[int, str]] = []
@@ -407,7 +440,7 @@ def run(
     """
     import gc
 
-    outcome = RunResult(mode=options.mode)
+    outcome = RunResult(options.mode, options.unsafe_fixes)
     if options.target_version is None:
         options = options._replace(target_version=catalog.NEWEST_RELEASE)
     # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
@@ -422,7 +455,7 @@ def run(
         if collecting:
             gc.enable()
     outcome.results.sort(key=lambda r: r.path)
-    _summarise(outcome, outcome.summary.files_scanned, options)
+    outcome.summarise(options)
     return outcome
 
 
@@ -440,7 +473,8 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         # ignore files do not apply to tracked files: the scans' listings say which they are
         by_root = {scan.root: scan for scan in scans if scan is not None}
         found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
-                         tracked=lambda root: by_root[root].tracked() if root in by_root else gitscan.tracked_files(root))
+                         tracked=lambda root: by_root[root].tracked() if root in by_root else gitscan.tracked_files(root),
+                         own_outputs=options.own_outputs)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
@@ -449,7 +483,8 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             from .uncommitted import Uncommitted
 
             options = options._replace(dirty=Uncommitted().scan(files))
-        outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out)
+        outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out,
+                                                   own_outputs=found.own_outputs())
         todo = _narrow_with_git(scans, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
@@ -730,24 +765,3 @@ def _warm_up() -> None:
 def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
     paths, options = task
     return [analyse_path(path, options) for path in paths]
-
-
-def left_for_humans(finding: Finding, options: Options) -> bool:
-    """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
-    fix = finding.fix
-    return fix is None or fix.applicability == "manual" or (fix.applicability == "unsafe" and not options.unsafe_fixes)
-
-
-def _summarise(outcome: RunResult, scanned: int, options: Options) -> None:
-    results = outcome.results
-    outcome.summary = RunSummary(
-        files_scanned=scanned,
-        left_out=outcome.summary.left_out,
-        files_changed=sum(1 for r in results if r.changed),
-        fixes_applied=sum(r.fixes_applied for r in results if r.changed),
-        todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options)),
-        fixes_refused=sum(r.refused for r in results),
-        files_with_errors=sum(1 for r in results if r.error is not None),
-        findings=sum(len(r.findings) for r in results),
-        suppressed=sum(r.suppressed for r in results),
-    )

@@ -76,3 +76,10 @@ def strip_comment(line: str, marker: str = "#") -> str:
         elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
             return line[:i] + " " * (len(line) - i)
     return line
+
+
+def may_suppress(text: str, python: bool) -> bool:
+    """Can ``text`` hold a suppression comment (``migrator.suppressions``)? A substring test
+    that spares the tokenizer (and the suppressions module's imports) almost every file:
+    ``dflash-migrate:``, or in Python a ``noqa`` with one of this tool's codes."""
+    return "dflash-migrate:" in text or (python and "DFM" in text and "noqa" in text.lower())

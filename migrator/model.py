@@ -262,3 +262,5 @@ class RunSummary(NamedTuple):
     #: Files and folders discovery left out: ignore files (untracked paths only), exclude
     #: patterns, default folder excludes (``migrator.discovery``); a folder counts once.
     left_out: int = 0
+    #: The tool's own reports and baselines left out of the scan (``migrator.discovery.OWN_OUTPUT``).
+    own_outputs: int = 0

@@ -54,7 +54,9 @@ class Options(NamedTuple):
     * ``fork``: the fork index (``migrator.forkindex``; filled by the engine's ``run`` where
       the fork's modules re-export V1 objects): its names are prefilter words too, and the
       analysis follows V1 objects through the fork's modules;
-    * ``write_read_only``: also rewrite files without write permission bits.
+    * ``write_read_only``: also rewrite files without write permission bits;
+    * ``own_outputs``: absolute paths of the files this run writes or keeps its state in
+      (``--output``, baselines): never scanned (``migrator.discovery.OWN_OUTPUT``).
 
     A plain ``typing.NamedTuple`` (not ``migrator.records.record``): this module imports
     nothing of the project, and no other record type holds the same fields.
@@ -76,6 +78,7 @@ class Options(NamedTuple):
     config: str | None = None
     fork: ForkIndex | None = None
     write_read_only: bool = False
+    own_outputs: frozenset[str] = frozenset()
 
     @property
     def writes(self) -> bool:

@@ -25,6 +25,12 @@ The directive must start the comment (or a ``#`` part of it, as in ``# type: ign
 dflash-migrate: ignore``), spelled exactly: ``ignore-files`` or ``ignored`` are prose, not
 directives.
 
+In Python (and notebook code cells) ruff's spelling works too: ``# noqa: DFM101`` (codes
+separated by commas or spaces) hides the DFM codes it lists on its line, so one comment
+serves ruff (with ``lint.external = ["DFM"]``) and this tool. Other tools' codes in the
+list are ignored (never reported as unused), and a bare ``# noqa`` hides nothing here: it
+would hide every V1 reference on the line without naming one.
+
 A bare ``ignore`` / ``ignore-file`` (no brackets) suppresses every code; empty brackets
 (``ignore[]``, ``ignore[ ]``) or something that is not a rule code between them are an
 error naming the line (``malformed``), and suppress nothing. A directive that hid no
@@ -37,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Literal
 
+from migrator.lines import may_suppress
 from migrator.model import Finding
 
 Syntax = Literal["python", "hash", "markdown", "json"]
@@ -47,6 +54,9 @@ _AFTER_MARKER = re.compile(
 _MARKERS: dict[str, str] = {"python": "#", "hash": "#", "json": "//"}
 _PART = re.compile(r"(?:^|(?<=\s))(?:#|//)")
 _CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
+#: ruff's ``noqa`` directive (a ``#`` part that starts with it); only this tool's codes count.
+_NOQA = re.compile(r"\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
+OWN_PREFIX = "DFM"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
 _HASH_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
                          "containerfile", "yaml", "yml", "toml", "env", "dotenv", "python", "py", "python3"})
@@ -142,15 +152,21 @@ def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
     lines split as ``reader`` splits them (``migrator.lines.split_lines``). ``regions``: the
     file's text rule saying which lines are data (no comment there) and which an embedded
     language (a line directive counts, ``ignore-file`` does not: it counts only in a
-    top-level comment)."""
-    if "dflash-migrate:" not in text:
+    top-level comment). In Python, ``# noqa: DFM...`` lists count too."""
+    if not may_suppress(text, syntax == "python"):
         return [], []
     lines = _lines(text, reader)
     data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
     for number, column, comment in _comments(text, syntax, reader):
-        if "dflash-migrate:" not in comment or number in data:
+        if number in data:
+            continue
+        if syntax == "python":
+            noqa = _noqa_codes(comment)
+            if noqa:
+                directives.append(Directive(number, noqa, False, False))
+        if "dflash-migrate:" not in comment:
             continue
         if comment.startswith("#\0"):  # a comment of a Markdown fence: an embedded language
             comment = "#" + comment[2:]
@@ -177,6 +193,16 @@ def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
             own = not line[:column].strip() or syntax == "markdown" and not re.sub(r"<!--.*?-->", "", line).strip()
             directives.append(Directive(number, codes, match.group("kind") == "ignore-file", own))
     return directives, malformed
+
+
+def _noqa_codes(comment: str) -> tuple[str, ...]:
+    """This tool's codes in the ``# noqa: ...`` parts of a Python comment."""
+    codes: set[str] = set()
+    for part in _PART.split(comment)[1:]:
+        match = _NOQA.match(part)
+        if match:
+            codes.update(code for code in re.split(r"[,\s]+", match.group("codes").upper()) if code.startswith(OWN_PREFIX))
+    return tuple(sorted(codes))
 
 
 def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     if importlib.util.find_spec(catalog.LAUNCH_SERVER_MODULE.partition(".")[0]) is None:
         raise SystemExit(f"dflash-migrate: sglang is not installed in this environment ({sys.executable}); "
                          f"`python -m shims.launch_server` runs sglang's own launcher: install sglang "
-                         f"{catalog.FIRST_V2_RELEASE}+ first (pip install 'dflash-migrate[sglang]')")
+                         f"{catalog.FIRST_V2_RELEASE}+ first (pip install 'sglang>={catalog.FIRST_V2_RELEASE}')")
     os.environ.setdefault(ENV_ACTIVATE, "1")
     install()
     sys.argv = [catalog.LAUNCH_SERVER_MODULE, *args]

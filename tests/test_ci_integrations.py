@@ -63,7 +63,21 @@ class TestAction:
         lint = [s for s in steps if "--format sarif" in s.get("run", "")]
         assert lint, "the action runs lint --format sarif"
         uploads = [s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
-        assert [s["uses"] for s in uploads] == ["github/codeql-action/upload-sarif@v4"]
+        assert [s["uses"] for s in uploads] == ["github/codeql-action/upload-sarif@f443b600d91635bebf5b0d9ebc620189c0d6fba5"]
+
+    def test_actions_are_pinned_by_commit_and_uploads_have_a_category(self) -> None:
+        """At 9c817bf the action's actions were pinned by tag (movable), it had no `category`
+        (two uses in one workflow collide) and set `sarif-file` when no file was written."""
+        action = load(ACTION)
+        for document in (action, load(WORKFLOW)):
+            steps = document["runs"]["steps"] if "runs" in document else document["jobs"]["lint"]["steps"]
+            for step in steps:
+                if step.get("uses", "./") != "./":
+                    assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", step["uses"]), step["uses"]
+        upload = next(s for s in action["runs"]["steps"] if "upload-sarif" in s.get("uses", ""))
+        assert upload["with"]["category"] == "${{ inputs.category }}" and action["inputs"]["category"]["default"]
+        lint = next(s for s in action["runs"]["steps"] if s.get("id") == "lint")["run"]
+        assert re.search(r'if \[ -f "\$sarif" \]; then(?:\s*#[^\n]*)?\s+echo "sarif-file=\$sarif" >> "\$GITHUB_OUTPUT"', lint), lint
 
     def test_action_metadata_follows_githubs_rules(self) -> None:
         """Equivalent of actionlint's action-metadata checks (actionlint lints workflows, not
@@ -107,18 +121,43 @@ class TestGitlab:
         assert not any(re.search(r"pip install[^\n]*\bdflash-migrate\b", line) for line in job["script"])
 
 
+#: Text files that no structured rule reads but `lint .` does (the fallback scanner,
+#: DFM401-DFM409), which the hooks' old `files:` pattern skipped (issue 28).
+FALLBACK_SAMPLES = {
+    "Makefile": "serve:\n\tSGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server\n",
+    "docs/guide.rst": "Set ``SGLANG_ENABLE_SPEC_V2=1``.\n",
+    "setup.cfg": "[env]\nSGLANG_ENABLE_SPEC_V2 = 1\n",
+    "web/App.tsx": "const env = { SGLANG_ENABLE_SPEC_V2: \"1\" };\n",
+    "bin/serve": "#!/bin/sh\nSGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server\n",
+}
+
+
 class TestHooks:
-    def test_hooks_match_every_file_type_the_tool_reads(self) -> None:
-        hooks = load(HOOKS)
-        for hook in hooks:
-            assert "types" not in hook and "types_or" not in hook, "tags differ between identify versions"
-            pattern = re.compile(hook["files"])
-            for name in [*SAMPLES, "x/Containerfile", "x/dockerfile.dev", "a.DOCKERFILE", ".envrc", "a.bash",
-                         "a.yaml", "a.jsonc", "a.markdown"]:
-                assert is_python(name) or module_for(name) is not None, name
-                assert pattern.search(name), (hook["id"], name)
-            for name in ["notes.txt", "setup.cfg", "a.pyc", "env.txt", "x/.environment"]:
-                assert not pattern.search(name), (hook["id"], name)
+    def test_hooks_select_every_text_file_as_lint_dot_does(self, tmp_path: Path) -> None:
+        """At 9c817bf a `files:` pattern skipped Makefile, .rst, .cfg, .tsx and suffix-less
+        scripts, which `lint .` reports: the hook passed where CI failed. identify (what
+        pre-commit tags files with) calls every one of them `text`."""
+        from identify.identify import tags_from_path
+
+        from migrator.discovery import discover
+
+        for name, text in {**SAMPLES, **FALLBACK_SAMPLES}.items():
+            (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name).write_text(text)
+        read = {os.path.relpath(path, tmp_path) for path in discover([tmp_path]).files}
+        assert read == set(SAMPLES) | set(FALLBACK_SAMPLES)
+        for hook in load(HOOKS):
+            assert hook["types"] == ["text"] and "files" not in hook and "types_or" not in hook, hook
+            for name in read:
+                assert "text" in tags_from_path(str(tmp_path / name)), name
+
+    def test_safety_flags_are_in_entry_where_args_cannot_replace_them(self) -> None:
+        """pre-commit replaces `args` with the user's: at 9c817bf `args: [--unsafe-fixes]` on
+        the fix hook dropped its `--allow-dirty --force-exclude`."""
+        hooks = {hook["id"]: hook for hook in load(HOOKS)}
+        assert hooks["dflash-migrate-fix"]["entry"].split() == ["dflash-migrate", "fix", "--allow-dirty", "--force-exclude"]
+        assert hooks["dflash-migrate-lint"]["entry"].split() == ["dflash-migrate", "lint", "--force-exclude"]
+        assert not any(hook.get("args") for hook in hooks.values())
 
 
 # ---- the real tools (slow) ---------------------------------------------------------
@@ -227,6 +266,70 @@ def _broken_sarif(good: Path, folder: Path) -> Path:
     broken = folder / "broken.sarif"
     broken.write_text(json.dumps(document))
     return broken
+
+
+def hook_repository(folder: Path) -> tuple[Path, str]:
+    """This working tree (tracked and untracked files, uncommitted changes included) as a
+    one-commit repository pre-commit can clone, and its commit."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, folder / name)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "hooks"]):
+        subprocess.run(command, cwd=folder, check=True, env=env, capture_output=True)
+    return folder, subprocess.run(["git", "rev-parse", "HEAD"], cwd=folder, capture_output=True, text=True,
+                                  check=True).stdout.strip()
+
+
+@pytest.mark.slow
+def test_pre_commit_runs_every_hook_with_a_user_args_override(tmp_path: Path) -> None:
+    """Real pre-commit (the test extra) on a scratch repository, each hook configured as a
+    user does, with their own `args:` (which replace the hook's). The hooks are installed
+    by pre-commit from a local clone of this tree (`language: python`: pip installs it,
+    offline where pip's configuration points at a local index). The fix hook keeps its
+    safety flags: the staged file is rewritten (with the user's --unsafe-fixes) and a
+    config-excluded vendored file is not; the lint hook reports every text file type."""
+    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+    assert pre_commit is not None, "pre-commit is in the test extra"
+    hooks, rev = hook_repository(tmp_path / "hooks")
+    repo = tmp_path / "repo"
+    unsafe = "def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n"
+    files = {**SAMPLES, **FALLBACK_SAMPLES, "vendored/v.py": SAMPLES["pkg/a.py"], "pkg/staged.py": "x = 1\n",
+             "pyproject.toml": "[tool.dflash-migrate]\nexclude = [\"vendored/\"]\n",
+             ".pre-commit-config.yaml": yaml.safe_dump({"repos": [{"repo": str(hooks), "rev": rev, "hooks": [
+                 {"id": "dflash-migrate-fix", "args": ["--unsafe-fixes"]},
+                 {"id": "dflash-migrate-lint", "args": ["--ignore", "DFM112"]}]}]})}
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tools_dir() / "pre-commit"), "GIT_AUTHOR_NAME": "t",
+           "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    for command in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "fork"]):
+        subprocess.run(command, cwd=repo, check=True, env=env)
+    (repo / "pkg/staged.py").write_text(SAMPLES["pkg/a.py"] + "\n\n" + unsafe)
+    subprocess.run(["git", "add", "pkg/staged.py"], cwd=repo, check=True)
+    started = time.monotonic()
+    fix = subprocess.run([pre_commit, "run", "dflash-migrate-fix", "--files", "pkg/staged.py", "vendored/v.py"],
+                         cwd=repo, capture_output=True, text=True, timeout=900, env=env)
+    print(f"pre-commit (install and fix hook) took {time.monotonic() - started:.1f} s")
+    output = fix.stdout + fix.stderr
+    assert fix.returncode == 1 and "files were modified by this hook" in output, output[-3000:]
+    assert "uncommitted" not in output, output[-3000:]
+    assert (repo / "pkg/staged.py").read_text() == (
+        "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n\n\n"
+        "def drop_finished(batch):\n    batch.filter_batch()\n"), output[-3000:]
+    assert (repo / "vendored/v.py").read_text() == SAMPLES["pkg/a.py"]
+    lint = subprocess.run([pre_commit, "run", "dflash-migrate-lint", "--all-files", "--verbose"],
+                          cwd=repo, capture_output=True, text=True, timeout=900, env=env)
+    output = lint.stdout + lint.stderr
+    assert lint.returncode == 1, output[-3000:]
+    reported = {line.split(":", 1)[0] for line in output.splitlines() if re.match(r"^\S+:\d+:\d+: DFM", line)}
+    assert reported == set(SAMPLES) | set(FALLBACK_SAMPLES), output[-3000:]
 
 
 @pytest.mark.slow

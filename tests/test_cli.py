@@ -144,4 +144,4 @@ def test_a_file_given_twice_in_different_spellings_is_scanned_once(tmp_path: Pat
     result = cli("lint", "pkg", "pkg/a.py", f"../{'top'}/pkg/a.py", "./pkg", cwd=tmp_path / "top")
     assert result.returncode == 1, result.stderr
     assert result.stdout.count("DFM101") == 1
-    assert "in 1 of 1 files" in result.stdout
+    assert "in 1 of 1 file (" in result.stdout

@@ -36,6 +36,17 @@ def test_fix_and_lint_without_matches_import_no_other_subcommand_nor_libcst(tmp_
         assert not {"migrator.verify", "shims.doctor", "typer", "libcst"} & mods, (args, mods)
 
 
+def test_lint_with_findings_imports_neither_libcst_nor_typer(tmp_path: Path) -> None:
+    """A lint that reports findings (text, full and JSON, a file named as pre-commit names
+    it) stays on the lint path: libcst (~0.5 s) and typer are the fix's and the help's."""
+    (tmp_path / "a.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n")
+    for args in (["lint", "a.py"], ["lint", "--format", "full", "a.py"], ["lint", "--format", "json", "."],
+                 ["lint", "--statistics", "a.py"]):
+        mods = loaded(*args, cwd=tmp_path)
+        assert "migrator.analysis" in mods, (args, mods)  # it did analyse the file
+        assert not {"typer", "libcst"} & mods, (args, mods)
+
+
 def test_help_still_lists_every_subcommand(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "migrator", "--help"], capture_output=True, text=True, cwd=tmp_path,
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})

@@ -259,7 +259,7 @@ def test_links_and_fifo_reported_not_followed(runs: dict, mode: str) -> None:
 def test_summary_counts_errors(runs: dict) -> None:
     proc = runs["fix"]["proc"]
     errors = sum(1 for c in CASES if c.outcome == "error")
-    assert re.search(rf"\b{errors} files with errors\b", proc.stderr), proc.stderr
+    assert re.search(rf"\b{errors} files? with errors\b", proc.stderr), proc.stderr
     lint = runs["lint"]["proc"]
     assert re.search(rf"\b{errors} files? could not be processed", lint.stdout + lint.stderr), lint.stdout
 

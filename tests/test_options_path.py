@@ -143,8 +143,12 @@ def test_check_is_lint_and_a_command_wins_over_a_folder_of_its_name(tmp_path: Pa
     assert "dflash_worker_v2" in (tmp_path / "check" / "c.py").read_text()
 
 
-def test_other_missing_paths_are_reported_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_a_missing_path_is_reported_by_lint_and_refused_by_a_writing_run(tmp_path: Path) -> None:
     write_tree(tmp_path, {"n.py": V1})
-    result = cli("--allow-dirty", "no_such_folder", "n.py", cwd=tmp_path)
-    assert result.returncode == 2 and "no_such_folder: error: no such file or folder" in result.stderr
-    assert "dflash_worker_v2" in (tmp_path / "n.py").read_text()
+    report = cli("lint", "no_such_folder", "n.py", cwd=tmp_path)
+    assert report.returncode == 2 and "no_such_folder: error: no such file or folder" in report.stdout
+    assert "n.py:1:6: DFM101" in report.stdout  # a report run goes on (ruff's E902)
+    # a run that writes refuses before writing anything (issue 28): nothing half-done
+    result = cli("fix", "--allow-dirty", "no_such_folder", "n.py", cwd=tmp_path)
+    assert result.returncode == 2 and "no such file or folder: no_such_folder (nothing was written)" in result.stderr
+    assert (tmp_path / "n.py").read_text() == V1

@@ -76,7 +76,7 @@ class TestText:
         assert "1 file could not be processed" in out[-1]
 
     def test_clean_run_says_so(self) -> None:
-        assert report.render("text", *clean()) == "Found 0 V1 references in 0 of 1 files.\n"
+        assert report.render("text", *clean()) == "Found 0 V1 references in 0 of 1 file.\n"
 
 
 class TestJson:

@@ -39,8 +39,8 @@ def _hashes(root: Path) -> dict[str, str]:
 
 
 def _summary(stderr: str) -> dict[str, int]:
-    match = re.search(r"(\d+) files scanned, (\d+) (?:changed|would change), (\d+) fixes \w+, (\d+) manual TODOs left, "
-                      r"(\d+) files with errors", stderr)
+    match = re.search(r"(\d+) files? scanned, (\d+) (?:changed|would change), (\d+) fix(?:es)? \w+, (\d+) manual TODOs? left, "
+                      r"(\d+) files? with errors", stderr)
     assert match, stderr[-3000:]
     return dict(zip(("scanned", "changed", "fixes", "todos", "errors"), map(int, match.groups())))
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Callable, Iterator, Sequence, TextIO
 
     from ..config import Config
+    from ..engine import RunResult
 
 SELECT = Param("select", ("--select",), "multi", "CODES",
                "Only these rule codes, comma-separated or repeated (prefixes allowed: DFM1,DFM201).")
@@ -43,9 +44,16 @@ CONFIG = Param("config_file", ("--config",), "path", "FILE",
                "Use the settings in FILE (a pyproject.toml with [tool.dflash-migrate], or a TOML file of the same "
                "keys) instead of searching for one.")
 ISOLATED = Param("isolated", ("--isolated",), "flag", None, "Ignore every configuration file (as in ruff).")
-#: The file-selection and rule-selection parameters of ``fix`` and ``lint``.
+SHOW_FILES = Param("show_files", ("--show-files",), "flag", None,
+                   "Print the files this command line would read, one per line, and exit (as in ruff).")
+SHOW_SETTINGS = Param("show_settings", ("--show-settings",), "flag", None,
+                      "Print the settings this command line resolves to (config file, target, rules, excludes) and exit.")
+VERBOSE = Param("verbose", ("--verbose", "-v"), "flag", None,
+                "Also say on stderr which config and target the run used, how many files it found and how long it took.")
+#: The file-selection and rule-selection parameters of ``fix`` and ``lint``, and ruff's
+#: ways of asking what a run would do.
 SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL,
-          CONFIG, ISOLATED)
+          CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE)
 
 
 class UsageError(Exception):
@@ -183,6 +191,84 @@ class progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def write_fixed_stdin(outcome: RunResult, data: bytes, options: Options) -> None:
+    """``-`` in a writing mode: the fixed source on stdout (the input itself where nothing
+    changed or the file could not be processed); the result counts as written when what
+    went out differs, and the summary is counted again."""
+    result = outcome.results[0]
+    written = result.new_bytes if result.new_bytes is not None and result.error is None else data
+    sys.stdout.flush()
+    sys.stdout.buffer.write(written)
+    sys.stdout.buffer.flush()
+    result.written = written is not data
+    outcome.summarise(options)
+
+
+def require_existing(paths: Sequence[Path]) -> None:
+    """A run that writes refuses a named path that does not exist before it writes anything
+    (a report-only run reports it as a file error and goes on, as ruff's E902)."""
+    missing = [str(path) for path in paths if str(path) != "-" and not os.path.lexists(path)]
+    if missing:
+        from ..report.escape import visible
+
+        raise UsageError(f"no such file or folder: {', '.join(visible(name) for name in missing)} (nothing was written)")
+
+
+def shown(paths: Sequence[Path], options: Options, show_files: bool, show_settings: bool,
+          stdout: TextIO | None = None) -> bool:
+    """``--show-files`` / ``--show-settings``: print what was asked and say so (the command
+    then exits 0 without reading a file's content)."""
+    if not (show_files or show_settings):
+        return False
+    from ..report.escape import visible
+
+    out = stdout or sys.stdout
+    if show_settings:
+        out.write("".join(f"{visible(key)} = {visible(value)}\n" for key, value in settings(paths, options)))
+    if show_files:
+        from ..discovery import discover
+        from ..options import selection
+
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
+                         own_outputs=options.own_outputs)
+        out.write("".join(visible(os.path.abspath(path)) + "\n" for path in sorted(found.files)))
+    return True
+
+
+def settings(paths: Sequence[Path], options: Options) -> list[tuple[str, str]]:
+    """The resolved settings of a run, as ``--show-settings`` prints them."""
+    def codes(values: frozenset[str] | None, default: str) -> str:
+        return ", ".join(sorted(values)) if values else default
+
+    return [
+        ("paths", " ".join(str(path) for path in paths)),
+        ("mode", options.mode),
+        ("config", options.config or "(none)"),
+        ("target-version", str(options.target_version)),
+        ("select", codes(options.select, "(every rule)")),
+        ("ignore", codes(options.ignore, "(none)")),
+        ("exclude", ", ".join(f"{pattern} (in {folder})" for folder, pattern in options.exclude) or "(none)"),
+        ("per-file-ignores", ", ".join(f"{pattern}: {','.join(sorted(c))} (in {folder})"
+                                       for folder, pattern, c in options.per_file_ignores) or "(none)"),
+        ("force-exclude", str(options.force_exclude).lower()),
+        ("unsafe-fixes", str(options.unsafe_fixes).lower()),
+        ("respect-gitignore", str(options.respect_gitignore).lower()),
+        ("jobs", str(options.jobs or "(CPUs)")),
+    ]
+
+
+def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None) -> None:
+    """``-v``: what the run used and found, on stderr."""
+    import time
+
+    from .. import __version__
+    from ..report.escape import visible
+
+    print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
+                  f"{options.target_version}, {files_scanned} file{'s' if files_scanned != 1 else ''} scanned in "
+                  f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
 
 
 def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:

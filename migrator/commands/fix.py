@@ -11,11 +11,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import SHARED, build_options, paths_or_here, progress
+from ..exitcode import CLEAN, exit_code
+from .common import (
+    SHARED,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
 from .params import Command, Param
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Iterator
+
     from ..engine import RunResult
     from ..model import Finding
     from ..options import Options
@@ -29,36 +41,53 @@ PARAMS = (
     Param("write_read_only", ("--write-read-only",), "flag", None, "Also rewrite read-only files (no write permission bits)."),
     Param("stdin_filename", ("--stdin-filename",), "text", "NAME", "Name to report for `-` input."),
     Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on skipped files."),
+    Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with work left (2 still means a file could not be processed)."),
+    Param("statistics", ("--statistics",), "flag", None,
+          "Print the number of findings per rule code instead of one line per finding (as `lint --statistics`)."),
     *SHARED,
 )
 
 
-def _status(finding: Finding, options: Options) -> str:
+def _status(finding: Finding, options: Options, written: bool) -> str:
+    """What became of a finding's fix: ``fixed`` only where its file was written."""
     fix = finding.fix
     if fix is None or fix.applicability == "manual":
         return "manual"
     if fix.applicability == "unsafe" and not options.unsafe_fixes:
         return "unsafe fix available with --unsafe-fixes; TODO left" if options.mode == "fix" else "unsafe fix available"
-    return "fixed" if options.mode == "fix" else "fixable"
+    if options.mode != "fix":
+        return "fixable"
+    return "fixed" if written else "fixable; file left unchanged"
 
 
-def _finding_line(path: str, finding: Finding, options: Options) -> str:
+def _finding_line(path: str, finding: Finding, options: Options, written: bool) -> str:
     from ..report.escape import visible
 
-    return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} [{_status(finding, options)}]")
+    return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} "
+                   f"[{_status(finding, options, written)}]")
 
 
-def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> None:
-    """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary
-    (``quiet``: the lines and errors only, as ruff's ``-q``)."""
-    out = sys.stderr if options.mode == "diff" else sys.stdout
+def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin: bool = False,
+               statistics: bool = False) -> None:
+    """Report lines (``path:line:col: CODE message [status]``; ``statistics``: the count per
+    rule code instead) and errors, then the summary (``quiet``: the lines and errors only,
+    as ruff's ``-q``). The lines go to stdout unless stdout carries the diff or (``stdin``)
+    the fixed source."""
+    out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
+    from ..report import colour
     from ..report.escape import visible
+    from ..report.text import counted
 
+    paint = colour.coloured if colour.wanted(out) else str
     for result in outcome.results:
         if result.error is not None:
             print(visible(str(result.error)), file=sys.stderr)
-        for finding in result.findings:
-            print(_finding_line(finding.path, finding, options), file=out)
+        for finding in () if statistics else result.findings:
+            print(paint(_finding_line(finding.path, finding, options, result.written)), file=out)
+    if statistics:
+        from ..report.statistics import statistics as table
+
+        out.write(table(outcome.results, options.unsafe_fixes))
     if quiet:
         return
     for path, reason in outcome.skipped:
@@ -66,53 +95,55 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> Non
     summary = outcome.summary
     verb = {"fix": "changed", "check": "would change", "diff": "would change"}[options.mode]
     line = (
-        f"dflash-migrate: {summary.files_scanned} files scanned, {summary.files_changed} {verb}, "
-        f"{summary.fixes_applied} fixes {'applied' if options.mode == 'fix' else 'available'}, "
-        f"{summary.todos_left} manual TODOs left, {summary.files_with_errors} files with errors"
-        + (f", {summary.left_out} left out by ignore files and excludes" if summary.left_out else "")
-        + (f", {summary.fixes_refused} fixes refused by the write guard (left as TODOs)" if summary.fixes_refused else "")
+        f"dflash-migrate: {counted(summary.files_scanned, 'file')} scanned, {summary.files_changed} {verb}, "
+        f"{counted(summary.fixes_applied, 'fix', 'fixes')} {'applied' if options.mode == 'fix' else 'available'}, "
+        f"{counted(summary.todos_left, 'manual TODO')} left, {counted(summary.files_with_errors, 'file')} with errors"
+        + (f", {counted(summary.left_out, 'path')} left out by ignore files and excludes" if summary.left_out else "")
+        + (f", {counted(summary.fixes_refused, 'fix', 'fixes')} refused by the write guard (left as TODOs)"
+           if summary.fixes_refused else "")
         + f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
     )
+    if summary.own_outputs:
+        line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"
     print(line, file=sys.stderr)
 
 
-def _unified_diff(old: str, new: str, before: str, after: str) -> None:
-    import difflib
+def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) -> None:
+    """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`);
+    ``originals``: the bytes each diff starts from where they were not read from disk."""
+    from ..report import diff
 
-    sys.stdout.writelines(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), before, after))
+    def diffs() -> Iterator[tuple[bytes, bytes, str]]:
+        for result in outcome.results:
+            if result.new_bytes is None:
+                continue
+            old = (originals or {}).get(result.path)
+            if old is None:
+                try:
+                    old = Path(result.path).read_bytes()
+                except OSError:
+                    continue
+            yield old, result.new_bytes, result.path
+
+    sys.stdout.flush()
+    diff.write(diffs(), sys.stdout.buffer, sys.stdout.isatty())
 
 
-def print_diff(outcome: RunResult) -> None:
-    for result in outcome.results:
-        if result.new_bytes is None:
-            continue
-        try:
-            old = Path(result.path).read_bytes().decode("utf-8", errors="replace")
-        except OSError:
-            continue
-        _unified_diff(old, result.new_bytes.decode("utf-8", errors="replace"), f"a/{result.path}", f"b/{result.path}")
-
-
-def _run_stdin(name: str, options: Options) -> int:
-    from ..engine import process_bytes
+def _run_stdin(name: str, options: Options, quiet: bool, statistics: bool, exit_zero: bool) -> int:
+    """``-``: the same processing, report and exit code as a file of that name; the fixed
+    source (``fix``) or the diff (``--diff``) goes to stdout, the report to stderr."""
+    from ..engine import run_bytes
 
     data = sys.stdin.buffer.read()
-    result = process_bytes(name, data, options)
-    if result.error is not None:
-        print(str(result.error), file=sys.stderr)
-        if options.mode == "fix":
-            sys.stdout.buffer.write(data)
-        return 2
-    for finding in result.findings:
-        print(_finding_line(name, finding, options), file=sys.stderr)
-    if options.mode == "fix":
-        sys.stdout.buffer.write(result.new_bytes if result.new_bytes is not None else data)
-    elif options.mode == "diff" and result.new_bytes is not None:
-        _unified_diff(data.decode(errors="replace"), result.new_bytes.decode(errors="replace"), name, name)
-    left = sum(1 for f in result.findings if f.fix is None or f.fix.applicability != "safe")
-    return 1 if left or (options.mode != "fix" and result.new_bytes is not None) else 0
+    outcome = run_bytes(name, data, options)
+    if options.writes:
+        write_fixed_stdin(outcome, data, options)
+    elif options.mode == "diff":
+        print_diff(outcome, {name: data})
+    report_run(outcome, options, quiet, stdin=True, statistics=statistics)
+    return exit_code(outcome.results, options.mode, unsafe_fixes=options.unsafe_fixes, exit_zero=exit_zero)
 
 
 def run(
@@ -125,23 +156,38 @@ def run(
     write_read_only: bool = False,
     stdin_filename: str | None = None,
     quiet: bool = False,
+    exit_zero: bool = False,
+    statistics: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
     **shared: object,
 ) -> int:
     """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
+    import time
+
     from ..engine import run as run_engine
 
+    started = time.monotonic()
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
     options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
     options = options._replace(write_read_only=write_read_only)
+    if shown(paths, options, show_files, show_settings):
+        return CLEAN
     if [str(p) for p in paths] == ["-"]:
-        return _run_stdin(stdin_filename or "<stdin>.py", options)
+        return _run_stdin(stdin_filename or "<stdin>.py", options, quiet, statistics, exit_zero)
+    if options.writes:
+        require_existing(paths)
     with progress("migrating") as on_progress:
         outcome = run_engine(paths, options, on_progress=on_progress)
     if mode == "diff":
         print_diff(outcome)
-    report_run(outcome, options, quiet)
-    return outcome.exit_code
+    report_run(outcome, options, quiet, statistics=statistics)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started)
+    return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
+                     exit_zero=exit_zero)
 
 
 COMMAND = Command("fix", run, PARAMS, "Rewrite every reference to the removed V1 API (the default command).", fast=True)

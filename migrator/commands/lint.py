@@ -15,11 +15,23 @@ and ``--add-noqa`` (:mod:`migrator.add_noqa`).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from .common import SHARED, UsageError, build_options, paths_or_here, progress
+from ..exitcode import CLEAN, exit_code
+from .common import (
+    SHARED,
+    UsageError,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -33,7 +45,8 @@ if TYPE_CHECKING:
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
     Param("fmt", ("--format", "--output-format"), "choice", "FORMAT", "Report format.", "text", FORMATS),
-    Param("output", ("--output", "-o"), "path", "FILE", "Write the report to FILE instead of standard output."),
+    Param("output", ("--output", "--output-file", "-o"), "path", "FILE",
+          "Write the report to FILE instead of standard output (never scanned by this run)."),
     Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with findings (2 still means a file could not be processed)."),
     Param("statistics", ("--statistics",), "flag", None, "Print the number of findings per rule code instead of the report."),
     Param("fix", ("--fix",), "flag", None, "Apply the safe fixes (as `dflash-migrate fix` does), then report what is left."),
@@ -72,13 +85,20 @@ def run(
     baseline: Path | None = None,
     write_baseline: Path | None = None,
     add_noqa: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
     **shared: object,
 ) -> int:
     """Lint ``paths``; print or write the report; return the exit code. ``shared``: the
     parameters of :data:`common.SHARED` (``select``, ``target_version``, ...)."""
+    import time
+
     from .. import report
+
+    started = time.monotonic()
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -87,13 +107,21 @@ def run(
         raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
+    options = options._replace(own_outputs=frozenset(
+        os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
+    if shown(paths, options, show_files, show_settings, stdout):
+        return CLEAN
+    stdin = [str(p) for p in paths] == ["-"]
+    if (fix or add_noqa) and not stdin:
+        require_existing(paths)
 
     def note(text: str) -> None:
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
-    stdin = [str(p) for p in paths] == ["-"]
-    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout) if stdin else _run_tree(paths, options, stderr)
+    stdin_data: dict[str, bytes] = {}  # the `full` format shows its lines
+    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout, stdin_data) if stdin else \
+        _run_tree(paths, options, stderr)
     if not stdin:
         for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
             note(f"{skipped_path}: skipped: {reason}")
@@ -115,22 +143,28 @@ def run(
 
         text = table(results, options.unsafe_fixes)
     else:
-        text = report.render(fmt, results, outcome.summary, config=options.config)
-        if quiet and fmt in ("text", "concise"):
+        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data)
+        if quiet and fmt in report.HUMAN_FORMATS:
             text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
     if listing is not None:
-        if fmt in ("text", "concise") and output is None and not stdin:
+        if fmt in report.HUMAN_FORMATS and output is None and not stdin:
             text += listing
         else:
             stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     if output is not None:
         _write_report(output, text)
     else:
-        (stderr if stdin and fix else stdout).write(text)
-    code = _exit_code(results, outcome.interrupted)
-    if fix and exit_non_zero_on_fix and fixed and code == 0:
-        code = 1
-    return 0 if exit_zero and code == 1 else code
+        stream = stderr if stdin and fix else stdout
+        if fmt in report.HUMAN_FORMATS or statistics:
+            from ..report import colour
+
+            if colour.wanted(stream):
+                text = colour.coloured(text)
+        stream.write(text)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started, stderr)
+    return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
+                     exit_zero=exit_zero)
 
 
 def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
@@ -140,40 +174,30 @@ def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
         return engine.run(paths, options, on_progress)
 
 
-def _run_stdin(name: str, options: Options, stdout: TextIO) -> RunResult:
-    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout)."""
+def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, bytes]) -> RunResult:
+    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout);
+    ``read`` receives the bytes read, under ``name``."""
     from .. import engine
-    from ..model import RunSummary
 
-    data = sys.stdin.buffer.read()
-    result = engine.process_bytes(name, data, options._replace(mode="lint" if options.mode == "lint" else "diff"))
-    outcome = engine.RunResult(mode="lint")
-    outcome.results = [result]
-    outcome.summary = RunSummary(files_scanned=1, findings=len(result.findings), files_with_errors=int(result.error is not None))
-    if options.mode == "fix":
+    data = read[name] = sys.stdin.buffer.read()
+    outcome = engine.run_bytes(name, data, options)
+    if options.writes:
         stdout.flush()
-        sys.stdout.buffer.write(result.new_bytes if result.new_bytes is not None else data)
-        sys.stdout.buffer.flush()
+        write_fixed_stdin(outcome, data, options)
     return outcome
 
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
     """After ``--fix``: drop the findings that were fixed; return how many."""
-    from ..engine import left_for_humans
+    from ..exitcode import left_for_humans
 
     fixed = 0
     for result in results:
-        if result.changed:
-            left = [f for f in result.findings if left_for_humans(f, options)]
+        if result.written:
+            left = [f for f in result.findings if left_for_humans(f, options.unsafe_fixes)]
             fixed += len(result.findings) - len(left)
             result.findings = left
     return fixed
-
-
-def _exit_code(results: list[FileResult], interrupted: bool) -> int:
-    if interrupted or any(r.error is not None for r in results):
-        return 2
-    return 1 if any(r.findings for r in results) else 0
 
 
 def _write_report(path: Path, text: str) -> None:
@@ -207,7 +231,7 @@ def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa
     except BaselineError as error:
         raise UsageError(str(error)) from None
     note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
-    return 2 if any(r.error is not None for r in results) else 0
+    return exit_code(results, exit_zero=True)  # recorded findings are no work left
 
 
 def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
@@ -223,7 +247,7 @@ def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noq
              "strings, YAML block scalars): record them with --write-baseline")
     for error in counts.errors:
         note(error)
-    return 2 if counts.errors or any(r.error is not None for r in results) else 0
+    return exit_code(results, failed=bool(counts.errors), exit_zero=True)
 
 
 COMMAND = Command("lint", run, PARAMS, "Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 a file could not be processed.",

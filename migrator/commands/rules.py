@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from .. import catalog
 from .common import UsageError
@@ -30,8 +31,23 @@ def explain(code: str) -> str:
         f"Replaced by:\n{replacements}\n\n"
         f"{e.guidance}\n\n"
         f"Before:\n  {e.before}\nAfter:\n  {e.after}\n\n"
-        f"See {catalog.DOC}#{e.anchor}\n"
+        f"See {catalog.DOC}#{e.anchor}{_guide_location()}\n"
     )
+
+
+def guide_path() -> Path | None:
+    """MIGRATION.md where this copy of the tool has it: inside the package in an installed
+    wheel, at the checkout's top in a source tree; None if neither is there."""
+    package = Path(__file__).resolve().parent.parent
+    for candidate in (package / catalog.DOC, package.parent / catalog.DOC):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _guide_location() -> str:
+    path = guide_path()
+    return f" ({path})" if path is not None else ""
 
 
 def run_rules() -> int:

@@ -29,11 +29,13 @@ if TYPE_CHECKING:
     from migrator.model import FileResult, RunSummary
 
 #: ``--format`` choices, default first.
-FORMATS: tuple[str, ...] = ("text", "concise", "json", "json-lines", "sarif", "github", "gitlab", "junit")
+FORMATS: tuple[str, ...] = ("text", "concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit")
+#: The formats written for people (colour on a terminal, the summary line last).
+HUMAN_FORMATS = ("text", "concise", "full")
 
 
 def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None,
-           config: str | None = None) -> str:
+           config: str | None = None, sources: dict[str, bytes] | None = None) -> str:
     """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
     the text summary counts (default "V1 reference"; verify counts unresolved references);
     ``config`` is the configuration file the run used (shown in the text summary and in JSON
@@ -43,6 +45,8 @@ def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: st
     module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
     if fmt == "text":
         return module.render(results, summary, subject=subject or "V1 reference", config=config)
+    if fmt == "full":
+        return module.render(results, summary, subject=subject or "V1 reference", config=config, sources=sources)
     if fmt == "concise" and subject:
         return module.render(results, summary, subject=subject)
     if fmt in ("json", "sarif"):

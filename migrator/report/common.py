@@ -63,16 +63,17 @@ def tool_version() -> str:
 def summary_dict(results: list[FileResult], summary: RunSummary) -> dict[str, object]:
     """The counts every machine-readable format shares."""
     by_code: dict[str, int] = {}
-    fixable = 0
+    fixable = {"safe": 0, "unsafe": 0, "manual": 0}
     for finding in findings_of(results):
         by_code[finding.code] = by_code.get(finding.code, 0) + 1
-        if finding.fix is not None and finding.fix.applicability != "manual":
-            fixable += 1
+        if finding.fix is not None:
+            fixable[finding.fix.applicability] += 1
     return {
         "files_scanned": summary.files_scanned,
         "left_out": summary.left_out,
         "findings": sum(by_code.values()),
-        "fixable": fixable,
+        "fixable": fixable["safe"],  # what a plain fix applies (ruff's count)
+        "unsafe_fixable": fixable["unsafe"],  # ruff's "hidden fixes": --unsafe-fixes applies them too
         "errors": len(errors_of(results)),
         "suppressed": sum(r.suppressed for r in results),
         "unused_suppressions": len(unused_suppressions_of(results)),

@@ -36,24 +36,48 @@ def repo_root() -> str:
 @cache
 def root_of(here: str) -> str:
     """The nearest folder at or above ``here`` that holds ``.git``, else ``here``."""
-    folder = here
+    return _top_of(here) or here
+
+
+@cache
+def _top_of(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git``; None if there is none."""
     while True:
         if os.path.lexists(os.path.join(folder, ".git")):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:
-            return here
+            return None
         folder = parent
 
 
-def repo_relative(path: str) -> str | None:
-    """``path`` relative to :func:`repo_root` with ``/`` separators; None when outside it."""
-    root = repo_root()
-    absolute = os.path.abspath(path)
+def _below(absolute: str, root: str) -> str | None:
     if absolute != root and not absolute.startswith(root.rstrip(os.sep) + os.sep):
         return None
-    relative = os.path.relpath(absolute, root)
-    return relative.replace(os.sep, "/")
+    return os.path.relpath(absolute, root).replace(os.sep, "/")
+
+
+def repo_relative(path: str, anchored: bool = False) -> str | None:
+    """``path`` relative to its repository's top with ``/`` separators, however it was
+    named: :func:`repo_root` where the file lies in it (also through a symbolic link to
+    it), else the repository holding the file (a run started outside it); None when the
+    file is in no repository and outside the current folder. A fingerprint, and the
+    ``through`` part of a message, are then the same for ``lint .``, ``lint FILE``,
+    ``lint /abs/FILE`` and a run from another folder (outside any repository: the path
+    relative to the current folder, as before). ``anchored``: relative to
+    :func:`repo_root` only, else None (SARIF's ``%SRCROOT%`` names that folder)."""
+    absolute = os.path.abspath(path)
+    here = repo_root()
+    relative = _below(absolute, here)
+    if relative is not None and (anchored or _top_of(here) is not None):
+        return relative
+    real = os.path.realpath(absolute)
+    if anchored:
+        return _below(real, os.path.realpath(here))
+    top = _top_of(os.path.dirname(real))
+    if top is not None:
+        return _below(real, top)
+    return relative  # in no repository: relative to the current folder where it is below it
 
 
 def report_path(path: str) -> str:

@@ -67,7 +67,7 @@ def _path_bytes(path: str) -> bytes:
 
 def artifact_location(path: str) -> dict[str, str]:
     """``{"uri", "uriBaseId"}`` relative to the repository's top, else an absolute file URI."""
-    relative = repo_relative(path)
+    relative = repo_relative(path, anchored=True)
     if relative is not None:
         return {"uri": quote(_path_bytes(relative), safe="/"), "uriBaseId": SRCROOT}
     absolute = os.path.abspath(path).replace(os.sep, "/")

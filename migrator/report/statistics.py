@@ -5,7 +5,8 @@
     12  DFM201  [*] `SGLANG_ENABLE_SPEC_V2` is gone: ...
      3  DFM105  [ ] `DFlashVerifyInput.verify()` was removed; ...
 
-(``[*]``: every one of them has a fix that ``--fix`` applies).
+(``[*]``: every one of them has a fix that ``--fix`` applies, ``[~]``: some, ``[ ]``: none;
+as ruff marks them).
 ``--show-fixes``: the fixes applied by ``--fix`` (or, without it, those it would apply),
 per file and code::
 
@@ -40,14 +41,15 @@ def _title(code: str, example: str) -> str:
 def statistics(results: list[FileResult], unsafe_fixes: bool = False) -> str:
     findings = list(findings_of(results))
     counts = Counter(f.code for f in findings)
-    fixable = {code: all(_applies(f, unsafe_fixes) for f in findings if f.code == code) for code in counts}
+    fixing = Counter(f.code for f in findings if _applies(f, unsafe_fixes))
+    marks = {code: "*" if fixing[code] == n else "~" if fixing[code] else " " for code, n in counts.items()}
     examples = {f.code: f.message for f in reversed(findings)}
     if not counts:
         return ""
     width = len(str(max(counts.values())))
     code_width = max(len(code) for code in counts)
     rows = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-    return "".join(f"{n:>{width}}\t{code:<{code_width}}\t[{'*' if fixable[code] else ' '}] "
+    return "".join(f"{n:>{width}}\t{code:<{code_width}}\t[{marks[code]}] "
                    f"{visible(_title(code, examples[code]))}\n" for code, n in rows)
 
 
@@ -56,7 +58,7 @@ def fixes(results: list[FileResult], applied: bool, unsafe_fixes: bool = False) 
     per_file: dict[str, Counter[str]] = defaultdict(Counter)
     titles: dict[str, str] = {}
     for result in results:
-        if applied and not result.changed:
+        if applied and not result.written:
             continue
         for finding in result.findings:
             if _applies(finding, unsafe_fixes):

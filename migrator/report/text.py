@@ -14,6 +14,11 @@ from migrator.report.common import errors_of, findings_of, summary_dict, unused_
 from migrator.report.escape import visible
 
 
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``1 file``, ``2 files``: a count with its noun in the right number."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def _fix_marker(finding: Finding) -> str:
     if finding.fix is None or finding.fix.applicability == "manual":
         return ""
@@ -30,16 +35,21 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
-    tail = f"Found {n} {subject}{'s' if n != 1 else ''} in {with_findings} of {counts['files_scanned']} files"
-    if fixable:
-        tail += f" ({fixable} fixable with `dflash-migrate`)"
+    tail = f"Found {counted(n, subject)} in {with_findings} of {counted(counts['files_scanned'], 'file')}"
+    hidden = counts["unsafe_fixable"]
+    if fixable or hidden:
+        shown = [f"{fixable} fixable with `dflash-migrate`"] if fixable else []
+        if hidden:
+            shown.append(f"{counted(hidden, 'hidden fix', 'hidden fixes')} can be enabled with `--unsafe-fixes`")
+        tail += f" ({'; '.join(shown)})"
     if errors:
         tail += f"; {errors} file{'s' if errors != 1 else ''} could not be processed"
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
     if counts["left_out"]:
-        left_out = counts["left_out"]
-        tail += f"; {left_out} path{'s' if left_out != 1 else ''} left out by ignore files and excludes"
+        tail += f"; {counted(counts['left_out'], 'path')} left out by ignore files and excludes"
+    if summary.own_outputs:
+        tail += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if config:
         tail += f" (config: {config})"
     return tail + "."

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from migrator import catalog
+from migrator.exitcode import exit_code  # the one exit-code computation (lint's convention), re-exported
 from migrator.model import FileError, FileResult, Finding, RunSummary
 from migrator.verify.sglang_index import SglangIndex
 
@@ -141,13 +142,6 @@ def summarize(results: list[FileResult], left_out: int = 0) -> RunSummary:
         files_with_errors=sum(1 for r in results if r.error is not None),
         findings=sum(len(r.findings) for r in results),
     )
-
-
-def exit_code(results: list[FileResult]) -> int:
-    """lint's convention: 2 a file could not be processed, 1 findings, 0 clean."""
-    if any(r.error is not None for r in results):
-        return 2
-    return 1 if any(r.findings for r in results) else 0
 
 
 def acknowledged_by_todo(finding: Finding, lines: list[str]) -> bool:
