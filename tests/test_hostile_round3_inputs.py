@@ -126,7 +126,7 @@ def test_committed_gitignore_does_not_hide_tracked_files(tmp_path: Path, fmt: st
     if fmt == "text":
         assert "2 paths left out by ignore files and excludes" in result.stdout
         check = cli("fix", "--check", ".", cwd=tmp_path)
-        assert "1 would change" in check.stderr and "2 left out by ignore files and excludes" in check.stderr
+        assert "1 would change" in check.stderr and "2 paths left out by ignore files and excludes" in check.stderr
         return
     document = json.loads(result.stdout)
     summary = document["summary"] if fmt == "json" else document["runs"][0]["properties"]["summary"]

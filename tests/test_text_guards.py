@@ -188,7 +188,7 @@ def test_refused_count_is_in_the_fix_summary(tmp_path: Path) -> None:
     (tmp_path / "ci.yml").write_text(f"on: push\njobs:\n  a:\n    steps:\n      - run: readonly {ENV}=1\n")
     done = subprocess.run([sys.executable, "-m", "migrator", "fix", "--allow-dirty", str(tmp_path)],
                           capture_output=True, text=True, check=False)
-    assert "1 fixes refused by the write guard" in done.stderr, done.stderr
+    assert "1 fix refused by the write guard" in done.stderr, done.stderr
 
 
 def test_zsh_script_has_no_parser_here_fix_becomes_todo() -> None:
