@@ -7,7 +7,7 @@
     select = ["DFM1", "DFM201"]          # codes or prefixes; default: every rule
     ignore = ["DFM305"]
     exclude = ["vendor/", "*.generated.py"]          # gitignore-style, relative to this file
-    target-version = "0.5.17"
+    target-version = "0.5.17"           # or "0.5.14..0.5.23", or ">=0.5.16,<0.5.22"
     [tool.dflash-migrate.per-file-ignores]
     "tests/**" = ["DFM105"]
     "docs/*.md" = ["DFM201"]
@@ -93,10 +93,13 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     if target is not None:
         if not isinstance(target, str):
             raise ConfigError(f"{source}: [tool.dflash-migrate] target-version must be a string")
+        from migrator.target import TargetError, parse
+
         try:
-            target = catalog.target_release(target)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [tool.dflash-migrate] target-version: {exc}") from None
+            parse(target, "target-version")
+        except TargetError as exc:
+            raise ConfigError(f"{source}: [tool.dflash-migrate] {exc}") from None
+        target = target.strip()
     return Config(
         select=_codes(table.get("select", []), "select", source),
         ignore=_codes(table.get("ignore", []), "ignore", source),

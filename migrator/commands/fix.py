@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .common import SHARED, build_options, paths_or_here, progress
+from .common import SHARED, build_options, paths_or_here, progress, run_target
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -52,6 +52,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> Non
     """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary
     (``quiet``: the lines and errors only, as ruff's ``-q``)."""
     out = sys.stderr if options.mode == "diff" else sys.stdout
+    from ..report import target_text
     from ..report.escape import visible
 
     for result in outcome.results:
@@ -69,7 +70,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> Non
         f"dflash-migrate: {summary.files_scanned} files scanned, {summary.files_changed} {verb}, "
         f"{summary.fixes_applied} fixes {'applied' if options.mode == 'fix' else 'available'}, "
         f"{summary.todos_left} manual TODOs left, {summary.files_with_errors} files with errors"
-        f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
+        f" (target {target_text(run_target(options))}{f'; config {options.config}' if options.config else ''})"
     )
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from .common import SHARED, UsageError, build_options, paths_or_here, progress
+from .common import SHARED, UsageError, build_options, paths_or_here, progress, run_target
 from .params import Command, Param
 
 TYPE_CHECKING = False
@@ -115,7 +115,7 @@ def run(
 
         text = table(results, options.unsafe_fixes)
     else:
-        text = report.render(fmt, results, outcome.summary, config=options.config)
+        text = report.render(fmt, results, outcome.summary, config=options.config, target=run_target(options))
         if quiet and fmt in ("text", "concise"):
             text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
     if listing is not None:

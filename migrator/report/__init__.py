@@ -33,21 +33,34 @@ FORMATS: tuple[str, ...] = ("text", "concise", "json", "json-lines", "sarif", "g
 
 
 def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None,
-           config: str | None = None) -> str:
+           config: str | None = None, target: tuple[tuple[str, ...], str] | None = None) -> str:
     """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
     the text summary counts (default "V1 reference"; verify counts unresolved references);
-    ``config`` is the configuration file the run used (shown in the text summary and in JSON
-    and SARIF run properties)."""
+    ``config`` is the configuration file the run used and ``target`` the sglang releases it
+    migrated to and where they came from (both shown in the text summary and in JSON and
+    SARIF run properties)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
     if fmt == "text":
-        return module.render(results, summary, subject=subject or "V1 reference", config=config)
+        return module.render(results, summary, subject=subject or "V1 reference", config=config, target=target)
     if fmt == "concise" and subject:
         return module.render(results, summary, subject=subject)
     if fmt in ("json", "sarif"):
-        return module.render(results, summary, config=config)
+        return module.render(results, summary, config=config, target=target)
     return module.render(results, summary)
+
+
+def target_dict(target: tuple[tuple[str, ...], str] | None) -> dict[str, object] | None:
+    """The run's target in JSON and SARIF: its releases (oldest first) and where they came from."""
+    return None if target is None else {"releases": list(target[0]), "source": target[1]}
+
+
+def target_text(target: tuple[tuple[str, ...], str]) -> str:
+    """``sglang 0.5.14..0.5.23 (no sglang pin found: ...)`` for summary lines."""
+    from migrator.target import label
+
+    return f"sglang {label(target[0])} ({target[1]})" if target[1] else f"sglang {label(target[0])}"
 
 
 def stderr_line(fmt: str, text: str) -> str:

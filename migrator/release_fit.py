@@ -1,0 +1,186 @@
+"""A fix is kept only where its result serves every release the run targets.
+
+The rules spell each fix for the newest release of the target (``RuleContext.target``).
+Over a range that is not enough: DFM305's function moves in 0.5.23, DFM301's field is
+renamed in 0.5.15, so the newest spelling breaks the fork on the older releases its users
+run. :func:`fit` looks at each finding after the rules ran and, from the catalog alone (so
+every machine gives the same fixes), keeps its fix only where the entry's replacement is
+the same on every release the finding's code runs on; elsewhere the fix becomes a TODO
+that names which releases each spelling serves.
+
+Which releases a statement runs on: all of the target, except inside a
+``try: ... except ImportError:`` (or ``ModuleNotFoundError``) that imports sglang names.
+There the ``try`` body serves the releases where its imports resolve (an import there that
+resolves on some release of the target is an existing fallback and is left alone), and each
+handler serves the rest; a handler no release reaches is left as it is and reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+
+from . import catalog
+from .model import Finding, Fix, InsertComment
+
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+
+
+@cache
+def known_names() -> frozenset[str]:
+    """Every dotted name (and the packages above it) the catalog places in some release."""
+    from .guard import catalog_names
+
+    return frozenset().union(*(catalog_names(release) for release in catalog.RELEASES))
+
+
+def resolves(dotted: str, release: str) -> bool:
+    """Whether ``dotted`` exists in ``release`` as far as the catalog knows; a name the
+    catalog never mentions is taken to exist (the catalog only tracks what moved)."""
+    from .guard import catalog_names
+
+    if dotted not in known_names():
+        return True
+    return dotted in catalog_names(release)
+
+
+def spellings(entry: catalog.Entry, releases: tuple[str, ...]) -> dict[str | None, list[str]]:
+    """What serves each release, newest spelling first: the entry's replacement there, else
+    its old name where that still exists (None: nothing does)."""
+    served: dict[str | None, list[str]] = {}
+    for release in reversed(releases):
+        spelling = entry.replacement_for(release) or (entry.old if release in entry.exists else None)
+        served.setdefault(spelling, []).insert(0, release)
+    return served
+
+
+def served_text(served: dict[str | None, list[str]]) -> str:
+    from .target import label
+
+    parts = [f"`{spelling}` serves {label(tuple(releases))}" if spelling else f"nothing serves {label(tuple(releases))}"
+             for spelling, releases in served.items()]
+    return "; ".join(parts)
+
+
+class Branch:
+    """One line range of a ``try`` that guards sglang imports: its body or one handler, and
+    the releases of the target it runs on."""
+
+    __slots__ = ("first", "last", "releases", "is_body", "body_spellings")
+
+    def __init__(self, first: int, last: int, releases: tuple[str, ...], is_body: bool) -> None:
+        self.first, self.last, self.releases, self.is_body = first, last, releases, is_body
+
+
+def _catches_import_errors(node: ast.Try) -> bool:
+    for handler in node.handlers:
+        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+        for kind in kinds:
+            name = getattr(kind, "id", None) or getattr(kind, "attr", None)
+            if name in IMPORT_ERRORS:
+                return True
+    return False
+
+
+def _sglang_imports(body: list[ast.stmt]) -> list[str]:
+    """Dotted names the statements import from sglang (absolute imports only)."""
+    names: list[str] = []
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Import):
+                names.extend(a.name for a in node.names if a.name.split(".")[0] == "sglang")
+            elif isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").split(".")[0] == "sglang":
+                names.extend(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+    return names
+
+
+def _body_serves(names: list[str], release: str, releases: tuple[str, ...]) -> bool:
+    """Whether the body's imports resolve on ``release`` once migrated: an import that
+    resolves on some release of the target stays as it is; one that resolves on none is
+    migrated, and then serves where the catalog gives it a replacement."""
+    for name in names:
+        if resolves(name, release):
+            continue
+        if any(resolves(name, other) for other in releases):
+            return False
+        entry = catalog.matching_entry(name)
+        if entry is None or entry.replacement_for(release) is None:
+            return False
+    return True
+
+
+def branches(tree: ast.Module, releases: tuple[str, ...]) -> list[Branch]:
+    """The guarded ``try`` statements' bodies and handlers, innermost last."""
+    found: list[Branch] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try) or not node.handlers or not _catches_import_errors(node):
+            continue
+        names = _sglang_imports(node.body)
+        if not names:
+            continue
+        body_releases = tuple(r for r in releases if _body_serves(names, r, releases))
+        rest = tuple(r for r in releases if r not in body_releases)
+        found.append(Branch(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno, body_releases, True))
+        for handler in node.handlers:
+            found.append(Branch(handler.lineno, handler.end_lineno or handler.lineno, rest, False))
+    found.sort(key=lambda b: (b.first, -b.last))
+    return found
+
+
+def branch_at(found: list[Branch], line: int) -> Branch | None:
+    inner = None
+    for branch in found:
+        if branch.first <= line <= branch.last:
+            inner = branch
+    return inner
+
+
+def anchor_line(tree: ast.Module, line: int) -> int:
+    """First line of the innermost statement holding ``line`` (its first decorator for a
+    definition): where a TODO about that line goes."""
+    best: ast.stmt | None = None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            if best is None or node.lineno >= best.lineno:
+                best = node
+    if best is None:
+        return line
+    decorators = getattr(best, "decorator_list", None)
+    return min([best.lineno, *(d.lineno for d in decorators)]) if decorators else best.lineno
+
+
+def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str) -> list[Finding]:
+    """``findings`` with every fix that would not serve all of its releases turned into a
+    TODO, and the findings on existing fallbacks settled (see the module docstring)."""
+    if not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
+        return findings
+    found = branches(tree, releases) if tree is not None else []
+    kept: list[Finding] = []
+    by_code = catalog.by_code()
+    for finding in findings:
+        fix = finding.fix
+        entry = by_code.get(finding.code)
+        if fix is None or fix.applicability == "manual" or entry is None or fix.adaptive:
+            kept.append(finding)
+            continue
+        branch = branch_at(found, finding.span.start.line)
+        scope = releases if branch is None else branch.releases
+        if branch is not None and not scope:
+            kept.append(finding._replace(fix=None, message=f"{finding.message}; no release of the target reaches "
+                                         "this fallback branch: left as it is"))
+            continue
+        if branch is not None and branch.is_body and entry.kind in ("module", "class", "function") \
+                and any(r in entry.exists for r in releases):
+            continue  # an existing fallback: this spelling serves some releases, the handler the rest
+        wanted = entry.replacement_for(newest)
+        if all(entry.replacement_for(release) == wanted for release in scope):
+            kept.append(finding)
+            continue
+        from .target import label
+
+        served = spellings(entry, scope)
+        detail = (f"{entry.message}; no single spelling serves sglang {label(scope)}: {served_text(served)}")
+        comment = catalog.todo_comment(entry, detail)
+        kept.append(finding._replace(message=detail, fix=Fix("manual", (InsertComment(anchor_line(tree, finding.span.start.line) if tree else finding.span.start.line, comment),))))
+    return kept
+
