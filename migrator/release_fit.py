@@ -169,9 +169,9 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             kept.append(finding._replace(fix=None, message=f"{finding.message}; no release of the target reaches "
                                          "this fallback branch: left as it is"))
             continue
-        if branch is not None and branch.is_body and entry.kind in ("module", "class", "function") \
-                and any(r in entry.exists for r in releases):
-            continue  # an existing fallback: this spelling serves some releases, the handler the rest
+        if branch is not None and entry.kind in ("module", "class", "function") and (
+                any(r in entry.exists for r in releases) if branch.is_body else all(r in entry.exists for r in scope)):
+            continue  # an existing fallback: this spelling serves the releases that reach it
         wanted = entry.replacement_for(newest)
         if all(entry.replacement_for(release) == wanted for release in scope):
             kept.append(finding)
