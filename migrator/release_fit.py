@@ -150,11 +150,13 @@ def anchor_line(tree: ast.Module, line: int) -> int:
 
 
 def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str) -> list[Finding]:
-    """``findings`` with every fix that would not serve all of its releases turned into a
-    TODO, and the findings on existing fallbacks settled (see the module docstring)."""
+    """``findings`` with every fix that would not serve all of its releases, or that would
+    rewrite a probe (``migrator.probes``), turned into a TODO, and the findings on existing
+    fallbacks settled (see the module docstring)."""
     if not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
         return findings
     found = branches(tree, releases) if tree is not None else []
+    probes = None
     kept: list[Finding] = []
     by_code = catalog.by_code()
     for finding in findings:
@@ -162,6 +164,14 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         entry = by_code.get(finding.code)
         if fix is None or fix.applicability == "manual" or entry is None or fix.adaptive:
             kept.append(finding)
+            continue
+        if probes is None:
+            from .probes import probe_literals
+
+            probes = probe_literals(tree) if tree is not None else {}
+        probe = _probe(probes, finding)
+        if probe is not None:
+            kept.append(_todo(finding, entry, tree, _probe_detail(entry, probe, releases)))
             continue
         branch = branch_at(found, finding.span.start.line)
         scope = releases if branch is None else branch.releases
@@ -178,9 +188,34 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             continue
         from .target import label
 
-        served = spellings(entry, scope)
-        detail = (f"{entry.message}; no single spelling serves sglang {label(scope)}: {served_text(served)}")
-        comment = catalog.todo_comment(entry, detail)
-        kept.append(finding._replace(message=detail, fix=Fix("manual", (InsertComment(anchor_line(tree, finding.span.start.line) if tree else finding.span.start.line, comment),))))
+        detail = f"{entry.message}; no single spelling serves sglang {label(scope)}: {served_text(spellings(entry, scope))}"
+        kept.append(_todo(finding, entry, tree, detail))
     return kept
 
+
+def _probe(probes: dict, finding: Finding) -> str | None:
+    from .probes import probe_at
+
+    return probe_at(probes, finding.span.start.line, finding.span.start.column) if probes else None
+
+
+def _probe_detail(entry: catalog.Entry, probe: str, releases: tuple[str, ...]) -> str:
+    """What a probe of ``entry``'s old name now finds, release by release."""
+    from .target import label
+
+    present = tuple(r for r in releases if r in entry.exists)
+    absent = tuple(r for r in releases if r not in entry.exists)
+    if not present:
+        now = f"it finds nothing on sglang {label(releases)}, so the test is false there"
+    else:
+        now = f"it finds it on sglang {label(present)} only" + (f", not on {label(absent)}" if absent else "")
+    new = entry.replacement_for(releases[-1])
+    instead = f" to `{new}`" if new else ""
+    return (f"`{entry.old}` is what the probe {probe} tests for: rewriting it{instead} would invert the test; "
+            f"{now}: decide by hand what the code should do on V2")
+
+
+def _todo(finding: Finding, entry: catalog.Entry, tree: ast.Module | None, detail: str) -> Finding:
+    comment = catalog.todo_comment(entry, detail)
+    line = anchor_line(tree, finding.span.start.line) if tree is not None else finding.span.start.line
+    return finding._replace(message=detail, fix=Fix("manual", (InsertComment(line, comment),)))
