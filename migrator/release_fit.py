@@ -63,13 +63,14 @@ def served_text(served: dict[str | None, list[str]]) -> str:
 
 
 class Branch:
-    """One line range of a ``try`` that guards sglang imports: its body or one handler, and
-    the releases of the target it runs on."""
+    """One line range of a ``try`` that guards sglang imports (its body or one handler) or
+    of an ``if`` testing sglang's version (``migrator.version_tests``), and the releases of
+    the target it runs on (``unknown``: a version test the tool cannot evaluate)."""
 
-    __slots__ = ("first", "last", "releases", "is_body", "body_spellings")
+    __slots__ = ("first", "last", "releases", "is_body", "unknown")
 
-    def __init__(self, first: int, last: int, releases: tuple[str, ...], is_body: bool) -> None:
-        self.first, self.last, self.releases, self.is_body = first, last, releases, is_body
+    def __init__(self, first: int, last: int, releases: tuple[str, ...], is_body: bool, unknown: bool = False) -> None:
+        self.first, self.last, self.releases, self.is_body, self.unknown = first, last, releases, is_body, unknown
 
 
 def _catches_import_errors(node: ast.Try) -> bool:
@@ -110,8 +111,12 @@ def _body_serves(names: list[str], release: str, releases: tuple[str, ...]) -> b
 
 
 def branches(tree: ast.Module, releases: tuple[str, ...]) -> list[Branch]:
-    """The guarded ``try`` statements' bodies and handlers, innermost last."""
-    found: list[Branch] = []
+    """The guarded ``try`` statements' bodies and handlers and the branches of version
+    tests, innermost last."""
+    from .version_tests import version_branches
+
+    found = [Branch(first, last, reached or (), False, reached is None)
+             for first, last, reached in version_branches(tree, releases)]
     for node in ast.walk(tree):
         if not isinstance(node, ast.Try) or not node.handlers or not _catches_import_errors(node):
             continue
@@ -128,11 +133,22 @@ def branches(tree: ast.Module, releases: tuple[str, ...]) -> list[Branch]:
 
 
 def branch_at(found: list[Branch], line: int) -> Branch | None:
+    """The innermost branch holding ``line``, reached only by the releases every enclosing
+    version test and handler lets through."""
     inner = None
+    reached: set[str] | None = None
+    unknown = False
     for branch in found:
         if branch.first <= line <= branch.last:
             inner = branch
-    return inner
+            unknown = unknown or branch.unknown
+            if not branch.is_body and not branch.unknown:
+                reached = set(branch.releases) if reached is None else reached & set(branch.releases)
+    if inner is None or (reached is None or set(inner.releases) <= reached) and unknown == inner.unknown:
+        return inner
+    releases = tuple(r for r in inner.releases if reached is None or r in reached) if inner.is_body else \
+        tuple(sorted(reached or (), key=catalog.parse_version))
+    return Branch(inner.first, inner.last, releases, inner.is_body, unknown)
 
 
 def anchor_line(tree: ast.Module, line: int) -> int:
@@ -174,6 +190,10 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             kept.append(_todo(finding, entry, tree, _probe_detail(entry, probe, releases)))
             continue
         branch = branch_at(found, finding.span.start.line)
+        if branch is not None and branch.unknown:
+            kept.append(_todo(finding, entry, tree, f"{entry.message}; inside a test of sglang's version the tool cannot "
+                              "evaluate: migrate this branch by hand for the releases that reach it"))
+            continue
         scope = releases if branch is None else branch.releases
         if branch is not None and not scope:
             kept.append(finding._replace(fix=None, message=f"{finding.message}; no release of the target reaches "

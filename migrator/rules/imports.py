@@ -79,10 +79,14 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
         texts.setdefault(f"from {module} import {', '.join(names)}", []).append(release)
     if len(texts) == 1:
         return False
+    from ..version_tests import mentions_version
+
     node = statement
-    while node is not None:
+    while node is not None:  # inside an existing fallback, the release fit decides per branch
         node = analysis.parents.get(node)
         if isinstance(node, ast.Try) or (hasattr(ast, "TryStar") and isinstance(node, ast.TryStar)):
+            return False
+        if isinstance(node, ast.If) and mentions_version(node.test):
             return False
     line, col, end_line, end_col = analysis.span(statement)
     before, after = analysis.lines[line - 1][:col], analysis.lines[end_line - 1][end_col:].strip()
