@@ -37,6 +37,7 @@ from functools import cache, lru_cache
 from . import catalog
 from .fileio import SourceError, decode_python
 from .model import Finding, Fix, InsertComment
+from .release_fit import catalog_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -449,25 +450,6 @@ def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: 
     if not lacking:
         return None
     return f"nothing shows that `{dotted}` exists in sglang {label(lacking)} (catalog)"
-
-
-@cache
-def catalog_names(target: str) -> frozenset[str]:
-    """Dotted names the catalog says exist in ``target`` (with the packages above them)."""
-    names: set[str] = set()
-    for entry in catalog.ENTRIES:
-        if entry.kind not in ("module", "class", "function"):
-            continue
-        present = [entry.replacement_for(target)] if entry.fires_for(target) else []
-        if target in entry.exists:
-            present.extend(entry.names)
-        for name in present:
-            if name is None:
-                continue
-            while name:
-                names.add(name)
-                name = name.rpartition(".")[0]
-    return frozenset(names)
 
 
 @cache

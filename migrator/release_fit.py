@@ -27,18 +27,33 @@ IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
 
 @cache
+def catalog_names(target: str) -> frozenset[str]:
+    """Dotted names the catalog says exist in ``target`` (with the packages above them)."""
+    names: set[str] = set()
+    for entry in catalog.ENTRIES:
+        if entry.kind not in ("module", "class", "function"):
+            continue
+        present = [entry.replacement_for(target)] if entry.fires_for(target) else []
+        if target in entry.exists:
+            present.extend(entry.names)
+        for name in present:
+            if name is None:
+                continue
+            while name:
+                names.add(name)
+                name = name.rpartition(".")[0]
+    return frozenset(names)
+
+
+@cache
 def known_names() -> frozenset[str]:
     """Every dotted name (and the packages above it) the catalog places in some release."""
-    from .guard import catalog_names
-
     return frozenset().union(*(catalog_names(release) for release in catalog.RELEASES))
 
 
 def resolves(dotted: str, release: str) -> bool:
     """Whether ``dotted`` exists in ``release`` as far as the catalog knows; a name the
     catalog never mentions is taken to exist (the catalog only tracks what moved)."""
-    from .guard import catalog_names
-
     if dotted not in known_names():
         return True
     return dotted in catalog_names(release)

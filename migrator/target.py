@@ -109,10 +109,10 @@ def _specifier(text: str, where: str):  # -> packaging.specifiers.SpecifierSet
 # ---- the fork's own pin ------------------------------------------------------------------
 
 
-def pinned(folder: Path) -> Target:
+def pinned(pins: list[tuple[Path, str]]) -> Target:
     """The target of a run without ``--target-version`` or ``target-version``: the sglang
-    pins in ``folder`` (the configuration root) intersected with the known V2 releases."""
-    pins = _pins(folder)
+    pins (file, specifier text; ``migrator.config.sglang_pins``) intersected with the known
+    V2 releases."""
     everything = v2_releases()
     if not pins:
         return Target(everything, "no sglang pin found: every V2 release the catalog knows")
@@ -133,63 +133,6 @@ def pinned(folder: Path) -> Target:
     return Target(releases, named)
 
 
-def _pins(folder: Path) -> list[tuple[Path, str]]:
-    """(file, specifier text) of each sglang requirement in ``folder``'s ``pyproject.toml``
-    (``[project] dependencies``) and ``requirements*.txt``."""
-    found: list[tuple[Path, str]] = []
-    pyproject = folder / "pyproject.toml"
-    data = _read(pyproject)
-    if data is not None and "sglang" in data:
-        from .config import ConfigError, _toml_load
-
-        try:
-            project = _toml_load(pyproject, data.encode("utf-8")).get("project")
-        except ConfigError as error:
-            raise TargetError(str(error)) from None
-        dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
-        for line in dependencies if isinstance(dependencies, list) else []:
-            spec = _sglang_specifier(line) if isinstance(line, str) else None
-            if spec is not None:
-                found.append((pyproject, spec))
-    try:
-        requirements = sorted(folder.glob("requirements*.txt"))
-    except OSError:
-        requirements = []
-    for path in requirements:
-        text = _read(path)
-        if text is None or "sglang" not in text:
-            continue
-        for line in text.splitlines():
-            spec = _sglang_specifier(line.partition(" #")[0].strip())
-            if spec is not None:
-                found.append((path, spec))
-    return found
-
-
-def _sglang_specifier(line: str) -> str | None:
-    if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
-        return None
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    try:
-        requirement = Requirement(line)
-    except InvalidRequirement:
-        return None
-    if canonicalize_name(requirement.name) != "sglang":
-        return None
-    if requirement.marker is not None and not requirement.marker.evaluate():
-        return None
-    return str(requirement.specifier)
-
-
-def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-    except OSError:
-        return None
-
-
 def installed_note(target: Target) -> tuple[str, ...]:
     """A note when the installed sglang (V2) lies outside the target: it no longer narrows it."""
     installed = catalog.installed_version("sglang")
@@ -206,15 +149,3 @@ def installed_note(target: Target) -> tuple[str, ...]:
         return ()
     return (f"the installed sglang {installed} lies outside the target",)
 
-
-def pin_root(start: Path) -> Path:
-    """Where a run without a configuration looks for pins: the nearest folder from ``start``
-    up to the repository top (``migrator.config``'s search) holding a ``pyproject.toml`` or a
-    ``requirements*.txt``; ``start``'s folder when none does."""
-    from .config import _search_path
-
-    chain = _search_path(start)
-    for folder in chain:
-        if (folder / "pyproject.toml").is_file() or any(folder.glob("requirements*.txt")):
-            return folder
-    return chain[0]

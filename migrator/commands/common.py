@@ -87,6 +87,7 @@ def choose_target(paths: Sequence[Path], target_version: str | None, config: Con
     config's ``target-version``, else the fork's sglang pins in the configuration root, else
     every known V2 release; with a note where the installed sglang lies outside them."""
     from .. import target as targets
+    from ..config import ConfigError, pin_root, sglang_pins
 
     try:
         if target_version is not None:
@@ -95,8 +96,8 @@ def choose_target(paths: Sequence[Path], target_version: str | None, config: Con
             chosen = targets.parse(config.target_version, f"target-version in {config.source}")
         else:
             start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
-            chosen = targets.pinned(config.root if config.root is not None else targets.pin_root(start))
-    except targets.TargetError as error:
+            chosen = targets.pinned(sglang_pins(config.root if config.root is not None else pin_root(start)))
+    except (targets.TargetError, ConfigError) as error:
         raise UsageError(str(error)) from None
     return chosen._replace(notes=chosen.notes + targets.installed_note(chosen))
 

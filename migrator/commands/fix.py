@@ -52,7 +52,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False) -> Non
     """Report lines (``path:line:col: CODE message [status]``) and errors, then the summary
     (``quiet``: the lines and errors only, as ruff's ``-q``)."""
     out = sys.stderr if options.mode == "diff" else sys.stdout
-    from ..report import target_text
+    from ..report.common import target_text
     from ..report.escape import visible
 
     for result in outcome.results:

@@ -49,7 +49,7 @@ def error_dict(error) -> dict[str, object]:  # noqa: ANN001 - model.FileError
 
 def document(results: list[FileResult], summary: RunSummary, config: str | None = None,
              target: tuple[tuple[str, ...], str] | None = None) -> dict[str, object]:
-    from migrator.report import target_dict
+    from migrator.report.common import target_dict
 
     return {
         "version": JSON_SCHEMA_VERSION,

@@ -189,7 +189,7 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
                                  "rules": rules}
     if docs is not None:
         driver["informationUri"] = docs
-    from migrator.report import target_dict
+    from migrator.report.common import target_dict
 
     properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config,
                                      "target": target_dict(target)}

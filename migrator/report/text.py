@@ -38,7 +38,7 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
     if counts["suppressed"]:
         tail += f"; {counts['suppressed']} suppressed"
     if target:
-        from migrator.report import target_text
+        from migrator.report.common import target_text
 
         tail += f" (target {target_text(target)})"
     if config:

@@ -219,7 +219,7 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
     renders (each finding says its release). ``text``: per file that fails on some release,
     those releases and the first failing name; files that resolve everywhere are counted.
     ``json``: the full release x file matrix."""
-    from migrator.report import target_dict, target_text
+    from migrator.report.common import target_dict, target_text
     from migrator.target import label
 
     releases = tuple(matrix)
