@@ -209,13 +209,13 @@ def pin_root(start: Path) -> Path:
     return chain[0]
 
 
-def sglang_pins(folder: Path) -> list[tuple[Path, str]]:
-    """(file, specifier text) of each sglang requirement in ``folder``'s ``pyproject.toml``
+def sglang_pins(folder: Path) -> list[tuple[Path, str, str]]:
+    """(file, specifier text, requirement as written) of each sglang requirement in ``folder``'s ``pyproject.toml``
     (``[project] dependencies``) and ``requirements*.txt``: the fork's own pin, which decides
     the releases a run migrates to when none is given (``migrator.target``). Raises
     ConfigError for a ``pyproject.toml`` that is not TOML; ``packaging`` is imported only
     where a file mentions sglang."""
-    found: list[tuple[Path, str]] = []
+    found: list[tuple[Path, str, str]] = []
     pyproject = folder / "pyproject.toml"
     data = _read(pyproject)
     if data is not None and "sglang" in data:
@@ -224,7 +224,7 @@ def sglang_pins(folder: Path) -> list[tuple[Path, str]]:
         for line in dependencies if isinstance(dependencies, list) else []:
             spec = _sglang_specifier(line) if isinstance(line, str) else None
             if spec is not None:
-                found.append((pyproject, spec))
+                found.append((pyproject, spec, line.strip()))
     try:
         requirements = sorted(folder.glob("requirements*.txt"))
     except OSError:
@@ -234,9 +234,10 @@ def sglang_pins(folder: Path) -> list[tuple[Path, str]]:
         if text is None or "sglang" not in text:
             continue
         for line in text.splitlines():
-            spec = _sglang_specifier(line.partition(" #")[0].strip())
+            requirement = line.partition(" #")[0].strip()
+            spec = _sglang_specifier(requirement)
             if spec is not None:
-                found.append((path, spec))
+                found.append((path, spec, requirement))
     return found
 
 

@@ -109,25 +109,25 @@ def _specifier(text: str, where: str):  # -> packaging.specifiers.SpecifierSet
 # ---- the fork's own pin ------------------------------------------------------------------
 
 
-def pinned(pins: list[tuple[Path, str]]) -> Target:
+def pinned(pins: list[tuple[Path, str, str]]) -> Target:
     """The target of a run without ``--target-version`` or ``target-version``: the sglang
-    pins (file, specifier text; ``migrator.config.sglang_pins``) intersected with the known
-    V2 releases."""
+    pins (file, specifier text, requirement as written; ``migrator.config.sglang_pins``)
+    intersected with the known V2 releases."""
     everything = v2_releases()
     if not pins:
         return Target(everything, "no sglang pin found: every V2 release the catalog knows")
     allowed = set(catalog.RELEASES)
     kept: list[tuple[Path, str]] = []
-    for path, text in pins:
+    for path, text, written in pins:
         specifier = _specifier(text, str(path))
         narrowed = allowed & {r for r in catalog.RELEASES if specifier.contains(r, prereleases=True)}
         if kept and not narrowed:
-            shown = " and ".join(f"`sglang{t}` in {p}" for p, t in (*kept, (path, text)))
+            shown = " and ".join(f"`{w}` in {p}" for p, w in (*kept, (path, written)))
             raise TargetError(f"the sglang pins {shown} allow no common release")
         allowed = narrowed
-        kept.append((path, text))
+        kept.append((path, written))
     releases = tuple(r for r in everything if r in allowed)
-    named = "; ".join(f"sglang{text or ' (any)'} in {path.name}" for path, text in kept)
+    named = "; ".join(f"{written} in {path.name}" for path, written in kept)
     if not releases:
         return Target(everything, f"{named} allows no V2 release: every V2 release the catalog knows")
     return Target(releases, named)
