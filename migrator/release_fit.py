@@ -21,7 +21,7 @@ import ast
 from functools import cache
 
 from . import catalog
-from .model import Finding, Fix, InsertComment
+from .model import Finding, Fix, InsertComment, Replace
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
 
@@ -218,7 +218,7 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
                 any(r in entry.exists for r in releases) if branch.is_body else all(r in entry.exists for r in scope)):
             continue  # an existing fallback: this spelling serves the releases that reach it
         wanted = entry.replacement_for(newest)
-        if all(entry.replacement_for(release) == wanted for release in scope):
+        if all(entry.replacement_for(release) == wanted for release in scope) or _local_rename(fix, entry, scope):
             kept.append(finding)
             continue
         from .target import label
@@ -226,6 +226,16 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         detail = f"{entry.message}; no single spelling serves sglang {label(scope)}: {served_text(spellings(entry, scope))}"
         kept.append(_todo(finding, entry, tree, detail))
     return kept
+
+
+def _local_rename(fix: Fix, entry: catalog.Entry, scope: tuple[str, ...]) -> bool:
+    """A rename of a bare local name to the leaf every release's spelling shares (the name
+    moved between modules, not its own name): the import that binds it decides the module
+    (version-adaptive or a TODO), and the write guard refuses the rename where that import
+    does not bind the new name."""
+    leaves = {(entry.replacement_for(release) or "").rpartition(".")[2] for release in scope}
+    return (len(leaves) == 1 and "" not in leaves and bool(fix.edits)
+            and all(isinstance(e, Replace) and e.text in leaves for e in fix.edits))
 
 
 def _probe(probes: dict, finding: Finding) -> str | None:

@@ -63,6 +63,13 @@ def test_a_moved_import_becomes_version_adaptive_newest_first() -> None:
     assert migrate(f"from {UTILS} import {FN}\n", releases=V2[:-1]) == (f"from {UTILS} import {FN}\n", [])
 
 
+def test_a_renamed_and_moved_function_is_imported_adaptively_and_its_calls_follow() -> None:
+    new, findings = migrate(f"from {UTILS} import {OLD_FN}\n\n\ndef run(x):\n    return {OLD_FN}(x)\n", releases=V2)
+    assert new == (f"try:\n    from {KERNELS} import {FN}\nexcept ImportError:\n    from {UTILS} import {FN}\n\n\n"
+                   f"def run(x):\n    return {FN}(x)\n")
+    assert all(f.fix is not None and f.fix.applicability == "safe" for f in findings)
+
+
 def test_a_moved_import_inside_a_function_keeps_its_indentation() -> None:
     new, _ = migrate(f"def run(x):\n    from {UTILS} import {FN} as f\n    return f(x)\n", releases=V2)
     assert f"    try:\n        from {KERNELS} import {FN} as f\n    except ImportError:\n        from {UTILS}" in new

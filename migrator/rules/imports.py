@@ -72,7 +72,8 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
             if not resolves(new, release):
                 return False
             module, _, name = new.rpartition(".")
-            parts.setdefault(module, []).append(name if name == imported.local else f"{name} as {imported.local}")
+            keeps = imported.has_asname or _kept_local(ctx, imported, name) != name  # else uses follow the rename
+            parts.setdefault(module, []).append(f"{name} as {imported.local}" if keeps and name != imported.local else name)
         if len(parts) != 1:
             return False
         ((module, names),) = parts.items()
