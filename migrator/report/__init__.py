@@ -44,8 +44,8 @@ def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: st
     module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
     if fmt == "text":
         return module.render(results, summary, subject=subject or "V1 reference", config=config, target=target)
-    if fmt == "concise" and subject:
-        return module.render(results, summary, subject=subject)
+    if fmt == "concise":
+        return module.render(results, summary, subject=subject or "V1 reference", target=target)
     if fmt in ("json", "sarif"):
         return module.render(results, summary, config=config, target=target)
     return module.render(results, summary)
