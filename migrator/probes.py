@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import ast
 
+from .analysis import IMPORT_ERRORS
+
 IMPORTERS = frozenset({"import_module", "__import__"})
 #: module look-ups that are tests wherever they stand (importlib.util, pkgutil)
 LOOKUPS = frozenset({"find_spec", "find_loader", "get_loader", "iter_modules", "walk_packages"})
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception"})
 
 
 def _callee(node: ast.Call) -> str:

@@ -166,65 +166,89 @@ def branch_at(found: list[Branch], line: int) -> Branch | None:
     return Branch(inner.first, inner.last, releases, inner.is_body, unknown)
 
 
-def anchor_line(tree: ast.Module, line: int) -> int:
-    """First line of the innermost statement holding ``line`` (its first decorator for a
-    definition): where a TODO about that line goes."""
-    best: ast.stmt | None = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            if best is None or node.lineno >= best.lineno:
-                best = node
-    if best is None:
-        return line
-    decorators = getattr(best, "decorator_list", None)
-    return min([best.lineno, *(d.lineno for d in decorators)]) if decorators else best.lineno
+def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
+    """For each of ``lines``: the first line of the innermost statement holding it (its
+    first decorator for a definition), where a TODO about that line goes. One walk."""
+    from bisect import bisect_left, bisect_right
+
+    wanted = sorted(lines)
+    best: dict[int, ast.stmt] = {}
+    for node in ast.walk(tree) if tree is not None and wanted else ():
+        if not isinstance(node, ast.stmt):
+            continue
+        for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
+            if line not in best or node.lineno >= best[line].lineno:
+                best[line] = node
+    anchors = {line: line for line in lines}
+    for line, node in best.items():
+        decorators = getattr(node, "decorator_list", None)
+        anchors[line] = min([node.lineno, *(d.lineno for d in decorators)]) if decorators else node.lineno
+    return anchors
 
 
-def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str) -> list[Finding]:
+#: words without which a source holds no fallback or version test (``branches``) ...
+_BRANCH_WORDS = ("ImportError", "ModuleNotFoundError", "version")
+#: ... and no probe (``migrator.probes``): the text is checked before its tree is walked
+_PROBE_WORDS = ("import_module", "__import__", "find_spec", "find_loader", "get_loader", "iter_modules",
+                "walk_packages", "hasattr", "getattr")
+
+
+def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str,
+        source: str = "") -> list[Finding]:
     """``findings`` with every fix that would not serve all of its releases, or that would
     rewrite a probe (``migrator.probes``), turned into a TODO, and the findings on existing
-    fallbacks settled (see the module docstring)."""
-    if not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
+    fallbacks settled (see the module docstring). ``source``: the text of ``tree``; the tree
+    is walked only where the text holds a fallback, version test or probe word."""
+    if tree is None or not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
         return findings
-    found = branches(tree, releases) if tree is not None else []
+    found = branches(tree, releases) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
-    kept: list[Finding] = []
+    decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
     by_code = catalog.by_code()
     for finding in findings:
         fix = finding.fix
         entry = by_code.get(finding.code)
         if fix is None or fix.applicability == "manual" or entry is None or fix.adaptive:
-            kept.append(finding)
+            decided.append((finding, None, None))
             continue
         if probes is None:
             from .probes import probe_literals
 
-            probes = probe_literals(tree) if tree is not None else {}
+            probes = probe_literals(tree) if any(word in source for word in _PROBE_WORDS) else {}
         probe = _probe(probes, finding)
         if probe is not None:
-            kept.append(_todo(finding, entry, tree, _probe_detail(entry, probe, releases)))
+            decided.append((finding, entry, _probe_detail(entry, probe, releases)))
             continue
         branch = branch_at(found, finding.span.start.line)
         if branch is not None and branch.unknown:
-            kept.append(_todo(finding, entry, tree, f"{entry.message}; inside a test of sglang's version the tool cannot "
-                              "evaluate: migrate this branch by hand for the releases that reach it"))
+            decided.append((finding, entry, f"{entry.message}; inside a test of sglang's version the tool cannot "
+                            "evaluate: migrate this branch by hand for the releases that reach it"))
             continue
         scope = releases if branch is None else branch.releases
         if branch is not None and not scope:
-            kept.append(finding._replace(fix=None, message=f"{finding.message}; no release of the target reaches "
-                                         "this fallback branch: left as it is"))
+            decided.append((finding._replace(fix=None, message=f"{finding.message}; no release of the target reaches "
+                                             "this fallback branch: left as it is"), None, None))
             continue
         if branch is not None and entry.kind in ("module", "class", "function") and (
                 any(r in entry.exists for r in releases) if branch.is_body else all(r in entry.exists for r in scope)):
             continue  # an existing fallback: this spelling serves the releases that reach it
         wanted = entry.replacement_for(newest)
         if all(entry.replacement_for(release) == wanted for release in scope) or _local_rename(fix, entry, scope):
-            kept.append(finding)
+            decided.append((finding, None, None))
             continue
         from .target import label
 
-        detail = f"{entry.message}; no single spelling serves sglang {label(scope)}: {served_text(spellings(entry, scope))}"
-        kept.append(_todo(finding, entry, tree, detail))
+        decided.append((finding, entry, f"{entry.message}; no single spelling serves sglang {label(scope)}: "
+                        f"{served_text(spellings(entry, scope))}"))
+    anchors = anchor_lines(tree, {f.span.start.line for f, _, detail in decided if detail is not None})
+    kept: list[Finding] = []
+    for finding, entry, detail in decided:
+        if detail is None or entry is None:
+            kept.append(finding)
+            continue
+        comment = catalog.todo_comment(entry, detail)
+        kept.append(finding._replace(message=detail, fix=Fix("manual", (
+            InsertComment(anchors[finding.span.start.line], comment),))))
     return kept
 
 
@@ -258,9 +282,3 @@ def _probe_detail(entry: catalog.Entry, probe: str, releases: tuple[str, ...]) -
     instead = f" to `{new}`" if new else ""
     return (f"`{entry.old}` is what the probe {probe} tests for: rewriting it{instead} would invert the test; "
             f"{now}: decide by hand what the code should do on V2")
-
-
-def _todo(finding: Finding, entry: catalog.Entry, tree: ast.Module | None, detail: str) -> Finding:
-    comment = catalog.todo_comment(entry, detail)
-    line = anchor_line(tree, finding.span.start.line) if tree is not None else finding.span.start.line
-    return finding._replace(message=detail, fix=Fix("manual", (InsertComment(line, comment),)))
