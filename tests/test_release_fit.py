@@ -165,6 +165,8 @@ def test_reaches_through_a_module_alias_are_renamed_with_it(tmp_path: Path) -> N
     write_tree(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/worker.py": "from sglang.srt.speculative import dflash_worker as dfw\n",
+        "pkg/plain.py": "import sglang.srt.speculative.dflash_worker as dw\n",
+        "pkg/use.py": "from pkg import plain\n\nCLS = plain.dw.DFlashWorker\nDRAFT = plain.dw.DFlashDraftInput\n",
         "tests/__init__.py": "",
         "tests/test_worker.py": """\
             from unittest import mock
@@ -183,10 +185,15 @@ def test_reaches_through_a_module_alias_are_renamed_with_it(tmp_path: Path) -> N
     })
     lint = _run("lint", ".", "--target-version", "0.5.14..0.5.23", cwd=tmp_path)
     reached = [line for line in lint.stdout.splitlines() if "through an alias of the V1 module" in line]
-    assert [line.split(":")[1] for line in reached] == ["8", "10", "12"], lint.stdout
+    assert [tuple(line.split(":")[:2]) for line in reached] == [
+        ("./pkg/use.py", "3"), ("./pkg/use.py", "4"),
+        ("./tests/test_worker.py", "8"), ("./tests/test_worker.py", "10"), ("./tests/test_worker.py", "12")], lint.stdout
     fixed = _run("fix", ".", "--allow-dirty", "--target-version", "0.5.14..0.5.23", cwd=tmp_path)
-    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert fixed.returncode == 1, fixed.stdout + fixed.stderr  # the TODO below is left
     text = (tmp_path / "tests" / "test_worker.py").read_text()
     assert "worker.dfw.DFlashWorkerV2, " in text and '"pkg.worker.dfw.DFlashWorkerV2"' in text
     assert "return dfw.DFlashWorkerV2" in text and "DFlashWorker," not in text
     assert (tmp_path / "pkg" / "worker.py").read_text() == "from sglang.srt.speculative import dflash_worker_v2 as dfw\n"
+    used = (tmp_path / "pkg" / "use.py").read_text()  # `import ... as dw`; a member that moved elsewhere: TODO
+    assert "CLS = plain.dw.DFlashWorkerV2\n" in used and "DRAFT = plain.dw.DFlashDraftInput\n" in used
+    assert any("`plain.dw.DFlashDraftInput` reaches `DFlashDraftInput`" in line for line in todo_lines(used))

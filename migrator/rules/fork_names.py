@@ -82,9 +82,9 @@ def _chain(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, modul
            via: tuple[tuple[str, int], ...], node: ast.AST | None = None) -> None:
     """``head + member`` reaches ``module.member`` through a re-targeted alias: rename the member
     with the module, or a TODO where no single spelling serves every release."""
-    member_entry = catalog.matching_entry(f"{module}.{member}")
-    if member_entry is None:
-        return  # the member is not one the catalog moved: the alias keeps reaching it
+    member_entry = catalog.by_name().get(f"{module}.{member}")
+    if member_entry is None or member_entry.kind not in ("module", "class", "function"):
+        return  # not a name of the module the catalog moved: the alias keeps reaching it
     new_module = rename_qualname(module, ctx.target)
     spellings = {rename_qualname(f"{module}.{member}", release) for release in ctx.releases}
     new = spellings.pop() if len(spellings) == 1 else None
@@ -96,6 +96,8 @@ def _chain(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, modul
         line = ctx.analysis.anchor_line(node) if node is not None else span.start.line
         ctx.report(span, entry, Fix("manual", (InsertComment(line, comment),)), message, via)
         return
+    if new.rpartition(".")[2] == member:
+        return  # moved with its module under its own name: the re-targeted alias reaches it
     text = head + new.rpartition(".")[2]
     message += f": `{member}` becomes `{new.rpartition('.')[2]}`"
     if node is not None:
