@@ -37,7 +37,7 @@ from functools import cache, lru_cache
 from . import catalog
 from .fileio import SourceError, decode_python
 from .model import Finding, Fix, InsertComment
-from .release_fit import catalog_names
+from .fallbacks import catalog_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -122,7 +122,7 @@ def problems(before: str, after: str, target: str | tuple[str, ...], module_name
             missing = _missing_in(dotted, releases[0])
         else:
             if fallbacks is None:
-                from .release_fit import branches
+                from .fallbacks import branches
 
                 fallbacks = branches(new_tree, releases)
             missing = _missing_over(dotted, line, releases, fallbacks)
@@ -437,7 +437,7 @@ def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: 
     line runs on, from the catalog alone (the same answer on every machine): inside the body
     of a ``try`` guarding imports, on one of ``releases``; in a handler, on each release it
     serves; elsewhere on each of ``releases``."""
-    from .release_fit import branch_at
+    from .fallbacks import branch_at
     from .target import label
 
     branch = branch_at(fallbacks, line)

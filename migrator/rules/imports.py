@@ -55,7 +55,7 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
     spelling that exists there (``migrator.release_fit``). Only a statement that stands
     alone on its lines, outside any ``try``, every release having some spelling; True when
     done."""
-    from ..release_fit import resolves
+    from ..fallbacks import resolves
 
     analysis = ctx.analysis
     statement = info.statement
