@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from . import catalog
-from .fallbacks import branch_at, branches
+from .fallbacks import branch_at, branches, statements
 from .model import Finding, Fix, InsertComment, Replace
 
 
@@ -50,9 +50,7 @@ def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
 
     wanted = sorted(lines)
     best: dict[int, ast.stmt] = {}
-    for node in ast.walk(tree) if tree is not None and wanted else ():
-        if not isinstance(node, ast.stmt):
-            continue
+    for node in statements(tree) if tree is not None and wanted else ():
         for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
             if line not in best or node.lineno >= best[line].lineno:
                 best[line] = node
@@ -64,10 +62,20 @@ def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
 
 
 #: words without which a source holds no fallback or version test (``branches``) ...
-_BRANCH_WORDS = ("ImportError", "ModuleNotFoundError", "version")
+_BRANCH_WORDS = ("ImportError", "ModuleNotFoundError", "__version__", "version(")
 #: ... and no probe (``migrator.probes``): the text is checked before its tree is walked
 _PROBE_WORDS = ("import_module", "__import__", "find_spec", "find_loader", "get_loader", "iter_modules",
                 "walk_packages", "hasattr", "getattr")
+
+
+def _in_literal(finding: Finding, lines: list[str]) -> bool:
+    """Whether a fixable finding starts at or right after a quote (a string literal, or a
+    name spelled in one): only those can be what a probe tests for."""
+    if finding.fix is None or finding.fix.applicability == "manual":
+        return False
+    line, column = finding.span.start.line, finding.span.start.column
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return any(quote in text[max(column - 1, 0):column + 3] for quote in "'\"")  # also r"...", f'...'
 
 
 def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str,
@@ -80,6 +88,7 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         return findings
     found = branches(tree, releases) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
+    lines = source.splitlines()
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
     by_code = catalog.by_code()
     for finding in findings:
@@ -91,7 +100,8 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         if probes is None:
             from .probes import probe_literals
 
-            probes = probe_literals(tree) if any(word in source for word in _PROBE_WORDS) else {}
+            probes = probe_literals(tree) if any(word in source for word in _PROBE_WORDS) and any(
+                _in_literal(f, lines) for f in findings) else {}
         probe = _probe(probes, finding)
         if probe is not None:
             decided.append((finding, entry, _probe_detail(entry, probe, releases)))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import operator
+from typing import Iterable
 
 from . import catalog
 
@@ -76,11 +77,12 @@ def evaluator(test: ast.expr):  # -> Callable[[str], bool] | None
     return lambda release: compare(catalog.parse_version(release)[:len(value)], value)  # type: ignore[arg-type]
 
 
-def version_branches(tree: ast.Module, releases: tuple[str, ...]) -> list[tuple[int, int, tuple[str, ...] | None]]:
+def version_branches(statements: Iterable[ast.stmt], releases: tuple[str, ...],
+                     ) -> list[tuple[int, int, tuple[str, ...] | None]]:
     """(first line, last line, releases reaching it; None: unknown) of each branch of each
-    ``if`` testing sglang's version."""
+    ``if`` among ``statements`` testing sglang's version."""
     found: list[tuple[int, int, tuple[str, ...] | None]] = []
-    for node in ast.walk(tree):
+    for node in statements:
         if not isinstance(node, ast.If) or not mentions_version(node.test):
             continue
         test = evaluator(node.test)
