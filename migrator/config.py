@@ -7,7 +7,7 @@
     select = ["DFM1", "DFM201"]          # codes or prefixes; default: every rule
     ignore = ["DFM305"]
     exclude = ["vendor/", "*.generated.py"]          # gitignore-style, relative to this file
-    target-version = "0.5.17"
+    target-version = "0.5.17"           # or "0.5.14..0.5.23", or ">=0.5.16,<0.5.22"
     [tool.dflash-migrate.per-file-ignores]
     "tests/**" = ["DFM105"]
     "docs/*.md" = ["DFM201"]
@@ -93,10 +93,13 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     if target is not None:
         if not isinstance(target, str):
             raise ConfigError(f"{source}: [tool.dflash-migrate] target-version must be a string")
+        from migrator.target import TargetError, parse
+
         try:
-            target = catalog.target_release(target)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: [tool.dflash-migrate] target-version: {exc}") from None
+            parse(target, "target-version")
+        except TargetError as exc:
+            raise ConfigError(f"{source}: [tool.dflash-migrate] {exc}") from None
+        target = target.strip()
     return Config(
         select=_codes(table.get("select", []), "select", source),
         ignore=_codes(table.get("ignore", []), "ignore", source),
@@ -200,3 +203,73 @@ def load_file(path: Path) -> Config:
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.dflash-migrate] must be a table")
     return parse_table(table, path.resolve())
+
+
+# ---- the fork's sglang pin ---------------------------------------------------------------
+
+
+def pin_root(start: Path) -> Path:
+    """Where a run without a configuration looks for pins: the nearest folder from ``start``
+    up to the repository top (the configuration search) holding a ``pyproject.toml`` or a
+    ``requirements*.txt``; ``start``'s folder when none does."""
+    chain = _search_path(start)
+    for folder in chain:
+        if (folder / "pyproject.toml").is_file() or any(folder.glob("requirements*.txt")):
+            return folder
+    return chain[0]
+
+
+def sglang_pins(folder: Path) -> list[tuple[Path, str, str]]:
+    """(file, specifier text, requirement as written) of each sglang requirement in ``folder``'s ``pyproject.toml``
+    (``[project] dependencies``) and ``requirements*.txt``: the fork's own pin, which decides
+    the releases a run migrates to when none is given (``migrator.target``). Raises
+    ConfigError for a ``pyproject.toml`` that is not TOML; ``packaging`` is imported only
+    where a file mentions sglang."""
+    found: list[tuple[Path, str, str]] = []
+    pyproject = folder / "pyproject.toml"
+    data = _read(pyproject)
+    if data is not None and "sglang" in data:
+        project = _toml_load(pyproject, data.encode("utf-8")).get("project")
+        dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
+        for line in dependencies if isinstance(dependencies, list) else []:
+            spec = _sglang_specifier(line) if isinstance(line, str) else None
+            if spec is not None:
+                found.append((pyproject, spec, line.strip()))
+    try:
+        requirements = sorted(folder.glob("requirements*.txt"))
+    except OSError:
+        requirements = []
+    for path in requirements:
+        text = _read(path)
+        if text is None or "sglang" not in text:
+            continue
+        for line in text.splitlines():
+            requirement = line.partition(" #")[0].strip()
+            spec = _sglang_specifier(requirement)
+            if spec is not None:
+                found.append((path, spec, requirement))
+    return found
+
+
+def _sglang_specifier(line: str) -> str | None:
+    if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        requirement = Requirement(line)
+    except InvalidRequirement:
+        return None
+    if canonicalize_name(requirement.name) != "sglang":
+        return None
+    if requirement.marker is not None and not requirement.marker.evaluate():
+        return None
+    return str(requirement.specifier)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    except OSError:
+        return None

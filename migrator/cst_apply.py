@@ -201,6 +201,11 @@ class _Applier(cst.CSTTransformer):
         return updated.with_changes(names=kept)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:  # noqa: N802
+        key = self._span(original.body[0]) if len(original.body) == 1 else None
+        text = self.plan.replace.get(key) if key is not None else None
+        if text is not None and "\n" in text:  # a statement replaced by a block (a version-adaptive import)
+            self.plan.matched.add(("replace", key))
+            return cst.parse_statement(_dedented(text)).with_changes(leading_lines=original.leading_lines)
         added = []
         for statement in original.body:
             key = self._span(statement)
@@ -249,6 +254,14 @@ class _Applier(cst.CSTTransformer):
         if len(body) == len(updated.body):
             return updated
         return updated.with_changes(body=body, footer=[*carry, *updated.footer])
+
+
+def _dedented(text: str) -> str:
+    """A block whose first line starts at the replaced statement's column and whose other
+    lines carry that statement's indentation, as a statement at column 0."""
+    first, *rest = text.split("\n")
+    indent = min((len(line) - len(line.lstrip(" \t")) for line in rest if line.strip()), default=0)
+    return "\n".join([first, *(line[indent:] for line in rest)]) + "\n"
 
 
 def _with_comments(statement: cst.CSTNode, comments: list[str]) -> cst.CSTNode:

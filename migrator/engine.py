@@ -250,10 +250,15 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
             view = ForkView(options.fork, package_root(Path(path).resolve(), name), name)
     analysis = analyze(tree, source, Path(path), module_name, fork=view, hot=hot)
     enabled = enabled_for(path, options)
-    context = RuleContext(analysis, path, options.target_version, enabled)
+    releases = options.target_releases or (options.target_version,)
+    context = RuleContext(analysis, path, options.target_version, enabled, releases)
     for rule in all_rules():
         rule(context)
     findings = _dedupe(context.findings)
+    if findings:
+        from .release_fit import fit
+
+        findings = fit(findings, tree, releases, options.target_version, source)
     findings.extend(_leftover_todos(path, source, findings, enabled))
     exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
     return (sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path, complete=complete),
@@ -313,7 +318,7 @@ def _guarded(result: FileResult, data: bytes, source: str, findings: list[Findin
     from .rewrite import apply_edits
 
     settled, new = settle(findings, source, lambda chosen: apply_edits(data, chosen_edits(chosen, options), source),
-                          options.target_version, options.unsafe_fixes, module_name,
+                          options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
                           Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
     result.findings = settled
     from .textrules._core import applied

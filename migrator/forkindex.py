@@ -430,7 +430,13 @@ class ForkIndex:
             target = self.find(module, summary.root)
             if target is not None and (target.root, target.module) in carriers and self._carries(target, name):
                 return True
+            carrier = self.find(f"{module}.{name}", summary.root) if target is not None else None
+            if carrier is not None and (carrier.root, carrier.module) in carriers:
+                return True  # ``from pkg import worker``: reaches go through the carrier's names
         for qualname, _ in summary.binds.values():
+            carrier = self.find(qualname, summary.root)
+            if carrier is not None and (carrier.root, carrier.module) in carriers:
+                return True  # ``import pkg.worker as w``
             split = self._split(qualname, summary.root)
             if split is not None and (split[0].root, split[0].module) in carriers and self._carries(split[0], split[1]):
                 return True

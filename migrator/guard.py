@@ -37,6 +37,7 @@ from functools import cache, lru_cache
 from . import catalog
 from .fileio import SourceError, decode_python
 from .model import Finding, Fix, InsertComment
+from .fallbacks import catalog_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,9 +66,10 @@ class Problem:
         return f"Problem({self.reason!r})"
 
 
-def problems(before: str, after: str, target: str, module_name: str | None = None, is_package: bool = False,
-             exported: frozenset[str] = frozenset()) -> list[Problem]:
+def problems(before: str, after: str, target: str | tuple[str, ...], module_name: str | None = None,
+             is_package: bool = False, exported: frozenset[str] = frozenset()) -> list[Problem]:
     """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it).
+    ``target``: the release, or the releases oldest first (``migrator.target``).
     ``exported``: names other modules of the fork import from this one (``migrator.forkindex``)
     or its ``__all__`` lists; each must stay bound on every path it was bound on."""
     try:
@@ -111,10 +113,19 @@ def problems(before: str, after: str, target: str, module_name: str | None = Non
             found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
     old_imports = set(imported_names(old, module_name, is_package)) | set(reflected_names(old, module_name, is_package))
     new_imports = {**imported_names(new, module_name, is_package), **reflected_names(new, module_name, is_package)}
+    releases = (target,) if isinstance(target, str) else target
+    fallbacks = None
     for dotted, line in new_imports.items():
         if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
             continue
-        missing = _missing_in(dotted, target)
+        if len(releases) == 1:
+            missing = _missing_in(dotted, releases[0])
+        else:
+            if fallbacks is None:
+                from .fallbacks import branches
+
+                fallbacks = branches(new_tree, releases)
+            missing = _missing_over(dotted, line, releases, fallbacks)
         if missing:
             found.append(Problem(missing, frozenset({dotted}), frozenset({line})))
     return found
@@ -421,23 +432,24 @@ def _missing_in(dotted: str, target: str) -> str | None:
     return f"nothing shows that `{dotted}` exists in sglang {target} (no cached wheel, not in the catalog)"
 
 
-@cache
-def catalog_names(target: str) -> frozenset[str]:
-    """Dotted names the catalog says exist in ``target`` (with the packages above them)."""
-    names: set[str] = set()
-    for entry in catalog.ENTRIES:
-        if entry.kind not in ("module", "class", "function"):
-            continue
-        present = [entry.replacement_for(target)] if entry.fires_for(target) else []
-        if target in entry.exists:
-            present.extend(entry.names)
-        for name in present:
-            if name is None:
-                continue
-            while name:
-                names.add(name)
-                name = name.rpartition(".")[0]
-    return frozenset(names)
+def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: list) -> str | None:
+    """Why ``dotted`` (imported at ``line``) cannot be shown to exist on the releases that
+    line runs on, from the catalog alone (the same answer on every machine): inside the body
+    of a ``try`` guarding imports, on one of ``releases``; in a handler, on each release it
+    serves; elsewhere on each of ``releases``."""
+    from .fallbacks import branch_at
+    from .target import label
+
+    branch = branch_at(fallbacks, line)
+    if branch is not None and branch.is_body:
+        if any(dotted in catalog_names(release) for release in releases):
+            return None
+        return f"nothing shows that `{dotted}` exists in a release of sglang {label(releases)} (catalog)"
+    scope = releases if branch is None else branch.releases
+    lacking = tuple(release for release in scope if dotted not in catalog_names(release))
+    if not lacking:
+        return None
+    return f"nothing shows that `{dotted}` exists in sglang {label(lacking)} (catalog)"
 
 
 @cache
@@ -464,7 +476,7 @@ def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported la
 MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the file is refused
 
 
-def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str,
+def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str | tuple[str, ...],
            unsafe: bool, module_name: str | None = None, is_package: bool = False,
            exported: frozenset[str] = frozenset()) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and

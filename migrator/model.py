@@ -147,13 +147,16 @@ class Fix(NamedTuple):
     * ``replacement``: human-readable replacement text where one exists (shown by lint,
       SARIF, JSON), else None;
     * ``fallback``: edits used instead when this fix is not applied (an unsafe fix
-      without ``--unsafe-fixes``): the TODO comment that tells a human what to do.
+      without ``--unsafe-fixes``): the TODO comment that tells a human what to do;
+    * ``adaptive``: the fix already serves every release of the target by itself (a
+      ``try``/``except ImportError`` with each spelling, ``migrator.release_fit``).
     """
 
     applicability: Applicability
     edits: tuple[Edit, ...]
     replacement: str | None = None
     fallback: tuple[Edit, ...] = ()
+    adaptive: bool = False
 
 
 @record

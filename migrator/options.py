@@ -39,9 +39,11 @@ def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
 class Options(NamedTuple):
     """What a run does; ``options._replace(field=value)`` for a changed copy.
 
-    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the sglang release
-      migrated to (None: the newest release the catalog knows; the commands default to the
-      installed sglang where it is V2);
+    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the newest sglang
+      release migrated to (None: the newest release the catalog knows); ``target_releases``:
+      every release migrated to, oldest first (empty: ``target_version`` alone; a fix is
+      kept only where its result serves each of them, ``migrator.target``);
+      ``target_source``: where they came from, for the summary and reports;
     * ``select`` (code prefixes, None: all) and ``ignore``;
     * ``exclude``: (folder, pattern) pairs; ``per_file_ignores``: (folder, pattern, codes);
       ``force_exclude``: excludes also apply to paths named on the command line;
@@ -64,6 +66,8 @@ class Options(NamedTuple):
 
     mode: Mode = "fix"
     target_version: str | None = None
+    target_releases: tuple[str, ...] = ()
+    target_source: str = ""
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
     unsafe_fixes: bool = False

@@ -11,15 +11,19 @@ from migrator.model import Finding
 
 
 def migrate(source: str, *, target: str = "0.5.17", path: str = "fork_module.py", unsafe: bool = False,
-            module_name: str | None = None, mode: str = "fix") -> tuple[str, list[Finding]]:
-    """(new source, findings) for dedented ``source``; the output must always parse."""
+            module_name: str | None = None, mode: str = "fix", releases: tuple[str, ...] = ()) -> tuple[str, list[Finding]]:
+    """(new source, findings) for dedented ``source``; the output must always parse.
+    ``releases``: a target of several releases (oldest first; ``target`` is then the newest)."""
     data = textwrap.dedent(source).encode()
-    result = process_bytes(path, data, Options(mode=mode, target_version=target, unsafe_fixes=unsafe), module_name)
+    if releases:
+        target = releases[-1]
+    options = Options(mode=mode, target_version=target, target_releases=releases, unsafe_fixes=unsafe)
+    result = process_bytes(path, data, options, module_name)
     assert result.error is None, result.error
     new = result.new_bytes.decode() if result.new_bytes is not None else data.decode()
     ast.parse(new)
     if result.new_bytes is not None:  # idempotent: a second run changes nothing
-        again = process_bytes(path, result.new_bytes, Options(mode="fix", target_version=target, unsafe_fixes=unsafe), module_name)
+        again = process_bytes(path, result.new_bytes, options._replace(mode="fix"), module_name)
         assert again.new_bytes is None, "second run changed the file"
     return new, result.findings
 

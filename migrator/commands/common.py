@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from ..config import Config
     from ..engine import RunResult
+    from ..target import Target
 
 SELECT = Param("select", ("--select",), "multi", "CODES",
                "Only these rule codes, comma-separated or repeated (prefixes allowed: DFM1,DFM201).")
@@ -31,8 +32,10 @@ EXCLUDE = Param("exclude", ("--exclude",), "multi", "GLOB",
                 "added to the config's `exclude`.")
 FORCE_EXCLUDE = Param("force_exclude", ("--force-exclude",), "flag", None,
                       "Apply the exclude patterns also to files named on the command line (as pre-commit passes them).")
-TARGET_VERSION = Param("target_version", ("--target-version",), "text", "X.Y.Z",
-                       "sglang release to migrate to (default: the installed sglang if it is >= 0.5.14, else the newest known).")
+TARGET_VERSION = Param("target_version", ("--target-version",), "text", "RELEASES",
+                       "sglang releases to migrate to: one (0.5.17), a range (0.5.14..0.5.23) or a PEP 440 specifier "
+                       "(>=0.5.16,<0.5.22); a fix is applied only where it serves each of them (default: the fork's "
+                       "sglang pin, else every V2 release the catalog knows).")
 JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs).")
 PARSE_ALL = Param("parse_all", ("--parse-all",), "flag", None,
                   "Also parse files that cannot match, to report every syntax error (slower).")
@@ -87,6 +90,26 @@ def check_target(text: str, where: str = "--target-version") -> str:
         raise UsageError(f"{where}: {error}") from None
 
 
+def choose_target(paths: Sequence[Path], target_version: str | None, config: Config) -> Target:
+    """The releases a run migrates to (:mod:`migrator.target`): ``--target-version``, else the
+    config's ``target-version``, else the fork's sglang pins in the configuration root, else
+    every known V2 release; with a note where the installed sglang lies outside them."""
+    from .. import target as targets
+    from ..config import ConfigError, pin_root, sglang_pins
+
+    try:
+        if target_version is not None:
+            chosen = targets.parse(target_version, "--target-version")
+        elif config.target_version is not None:
+            chosen = targets.parse(config.target_version, f"target-version in {config.source}")
+        else:
+            start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
+            chosen = targets.pinned(sglang_pins(config.root if config.root is not None else pin_root(start)))
+    except (targets.TargetError, ConfigError) as error:
+        raise UsageError(str(error)) from None
+    return chosen._replace(notes=chosen.notes + targets.installed_note(chosen))
+
+
 def _codes(values: list[str] | None, flag: str) -> frozenset[str] | None:
     from ..config import unknown_code
 
@@ -120,25 +143,23 @@ def build_options(
 
     Command-line ``--select`` replaces the config's; ``--ignore`` and ``--exclude`` add to
     it; ``--target-version`` wins over ``target-version``. Without either, the target is
-    the installed V2 sglang or the newest known release (``default_target=False``: None,
-    for ``verify``, which then checks against the installed sglang itself).
+    the fork's sglang pin or every known V2 release (:func:`choose_target`;
+    ``default_target=False``: None, for ``verify``, which then checks against the installed
+    sglang itself).
     """
-    from .. import catalog
-
     config = load_config(paths, config_file, isolated)
-    if target_version is not None:
-        target: str | None = check_target(target_version)
-    elif config.target_version is not None:
-        target = config.target_version
-    else:
-        target = catalog.default_target_version() if default_target else None
+    chosen = None
+    if default_target or target_version is not None or config.target_version is not None:
+        chosen = choose_target(paths, target_version, config)
     if jobs is not None and jobs < 1:
         raise UsageError(f"--jobs: {jobs} is not a number of workers (1 or more)")
     cwd = os.getcwd()
     root = str(config.root) if config.root is not None else cwd
     return Options(
         mode=mode,
-        target_version=target,
+        target_version=chosen.newest if chosen else None,
+        target_releases=chosen.releases if chosen else (),
+        target_source=describe(chosen) if chosen else "",
         select=_extended(_codes(select, "--select") or (frozenset(config.select) if config.select else None),
                          _codes(extend_select, "--extend-select")),
         ignore=((_codes(ignore, "--ignore") or frozenset()) | frozenset(config.ignore)
@@ -152,6 +173,18 @@ def build_options(
         force_exclude=force_exclude,
         config=str(config.source) if config.source is not None else None,
     )
+
+
+def describe(chosen: Target) -> str:
+    """Where the releases came from, and the notes, for summaries and reports."""
+    return "; ".join((chosen.source, *chosen.notes))
+
+
+def run_target(options: Options) -> tuple[tuple[str, ...], str] | None:
+    """(releases, source) of a run's options, for reports (None: no target)."""
+    if options.target_version is None:
+        return None
+    return options.target_releases or (options.target_version,), options.target_source
 
 
 def _extended(select: frozenset[str] | None, extra: frozenset[str] | None) -> frozenset[str] | None:

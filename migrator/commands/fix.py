@@ -17,6 +17,7 @@ from .common import (
     build_options,
     paths_or_here,
     progress,
+    run_target,
     require_existing,
     shown,
     verbose_note,
@@ -75,6 +76,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     the fixed source."""
     out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
     from ..report import colour
+    from ..report.common import target_text
     from ..report.escape import visible
     from ..report.text import counted
 
@@ -101,7 +103,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
         + (f", {counted(summary.left_out, 'path')} left out by ignore files and excludes" if summary.left_out else "")
         + (f", {counted(summary.fixes_refused, 'fix', 'fixes')} refused by the write guard (left as TODOs)"
            if summary.fixes_refused else "")
-        + f" (target sglang {options.target_version}{f'; config {options.config}' if options.config else ''})"
+        + f" (target {target_text(run_target(options))}{f'; config {options.config}' if options.config else ''})"
     )
     if summary.own_outputs:
         line += f"; {counted(summary.own_outputs, 'own report')} not scanned"

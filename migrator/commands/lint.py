@@ -27,6 +27,7 @@ from .common import (
     build_options,
     paths_or_here,
     progress,
+    run_target,
     require_existing,
     shown,
     verbose_note,
@@ -143,7 +144,8 @@ def run(
 
         text = table(results, options.unsafe_fixes)
     else:
-        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data)
+        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data,
+                             target=run_target(options))
         if quiet and fmt in report.HUMAN_FORMATS:
             text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
     if listing is not None:

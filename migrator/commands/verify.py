@@ -11,15 +11,16 @@ import sys
 from pathlib import Path
 
 from ..report import FORMATS
-from .common import EXCLUDE, FORCE_EXCLUDE, UsageError, build_options, paths_or_here
+from .common import EXCLUDE, FORCE_EXCLUDE, UsageError, build_options, paths_or_here, run_target
 from .params import Command, Param
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .)."),
     Param("sglang", ("--sglang",), "text", "DIR", "A folder holding the sglang package."),
-    Param("target_version", ("--target-version",), "text", "X.Y.Z",
-          "A released sglang wheel from PyPI (downloaded once, cached); default: the config's "
-          "target-version, else the installed sglang."),
+    Param("target_version", ("--target-version",), "text", "RELEASES",
+          "Released sglang wheels from PyPI (each downloaded once, cached): one release, a range "
+          "(0.5.14..0.5.23) or a PEP 440 specifier; every reference is resolved on each. Default: the "
+          "config's target-version, else the installed sglang."),
     Param("from_version", ("--from-version",), "text", "X.Y.Z",
           "Release the fork was written against, to recognise overrides (default: the last V1 release; "
           "'none': catalog only)."),
@@ -67,6 +68,8 @@ def run(
     options = build_options("lint", paths, target_version=target_version, exclude=exclude,
                             force_exclude=force_exclude, default_target=False)
     baseline = _from_version(from_version)
+    if not sglang and len(options.target_releases) > 1:
+        return _run_range(paths, options, baseline, fmt, skip_todos)
     try:
         target = load_target(sglang, None if sglang else options.target_version, baseline)
     except Exception as error:  # noqa: BLE001 - a target that cannot be loaded is a usage error (exit 2)
@@ -78,8 +81,29 @@ def run(
         print(f"{path}: skipped: {reason}", file=sys.stderr)
     if skip_todos:
         drop_acknowledged(results)
-    sys.stdout.write(render(fmt, results, summarize(results, sum(left_out)), subject="unresolved sglang reference", config=options.config))
+    sys.stdout.write(render(fmt, results, summarize(results, sum(left_out)), subject="unresolved sglang reference",
+                            config=options.config,
+                            target=run_target(options) if not sglang and options.target_version else None))
     return exit_code(results)
+
+
+def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_todos: bool) -> int:  # noqa: ANN001
+    """Every reference resolved on each release of the target; exit 1 if a file fails on one."""
+    from ..options import selection
+    from ..report import render
+    from ..verify import exit_code, range_report, summarize, verify_releases
+
+    skipped: list[tuple[Path, str]] = []
+    try:
+        matrix = verify_releases(paths, options.target_releases, baseline, selection(options), skipped, skip_todos)
+    except Exception as error:  # noqa: BLE001 - a release that cannot be loaded is a usage error (exit 2)
+        raise UsageError(f"cannot load the target sglang: {error}") from None
+    for path, reason in skipped:
+        print(f"{path}: skipped: {reason}", file=sys.stderr)
+    text, merged = range_report(matrix, fmt, run_target(options), options.config)
+    sys.stdout.write(text or render(fmt, merged, summarize(merged), subject="unresolved sglang reference",
+                                    config=options.config, target=run_target(options)))
+    return max((exit_code(results) for results in matrix.values()), default=0)
 
 
 COMMAND = Command("verify", run, PARAMS,

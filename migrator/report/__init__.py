@@ -35,22 +35,25 @@ HUMAN_FORMATS = ("text", "concise", "full")
 
 
 def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: str | None = None,
-           config: str | None = None, sources: dict[str, bytes] | None = None) -> str:
+           config: str | None = None, sources: dict[str, bytes] | None = None,
+           target: tuple[tuple[str, ...], str] | None = None) -> str:
     """Render ``results`` in format ``fmt`` (one of :data:`FORMATS`); ``subject`` names what
     the text summary counts (default "V1 reference"; verify counts unresolved references);
-    ``config`` is the configuration file the run used (shown in the text summary and in JSON
-    and SARIF run properties)."""
+    ``config`` is the configuration file the run used and ``target`` the sglang releases it
+    migrated to and where they came from (both shown in the text summary and in JSON and
+    SARIF run properties)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     module = import_module(f"migrator.report.{fmt.replace('-', '_')}")
     if fmt == "text":
-        return module.render(results, summary, subject=subject or "V1 reference", config=config)
+        return module.render(results, summary, subject=subject or "V1 reference", config=config, target=target)
     if fmt == "full":
-        return module.render(results, summary, subject=subject or "V1 reference", config=config, sources=sources)
-    if fmt == "concise" and subject:
-        return module.render(results, summary, subject=subject)
+        return module.render(results, summary, subject=subject or "V1 reference", config=config, sources=sources,
+                             target=target)
+    if fmt == "concise":
+        return module.render(results, summary, subject=subject or "V1 reference", target=target)
     if fmt in ("json", "sarif"):
-        return module.render(results, summary, config=config)
+        return module.render(results, summary, config=config, target=target)
     return module.render(results, summary)
 
 

@@ -79,3 +79,15 @@ def summary_dict(results: list[FileResult], summary: RunSummary) -> dict[str, ob
         "unused_suppressions": len(unused_suppressions_of(results)),
         "by_code": dict(sorted(by_code.items())),
     }
+
+
+def target_dict(target: tuple[tuple[str, ...], str] | None) -> dict[str, object] | None:
+    """The run's target in JSON and SARIF: its releases (oldest first) and where they came from."""
+    return None if target is None else {"releases": list(target[0]), "source": target[1]}
+
+
+def target_text(target: tuple[tuple[str, ...], str]) -> str:
+    """``sglang 0.5.14..0.5.23 (no sglang pin found: ...)`` for summary lines."""
+    from migrator.target import label
+
+    return f"sglang {label(target[0])} ({target[1]})" if target[1] else f"sglang {label(target[0])}"

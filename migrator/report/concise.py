@@ -20,8 +20,9 @@ def format_finding(finding: Finding) -> str:
     return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {marker}{finding.message}")
 
 
-def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference") -> str:
+def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
+           target: tuple[tuple[str, ...], str] | None = None) -> str:
     lines = [format_finding(f) for f in findings_of(results)]
     lines += problem_lines(results)
-    lines.append(summary_line(results, summary, subject))
+    lines.append(visible(summary_line(results, summary, subject, target=target)))
     return "\n".join(lines) + "\n"

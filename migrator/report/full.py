@@ -54,7 +54,7 @@ def snippet(finding: Finding, lines: list[str] | None) -> list[str]:
 
 
 def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference", config: str | None = None,
-           sources: dict[str, bytes] | None = None) -> str:
+           sources: dict[str, bytes] | None = None, target: tuple[tuple[str, ...], str] | None = None) -> str:
     cache: dict[str, list[str] | None] = {}
     out: list[str] = []
     for finding in findings_of(results):
@@ -64,5 +64,5 @@ def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 re
         out += snippet(finding, cache[finding.path])
         out.append("")
     out += problem_lines(results)
-    out.append(visible(summary_line(results, summary, subject, config)))
+    out.append(visible(summary_line(results, summary, subject, config, target)))
     return "\n".join(out) + "\n"

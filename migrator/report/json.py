@@ -47,7 +47,10 @@ def error_dict(error) -> dict[str, object]:  # noqa: ANN001 - model.FileError
             "column": None if error.column is None else error.column + 1}
 
 
-def document(results: list[FileResult], summary: RunSummary, config: str | None = None) -> dict[str, object]:
+def document(results: list[FileResult], summary: RunSummary, config: str | None = None,
+             target: tuple[tuple[str, ...], str] | None = None) -> dict[str, object]:
+    from migrator.report.common import target_dict
+
     return {
         "version": JSON_SCHEMA_VERSION,
         "findings": [finding_dict(f, fp) for f, fp in fingerprinted(results)],
@@ -57,6 +60,7 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
         ],
         "summary": summary_dict(results, summary),
         "config": config,
+        "target": target_dict(target),
     }
 
 
@@ -65,5 +69,6 @@ def dumps(value: object, indent: int | None = 2) -> str:
     return json_text(json.dumps(value, indent=indent, ensure_ascii=False))
 
 
-def render(results: list[FileResult], summary: RunSummary, config: str | None = None) -> str:
-    return dumps(document(results, summary, config)) + "\n"
+def render(results: list[FileResult], summary: RunSummary, config: str | None = None,
+           target: tuple[tuple[str, ...], str] | None = None) -> str:
+    return dumps(document(results, summary, config, target)) + "\n"

@@ -156,7 +156,8 @@ def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> d
     return result
 
 
-def document(results: list[FileResult], summary: RunSummary, config: str | None = None) -> dict[str, object]:
+def document(results: list[FileResult], summary: RunSummary, config: str | None = None,
+             target: tuple[tuple[str, ...], str] | None = None) -> dict[str, object]:
     docs = docs_url()
     rules = [_rule(entry, docs) for entry in catalog.ENTRIES]
     rule_index = {entry.code: i for i, entry in enumerate(catalog.ENTRIES)}
@@ -184,7 +185,10 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
                                  "rules": rules}
     if docs is not None:
         driver["informationUri"] = docs
-    properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config}
+    from migrator.report.common import target_dict
+
+    properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config,
+                                     "target": target_dict(target)}
     if omitted:
         properties["omitted_results"] = omitted
     return {
@@ -203,5 +207,6 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
     }
 
 
-def render(results: list[FileResult], summary: RunSummary, config: str | None = None) -> str:
-    return dumps(document(results, summary, config)) + "\n"
+def render(results: list[FileResult], summary: RunSummary, config: str | None = None,
+           target: tuple[tuple[str, ...], str] | None = None) -> str:
+    return dumps(document(results, summary, config, target)) + "\n"

@@ -31,7 +31,7 @@ def format_finding(finding: Finding) -> str:
 
 
 def summary_line(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
-                 config: str | None = None) -> str:
+                 config: str | None = None, target: tuple[tuple[str, ...], str] | None = None) -> str:
     counts = summary_dict(results, summary)
     n, fixable, errors = counts["findings"], counts["fixable"], counts["errors"]
     with_findings = sum(1 for result in results if result.findings)
@@ -50,6 +50,10 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
         tail += f"; {counted(counts['left_out'], 'path')} left out by ignore files and excludes"
     if summary.own_outputs:
         tail += f"; {counted(summary.own_outputs, 'own report')} not scanned"
+    if target:
+        from migrator.report.common import target_text
+
+        tail += f" (target {target_text(target)})"
     if config:
         tail += f" (config: {config})"
     return tail + "."
@@ -66,8 +70,8 @@ def problem_lines(results: list[FileResult]) -> list[str]:
 
 
 def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
-           config: str | None = None) -> str:
+           config: str | None = None, target: tuple[tuple[str, ...], str] | None = None) -> str:
     lines = [format_finding(f) for f in findings_of(results)]
     lines += problem_lines(results)
-    lines.append(visible(summary_line(results, summary, subject, config)))
+    lines.append(visible(summary_line(results, summary, subject, config, target)))
     return "\n".join(lines) + "\n"

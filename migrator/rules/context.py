@@ -52,12 +52,16 @@ class Rule(NamedTuple):
 class RuleContext:
     """What a rule sees (the file's analysis, path, target, enabled codes) and collects."""
 
-    __slots__ = ("analysis", "path", "target", "enabled", "findings", "claimed")
+    __slots__ = ("analysis", "path", "target", "releases", "enabled", "findings", "claimed")
 
-    def __init__(self, analysis: Analysis, path: str, target: str, enabled: Callable[[str], bool]) -> None:
+    def __init__(self, analysis: Analysis, path: str, target: str, enabled: Callable[[str], bool],
+                 releases: tuple[str, ...] = ()) -> None:
         self.analysis = analysis
         self.path = path
+        #: the newest release of the target, which fixes are spelled for; ``releases``: all of
+        #: them, oldest first (``migrator.release_fit`` keeps only fixes that serve each)
         self.target = target
+        self.releases = releases or (target,)
         self.enabled = enabled
         self.findings: list[Finding] = []
         #: Node ids already replaced by some rule (an outer replacement covers them).

@@ -11,14 +11,24 @@ derived from the V1 worker (its definition may be in any module of the fork): wh
 builds a class whose V1 hooks V2 never calls.
 
 Both name the files they come through, in the message and as SARIF related locations.
+
+DFM500 also covers reaches *through* a fork module's alias of a V1 module: where
+``pkg/worker.py`` does ``from sglang.srt.speculative import dflash_worker as dfw``, its fix
+re-targets ``dfw`` to ``dflash_worker_v2``, so ``worker.dfw.DFlashWorker`` in another module
+(``patch.object(worker.dfw.DFlashWorker, ...)``) and the patch string
+``"pkg.worker.dfw.DFlashWorker"`` would dangle: each is renamed with the import
+(``worker.dfw.DFlashWorkerV2``) where the catalog gives the member one spelling on every
+release of the target, else left a TODO.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import catalog
-from ..model import Fix, Span
+from ..analysis import rename_qualname
+from ..model import Fix, InsertComment, Span
 from ..report.locations import report_path
 from .context import Rule, RuleContext, through
 
@@ -41,9 +51,88 @@ def check(ctx: RuleContext) -> None:
                     resolved = analysis.fork.resolve(f"{inner[0]}.{node.attr}")
                     if resolved is not None:
                         _report(ctx, entry, ctx.span_of(node), analysis.segment(node), resolved)
+        _module_chains(ctx, entry)
     entry = ctx.entry("DFM502")
     if entry is not None:
         _registries(ctx, entry)
+
+
+def _module_chains(ctx: RuleContext, entry: catalog.Entry) -> None:
+    """Members reached through a fork module's alias of a V1 module (see the docstring)."""
+    analysis = ctx.analysis
+    for node, _, binding in analysis.references:
+        if binding.kind != "fork" or not isinstance(node, ast.Attribute):
+            continue
+        inner = analysis.qualname(node.value)
+        if inner is None or inner[1].kind != "fork" or not _is_v1_module(inner[0]):
+            continue
+        shown = analysis.segment(node)
+        _chain(ctx, entry, ctx.span_of(node), shown, inner[0], node.attr, shown[: len(shown) - len(node.attr)],
+               inner[1].via, node)
+    for span, text, module, member in _patch_strings(ctx):
+        _chain(ctx, entry, span, text, module, member, "", ())
+
+
+def _is_v1_module(qualname: str) -> bool:
+    found = catalog.by_name().get(qualname)
+    return found is not None and found.kind == "module"
+
+
+def _chain(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, module: str, member: str, head: str,
+           via: tuple[tuple[str, int], ...], node: ast.AST | None = None) -> None:
+    """``head + member`` reaches ``module.member`` through a re-targeted alias: rename the member
+    with the module, or a TODO where no single spelling serves every release."""
+    member_entry = catalog.by_name().get(f"{module}.{member}")
+    if member_entry is None or member_entry.kind not in ("module", "class", "function"):
+        return  # not a name of the module the catalog moved: the alias keeps reaching it
+    new_module = rename_qualname(module, ctx.target)
+    spellings = {rename_qualname(f"{module}.{member}", release) for release in ctx.releases}
+    new = spellings.pop() if len(spellings) == 1 else None
+    message = (f"`{shown}` reaches `{member}` through an alias of the V1 module `{module.rpartition('.')[2]}`, "
+               f"which the fix re-targets to `{new_module.rpartition('.')[2]}`") + through(via)
+    if new is None or new.rpartition(".")[0] != new_module or member_entry.replacement_for(ctx.target) is None:
+        comment = catalog.todo_comment(entry, f"`{shown}` reaches `{member}` through an alias of a V1 module the fix "
+                                       "re-targets; rename the member by hand")
+        line = ctx.analysis.anchor_line(node) if node is not None else span.start.line
+        ctx.report(span, entry, Fix("manual", (InsertComment(line, comment),)), message, via)
+        return
+    if new.rpartition(".")[2] == member:
+        return  # moved with its module under its own name: the re-targeted alias reaches it
+    text = head + new.rpartition(".")[2]
+    message += f": `{member}` becomes `{new.rpartition('.')[2]}`"
+    if node is not None:
+        ctx.replace(node, text, entry, detail=message)
+    else:
+        ctx.replace_span(span, text, entry, message)
+
+
+_DOTTED = re.compile(r"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})["']""")
+
+
+def _patch_strings(ctx: RuleContext) -> list[tuple[Span, str, str, str]]:
+    """(span of the member's text, the string, V1 module, member) of each dotted string
+    literal (``mock.patch("pkg.worker.dfw.DFlashWorker")``) that reaches a V1 module through
+    a fork module's alias."""
+    analysis = ctx.analysis
+    fork = analysis.fork
+    found = []
+    line_number = 0
+    for line_number, line in enumerate(analysis.lines, start=1):
+        if "." not in line or ("'" not in line and '"' not in line):
+            continue
+        for match in _DOTTED.finditer(line):
+            parts = match.group(1).split(".")
+            for cut in range(len(parts) - 1, 1, -1):
+                resolved = fork.resolve(".".join(parts[:cut]))
+                if resolved is None:
+                    continue
+                if _is_v1_module(resolved.qualname):
+                    member = parts[cut]
+                    start = match.start(1) + len(".".join(parts[:cut])) + 1
+                    found.append((Span.of(line_number, start, line_number, start + len(member)), match.group(1),
+                                  resolved.qualname, member))
+                break
+    return found
 
 
 def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, resolved) -> None:  # noqa: ANN001

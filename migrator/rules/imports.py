@@ -17,9 +17,11 @@ importer stays correct without its own fix.
 
 from __future__ import annotations
 
+import ast
+
 from .. import catalog
 from ..analysis import ImportedName, ImportFromInfo, rename_qualname
-from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Span
+from ..model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Replace, Span
 from .context import Rule, RuleContext
 from ..deferred_import import movable, move_into_functions, name_cut
 
@@ -42,8 +44,77 @@ def check(ctx: RuleContext) -> None:
         else:
             _replace_span(ctx, imported.name_span, new, entry)
     for info in analysis.import_froms:
-        if not info.guarded:
+        if not info.guarded and not (len(ctx.releases) > 1 and _adaptive(ctx, info)):
             _check_from(ctx, info)
+
+
+def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
+    """Where no single spelling of an absolute ``from`` import serves every release of the
+    target (DFM305's function moves in 0.5.23), replace it with a ``try:`` importing each
+    spelling, newest first, ``except ImportError:`` the next: each release then gets a
+    spelling that exists there (``migrator.release_fit``). Only a statement that stands
+    alone on its lines, outside any ``try``, every release having some spelling; True when
+    done."""
+    from ..fallbacks import resolves
+
+    analysis = ctx.analysis
+    statement = info.statement
+    if info.level or len(statement.names) != len(info.names) or not info.names:
+        return False
+    entries = [ctx.entry_named(imported.qualname) for imported in info.names]
+    if not any(entries):
+        return False
+    texts: dict[str, list[str]] = {}
+    for release in reversed(ctx.releases):
+        parts: dict[str, list[str]] = {}
+        for imported in info.names:
+            new = rename_qualname(imported.qualname, release)
+            if not resolves(new, release):
+                return False
+            module, _, name = new.rpartition(".")
+            keeps = imported.has_asname or _kept_local(ctx, imported, name) != name  # else uses follow the rename
+            parts.setdefault(module, []).append(f"{name} as {imported.local}" if keeps and name != imported.local else name)
+        if len(parts) != 1:
+            return False
+        ((module, names),) = parts.items()
+        texts.setdefault(f"from {module} import {', '.join(names)}", []).append(release)
+    if len(texts) == 1:
+        return False
+    from ..version_tests import mentions_version
+
+    node = statement
+    while node is not None:  # inside an existing fallback, the release fit decides per branch
+        node = analysis.parents.get(node)
+        if isinstance(node, ast.Try) or (hasattr(ast, "TryStar") and isinstance(node, ast.TryStar)):
+            return False
+        if isinstance(node, ast.If) and mentions_version(node.test):
+            return False
+    line, col, end_line, end_col = analysis.span(statement)
+    before, after = analysis.lines[line - 1][:col], analysis.lines[end_line - 1][end_col:].strip()
+    if before.strip() or after:
+        return False
+    from ..target import label
+
+    spelled = list(texts.items())
+    text = _nested(spelled, before)
+    served = "; ".join(f"{label(tuple(sorted(releases, key=catalog.parse_version)))}: `{spelling}`" for spelling, releases in spelled)
+    entry = next(e for e in entries if e is not None)
+    span = Span.of(line, col, end_line, end_col)
+    ctx.findings.append(Finding(ctx.path, span, entry.code,
+                                f"{entry.message}; no single spelling serves sglang {label(ctx.releases)}: "
+                                f"each release gets its own ({served})",
+                                Fix("safe", (Replace(span, text),), replacement=text, adaptive=True)))
+    return True
+
+
+def _nested(spelled: list[tuple[str, list[str]]], indent: str) -> str:
+    """``try: <newest> except ImportError: <next>`` down to the oldest spelling, nested so
+    that each spelling is tried only where the newer ones failed."""
+    text = spelled[-1][0]
+    for spelling, _ in reversed(spelled[:-1]):
+        inner = text.replace("\n", "\n    ")
+        text = f"try:\n    {spelling}\nexcept ImportError:\n    {inner}"
+    return text.replace("\n", "\n" + indent)
 
 
 def _todo_at_name(ctx: RuleContext, info: ImportFromInfo, imported: ImportedName, entry: catalog.Entry,

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OVERRIDE_CODE", "UNRESOLVED_CODE", "VERIFY_CODES", "Target", "verify_source", "verify_paths",
     "target_for_version", "target_for_tree", "installed_target", "load_target", "summarize", "exit_code",
-    "acknowledged_by_todo", "drop_acknowledged", "DEFAULT_FROM_VERSION",
+    "acknowledged_by_todo", "drop_acknowledged", "DEFAULT_FROM_VERSION", "verify_releases", "range_report",
 ]
 
 #: The release a V1 fork was most likely written against; its members tell overrides
@@ -196,3 +196,94 @@ def drop_acknowledged(results: list[FileResult]) -> int:
         result.suppressed += len(result.findings) - len(kept)
         result.findings = kept
     return dropped
+
+
+# ---- a range of releases ---------------------------------------------------------------
+
+
+def verify_releases(paths: Iterable[str | Path], releases: tuple[str, ...], from_version: str | None,
+                    selection: Selection | None = None, skipped: list[tuple[Path, str]] | None = None,
+                    skip_todos: bool = False) -> dict[str, list[FileResult]]:
+    """``verify_paths`` on each release (each wheel downloaded once and cached): release ->
+    its results, in the order of ``releases``."""
+    matrix: dict[str, list[FileResult]] = {}
+    for number, release in enumerate(releases):
+        results = verify_paths(paths, target_for_version(release, from_version), selection,
+                               skipped if number == 0 else None)
+        if skip_todos:
+            drop_acknowledged(results)
+        matrix[release] = results
+    return matrix
+
+
+def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tuple[str, ...], str],
+                 config: str | None = None) -> tuple[str, list[FileResult]]:
+    """The report of a verify over several releases, and the results every other format
+    renders (each finding says its release). ``text``: per file that fails on some release,
+    those releases and the first failing name; files that resolve everywhere are counted.
+    ``json``: the full release x file matrix."""
+    from migrator.report.common import target_dict, target_text
+    from migrator.target import label
+
+    releases = tuple(matrix)
+    paths = [result.path for result in next(iter(matrix.values()), [])]
+    by_path = {release: {r.path: r for r in results} for release, results in matrix.items()}
+    failing: dict[str, dict[str, FileResult]] = {}
+    for path in paths:
+        bad = {release: by_path[release][path] for release in releases
+               if by_path[release][path].findings or by_path[release][path].error is not None}
+        if bad:
+            failing[path] = bad
+    merged = [_merged(path, {release: by_path[release][path] for release in releases}) for path in paths]
+    if fmt == "json":
+        from migrator.report.json import dumps, error_dict, finding_dict
+        from migrator.report.common import fingerprinted
+
+        document = {
+            "version": 1, "kind": "verify-range", "target": target_dict(target), "config": config,
+            "releases": list(releases),
+            "files": [{"path": path, "releases": {release: _cell(by_path[release][path], finding_dict, error_dict,
+                                                                 fingerprinted)
+                                                  for release in releases}} for path in paths],
+            "summary": {"files": len(paths), "failing": len(failing), "releases": len(releases)},
+        }
+        return dumps(document) + "\n", merged
+    if fmt != "text":
+        return "", merged
+    lines = []
+    for path, bad in failing.items():
+        first = next(iter(bad.values()))
+        name = str(first.error) if first.error is not None else f"line {first.findings[0].line}: {first.findings[0].message}"
+        lines.append(f"{path}: fails on sglang {label(tuple(bad))}; first: {name}")
+    lines.append(f"{len(paths) - len(failing)} of {len(paths)} files resolve on every release of "
+                 f"{target_text(target)}; {len(failing)} fail on some" + (f" (config: {config})" if config else "") + ".")
+    from migrator.report.escape import visible
+
+    return "\n".join(visible(line) for line in lines) + "\n", merged
+
+
+def _cell(result: FileResult, finding_dict, error_dict, fingerprinted) -> dict[str, object]:  # noqa: ANN001
+    return {"resolves": not result.findings and result.error is None,
+            "findings": [finding_dict(f, fp) for f, fp in fingerprinted([result])],
+            "error": error_dict(result.error) if result.error is not None else None}
+
+
+def _merged(path: str, cells: dict[str, FileResult]) -> FileResult:
+    """One file's findings over every release, each saying its release (same finding on
+    several releases: once, naming them all)."""
+    from migrator.target import label
+
+    merged = FileResult(path)
+    seen: dict[tuple, list[str]] = {}
+    findings: dict[tuple, Finding] = {}
+    for release, result in cells.items():
+        if result.error is not None and merged.error is None:
+            merged.error = result.error
+        for finding in result.findings:
+            key = (finding.span, finding.code, finding.message.replace(f"sglang {release}", "sglang {release}"))
+            seen.setdefault(key, []).append(release)
+            findings.setdefault(key, finding)
+    merged.findings = [findings[key]._replace(message=findings[key].message + f" (on sglang {label(tuple(releases))})")
+                       for key, releases in seen.items()]
+    merged.findings.sort(key=Finding.sort_key)
+    return merged

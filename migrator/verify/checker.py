@@ -84,7 +84,9 @@ class FileChecker:
 
     def _optional_import_lines(self) -> list[tuple[int, int]]:
         """Line ranges of ``try:`` bodies whose handlers catch import errors: what is
-        imported there is optional by design and never reported."""
+        imported there is optional by design and never reported. Their handlers too where
+        every sglang import of the body resolves: no run on this release reaches them (the
+        fallback spelling of an older or newer release)."""
         ranges = []
         for node in ast.walk(self.an.tree):
             if isinstance(node, ast.Try) or type(node).__name__ == "TryStar":
@@ -94,8 +96,20 @@ class FileChecker:
                     caught |= {dotted_name(k).rpartition(".")[2] if k is not None and dotted_name(k) else "*" for k in kinds}
                 if caught & {"*", *analysis.MISSING_NAME_ERRORS}:
                     body = node.body  # type: ignore[attr-defined]
-                    ranges.append((body[0].lineno, body[-1].end_lineno or body[-1].lineno))
+                    first, last = body[0].lineno, body[-1].end_lineno or body[-1].lineno
+                    ranges.append((first, last))
+                    if self._body_resolves(first, last):
+                        ranges.extend((h.lineno, h.end_lineno or h.lineno) for h in node.handlers)  # type: ignore[attr-defined]
         return ranges
+
+    def _body_resolves(self, first: int, last: int) -> bool:
+        """Whether the sglang imports between lines ``first`` and ``last`` (a ``try`` body)
+        all resolve on the target (False where there is none)."""
+        names = [i.qualname for i in self.an.imports if first <= i.statement.lineno <= last and _is_sglang(i.qualname)]
+        for info in self.an.import_froms:
+            if first <= info.statement.lineno <= last and _is_sglang(info.module):
+                names.extend(name.qualname for name in info.names)
+        return bool(names) and not any(self.index.resolve(name).missing for name in names)
 
     def _report(self, node: ast.AST, code: str, message: str, hint: str | None = None, span: Span | None = None) -> None:
         span = span or self._span(node)
