@@ -281,9 +281,9 @@ def test_lint_counts_safe_fixes_and_hidden_unsafe_ones_as_ruff_does(tmp_path: Pa
     """At 9c817bf `lint` counted unsafe fixes as `fixable with dflash-migrate`, which a plain
     fix does not apply."""
     root = committed(tmp_path / "r", {"u.py": SAFE + UNSAFE})
-    out = cli("lint", ".", cwd=root).stdout.decode().splitlines()[-1]
+    out = cli("lint", "--target-version", "0.5.17", ".", cwd=root).stdout.decode().splitlines()[-1]
     assert out == ("Found 3 V1 references in 1 of 1 file (2 fixable with `dflash-migrate`; "
-                   "1 hidden fix can be enabled with `--unsafe-fixes`)."), out
+                   "1 hidden fix can be enabled with `--unsafe-fixes`) (target sglang 0.5.17 (--target-version 0.5.17))."), out
     import json
 
     summary = json.loads(cli("lint", "--format", "json", ".", cwd=root).stdout)["summary"]
