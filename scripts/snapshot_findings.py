@@ -80,6 +80,41 @@ def _hostile(destination: Path) -> None:
         (destination / relative).write_bytes(data)
 
 
+#: Relative imports, in range and one to several levels beyond the top package (Python
+#: raises ImportError there: nothing may be resolved, found or linked on those lines).
+RELATIVE_IMPORTS = {
+    "python/sglang/__init__.py": "",
+    "python/sglang/srt/__init__.py": "",
+    "python/sglang/srt/speculative/__init__.py": "",
+    "python/sglang/srt/speculative/patch.py": (
+        "from .dflash_worker import DFlashWorker\n"
+        "from . import dflash_worker as dw\n"
+        "from ......srt.speculative.dflash_worker import DFlashWorker as Wrapped\n"
+        "from .....speculative.dflash_info import DFlashDraftInput\n"
+        "x = (dw.DFlashWorker, DFlashWorker, Wrapped, DFlashDraftInput)\n"),
+    "python/sglang/srt/other/__init__.py": "from .. import speculative\nfrom ... import srt\n",
+    "python/sglang/srt/other/use.py": "from ..speculative.dflash_info import DFlashDraftInput\n",
+    "fork/__init__.py": "from .. import sglang\nfrom ..sglang.srt.speculative import dflash_worker\n",
+    "fork/a/__init__.py": "",
+    "fork/a/b/__init__.py": "",
+    "fork/a/b/mod.py": (
+        "from ...sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+        "from .....sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+        "try:\n"
+        "    from ....sglang.srt.speculative.dflash_worker import DFlashWorker as Guarded\n"
+        "except ImportError:\n"
+        "    Guarded = None\n"
+        "use = (DFlashWorker, DFlashDraftInput, Guarded)\n"),
+    "fork/a/b/user.py": "from .mod import DFlashWorker, Guarded\nfrom ...a.b.mod import DFlashDraftInput\n",
+}
+
+
+def _relative_imports(destination: Path) -> None:
+    for relative, text in RELATIVE_IMPORTS.items():
+        (destination / relative).parent.mkdir(parents=True, exist_ok=True)
+        (destination / relative).write_text(text, encoding="utf-8")
+
+
 def _sglang_tree(destination: Path) -> None:
     from migrator.verify.wheels import unpacked_wheel
 
@@ -94,6 +129,7 @@ def corpora() -> dict[str, Callable[[Path], None]]:
         "legacy_fork": _copy(REPO / "examples" / "legacy_fork"),
         "legacy_fork_expected": _copy(REPO / "tests" / "data" / "legacy_fork_expected"),
         "hostile": _hostile,
+        "relative_imports": _relative_imports,
         "sglang_0_5_13": _sglang_tree,
     }
 
