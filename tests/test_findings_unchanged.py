@@ -5,8 +5,8 @@ commit the redesign starts from) holds, per corpus, every lint finding, error an
 and the diff of ``fix`` in both modes (``--diff``, ``--diff --unsafe-fixes``), all with
 repository-relative paths; ``scripts/snapshot_findings.py`` says how each is made. The
 corpora: the two forks of ``tests/data/forks``, the bundled example ``examples/legacy_fork``
-and its migrated tree, the hostile files of the hostile-repository suite and (slow tier)
-sglang 0.5.13's own tree from the wheel.
+and its migrated tree, the hostile files of the hostile-repository suite, relative imports in
+range and beyond the top package, and (slow tier) sglang 0.5.13's own tree from the wheel.
 
 A failure prints the difference, one finding or one diff line per line. When the change is
 meant (a new rule, a corrected answer), regenerate in the same commit and let the review

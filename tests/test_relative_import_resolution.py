@@ -27,7 +27,7 @@ V1 = "sglang.srt.speculative.dflash_worker"
 MODULE = "sglang.srt.speculative.patch"
 #: (module written in, is it a package's __init__, the import, what Python resolves: None = ImportError)
 CASES = [
-    (MODULE, False, f"from .dflash_worker import DFlashWorker", V1),
+    (MODULE, False, "from .dflash_worker import DFlashWorker", V1),
     (MODULE, False, "from ...srt.speculative.dflash_worker import DFlashWorker", V1),
     (MODULE, False, "from ....sglang.srt.speculative.dflash_worker import DFlashWorker", None),
     (MODULE, False, "from .....srt.speculative.dflash_worker import DFlashWorker", None),
