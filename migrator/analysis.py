@@ -164,6 +164,22 @@ def module_name_for(path: Path) -> str | None:
     return None
 
 
+def resolve_relative(module: str | None, level: int, current: str | None, is_package: bool) -> str | None:
+    """The absolute module of ``from <level dots><module> import ...`` written in the module
+    ``current`` (a package's ``__init__`` when ``is_package``), as Python resolves it; None
+    where Python raises ImportError: a relative import beyond the top-level package, or in
+    a module with no known package. The one resolver of relative imports (issue 29)."""
+    if level == 0:
+        return module
+    package = current if is_package else (current or "").rpartition(".")[0]
+    if not package:
+        return None
+    bits = package.rsplit(".", level - 1)
+    if len(bits) < level:
+        return None
+    return f"{bits[0]}.{module}" if module else bits[0]
+
+
 class Analysis(ast.NodeVisitor):
     """Walks one module once and records what the rules need."""
 
@@ -507,18 +523,6 @@ class Analysis(ast.NodeVisitor):
             span = (line, col, line, col + len(alias.name))
             self.imports.append(ImportedName(node, alias.name, span, local, bool(alias.asname), bool(self.guard_depth)))
 
-    def _resolve_relative(self, module: str | None, level: int) -> str:
-        if level == 0:
-            return module or ""
-        package = self.module_name if self.is_package else self.module_name.rpartition(".")[0]
-        parts = package.split(".") if package else []
-        if level > 1:
-            parts = parts[: len(parts) - (level - 1)]
-        base = ".".join(parts)
-        if module:
-            return f"{base}.{module}" if base else module
-        return base
-
     def _module_span(self, node: ast.ImportFrom) -> tuple[int, int, int, int] | None:
         if not node.module:
             return None
@@ -532,7 +536,10 @@ class Analysis(ast.NodeVisitor):
         return (line, start, line, start + len(node.module))
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        module = self._resolve_relative(node.module, node.level)
+        module = resolve_relative(node.module, node.level, self.module_name, self.is_package)
+        if module is None:  # beyond the top package: Python raises here, nothing is imported
+            self._bind_unresolved(node)
+            return
         self._note_import_target(module)
         names: list[ImportedName] = []
         for alias in node.names:
@@ -549,6 +556,13 @@ class Analysis(ast.NodeVisitor):
             line, col = alias.lineno, self.char_col(alias.lineno, alias.col_offset)
             names.append(ImportedName(node, qualname, (line, col, line, col + len(alias.name)), local, bool(alias.asname), bool(self.guard_depth)))
         self.import_froms.append(ImportFromInfo(node, module, self._module_span(node), node.level, tuple(names), bool(self.guard_depth)))
+
+    def _bind_unresolved(self, node: ast.ImportFrom) -> None:
+        """The names of an import Python refuses are bound (to nothing tracked), never to a
+        module: a rule must not find or fix a V1 name on a line that cannot run."""
+        for alias in node.names:
+            if alias.name != "*":
+                self.bind(alias.asname or alias.name, Binding(None, "other"))
 
     def _note_import_target(self, module: str) -> None:
         if module == "sglang" or module.startswith("sglang."):

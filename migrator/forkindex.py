@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import catalog
-from .analysis import IMPORT_ERRORS, all_names, class_ancestors
+from .analysis import IMPORT_ERRORS, all_names, class_ancestors, resolve_relative
 from .records import record
 
 TYPE_CHECKING = False
@@ -157,21 +157,12 @@ def v1_imports(statement: ast.Try, module_name: str, is_package: bool) -> list[t
         if isinstance(node, ast.Import):
             found.extend((node, alias.name) for alias in node.names if is_v1(alias.name))
         elif isinstance(node, ast.ImportFrom):
-            module = _absolute(node.module, node.level, module_name, is_package)
+            module = resolve_relative(node.module, node.level, module_name, is_package)
+            if module is None:
+                continue  # beyond the top package: Python raises, whatever the release
             found.extend((node, f"{module}.{alias.name}") for alias in node.names
                          if alias.name != "*" and is_v1(f"{module}.{alias.name}"))
     return found
-
-
-def _absolute(module: str | None, level: int, current: str, is_package: bool) -> str:
-    if level == 0:
-        return module or ""
-    package = current if is_package else current.rpartition(".")[0]
-    parts = package.split(".") if package else []
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)]
-    base = ".".join(parts)
-    return f"{base}.{module}" if module and base else (module or base)
 
 
 def _fallbacks(tree: ast.Module) -> dict[str, int]:

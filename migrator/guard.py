@@ -35,6 +35,7 @@ from collections import Counter
 from functools import cache, lru_cache
 
 from . import catalog
+from .analysis import resolve_relative
 from .fileio import SourceError, decode_python
 from .model import Finding, Fix, InsertComment
 from .fallbacks import catalog_names
@@ -372,7 +373,7 @@ def reflected_names(facts: Parsed, module_name: str | None, is_package: bool) ->
                 if alias.asname:
                     modules[alias.asname] = alias.name
         else:
-            base = _absolute(node.module, node.level, module_name, is_package)
+            base = resolve_relative(node.module, node.level, module_name, is_package)
             if base:
                 for alias in node.names:
                     modules[alias.asname or alias.name] = f"{base}.{alias.name}"
@@ -386,19 +387,6 @@ def reflected_names(facts: Parsed, module_name: str | None, is_package: bool) ->
 # ---- imports ------------------------------------------------------------------------
 
 
-def _absolute(module: str | None, level: int, module_name: str | None, is_package: bool) -> str | None:
-    if level == 0:
-        return module
-    if not module_name:
-        return None
-    parts = module_name.split(".")
-    keep = len(parts) - level + (1 if is_package else 0)
-    if keep <= 0:
-        return None
-    base = ".".join(parts[:keep])
-    return f"{base}.{module}" if module else base
-
-
 def imported_names(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str, int]:
     """Every dotted name an import statement reaches (``from m import n``: ``m.n``) -> line."""
     found: dict[str, int] = {}
@@ -407,7 +395,7 @@ def imported_names(facts: Parsed, module_name: str | None, is_package: bool) -> 
             for alias in node.names:
                 found.setdefault(alias.name, node.lineno)
         elif isinstance(node, ast.ImportFrom):
-            module = _absolute(node.module, node.level, module_name, is_package)
+            module = resolve_relative(node.module, node.level, module_name, is_package)
             if module is None:
                 continue
             for alias in node.names:
@@ -416,7 +404,7 @@ def imported_names(facts: Parsed, module_name: str | None, is_package: bool) -> 
 
 
 def star_imports(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str | None, int]:
-    return {_absolute(node.module, node.level, module_name, is_package): node.lineno for node in facts.imports
+    return {resolve_relative(node.module, node.level, module_name, is_package): node.lineno for node in facts.imports
             if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)}
 
 

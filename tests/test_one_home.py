@@ -57,3 +57,33 @@ def test_a_failed_import_is_not_caught_by_attribute_error() -> None:
         from json import no_such_name  # type: ignore[attr-defined]  # noqa: F401
     except ImportError:
         pass
+
+
+def _uses_level(node: ast.AST) -> bool:
+    return any((isinstance(n, ast.Name) and n.id == "level") or (isinstance(n, ast.Attribute) and n.attr == "level")
+               for n in ast.walk(node))
+
+
+def _resolves_a_level(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Arithmetic on an import's ``level`` (``level - 1``, ``len(parts) - level``,
+    ``parts[:-level]``, ``range(level)``): what resolving relative dots takes. Spelling the
+    dots back (``"." * level``) is not resolving."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _uses_level(node):
+            return True
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _uses_level(node.operand):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+                and any(_uses_level(argument) for argument in node.args)):
+            return True
+    return False
+
+
+def test_relative_imports_are_resolved_in_one_function() -> None:
+    """``migrator.analysis.resolve_relative`` is the one resolver of ``from <dots>x import y``:
+    at c1cdd20 there were four (``Analysis._resolve_relative``, ``forkindex._absolute``,
+    ``guard._absolute``, ``verify.sglang_index.resolve_relative``), with three answers for
+    too many dots. A second function doing arithmetic on ``level`` fails this test."""
+    resolvers = [f"{path}:{node.name}" for path, tree in _modules().items() for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _resolves_a_level(node)]
+    assert resolvers == ["migrator/analysis.py:resolve_relative"], resolvers

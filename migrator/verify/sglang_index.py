@@ -34,6 +34,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator, Literal, Union
 
+from migrator.analysis import resolve_relative
+
 ROOT_PACKAGE = "sglang"
 
 #: External base classes whose members are known well enough to treat a subclass as
@@ -222,21 +224,6 @@ def dotted_name(node: ast.AST | None) -> str | None:
     return None
 
 
-def resolve_relative(module: str, is_package: bool, level: int, name: str | None) -> str | None:
-    """Absolute target of ``from <level dots><name> import ...`` written in ``module``."""
-    if level == 0:
-        return name
-    parts = module.split(".")
-    if not is_package:
-        parts = parts[:-1]
-    if level - 1 > len(parts):
-        return None
-    base = parts[: len(parts) - (level - 1)]
-    if not base:
-        return None
-    return ".".join(base + ([name] if name else []))
-
-
 def _is_type_checking(test: ast.expr) -> bool:
     name = dotted_name(test)
     return name in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
@@ -370,7 +357,7 @@ def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo
                     top = alias.name.split(".")[0]
                     info.symbols[top] = Import(top, stmt.lineno)
         elif isinstance(stmt, ast.ImportFrom):
-            base = resolve_relative(name, is_package, stmt.level, stmt.module)
+            base = resolve_relative(stmt.module, stmt.level, name, is_package)
             if base is None:
                 continue
             for alias in stmt.names:

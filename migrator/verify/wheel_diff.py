@@ -187,7 +187,8 @@ class _Callers:
         self._importers: dict[tuple[str, str], set[str]] = {}
 
     def _build(self) -> list[_Caller]:
-        from .sglang_index import dotted_name, resolve_relative
+        from ..analysis import resolve_relative
+        from .sglang_index import dotted_name
 
         callers: list[_Caller] = []
         pattern = re.compile(MENTION.pattern.encode(), re.IGNORECASE)
@@ -210,7 +211,7 @@ class _Callers:
                 continue
             for node in ast.walk(tree):
                 if isinstance(node, ast.ImportFrom):
-                    base = resolve_relative(module, self._index.is_package(module), node.level, node.module)
+                    base = resolve_relative(node.module, node.level, module, self._index.is_package(module))
                     for alias in node.names:
                         self._importers.setdefault((base or "", alias.name), set()).add(module)
             if not mentions:
