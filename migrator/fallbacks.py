@@ -20,9 +20,7 @@ import ast
 from functools import cache
 
 from . import catalog
-
-
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
+from .analysis import IMPORT_ERRORS
 
 
 @cache

@@ -182,12 +182,12 @@ def refuse_links(path: Path | str) -> None:
     top is a symbolic link: a scanned repository may commit ``report.xml -> /etc/...`` or
     ``reports -> /usr/lib/python3/site-packages``, and the tool may run as root in CI.
 
-    The top is that of the current folder's repository (:func:`migrator.report.locations.repo_root`,
+    The top is that of the current folder's repository (:func:`migrator.repository.repo_root`,
     the current folder outside any) when ``path`` is below it, else the repository holding
     ``path``; folders above the top are the user's own (a checkout may live under a linked
     ``/tmp``). Nothing but ``lstat`` is asked of the file system: no link is followed.
     """
-    from migrator.report.locations import repo_root, root_of
+    from migrator.repository import repo_root, root_of
 
     absolute = os.path.abspath(path)
     top = repo_root()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 
 from . import catalog
+from .analysis import IMPORT_ERRORS
 from .fallbacks import branch_at, branches, statements
 from .model import Finding, Fix, InsertComment, Replace
 
@@ -62,7 +63,7 @@ def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
 
 
 #: words without which a source holds no fallback or version test (``branches``) ...
-_BRANCH_WORDS = ("ImportError", "ModuleNotFoundError", "__version__", "version(")
+_BRANCH_WORDS = (*sorted(IMPORT_ERRORS), "__version__", "version(")
 #: ... and no probe (``migrator.probes``): the text is checked before its tree is walked
 _PROBE_WORDS = ("import_module", "__import__", "find_spec", "find_loader", "get_loader", "iter_modules",
                 "walk_packages", "hasattr", "getattr")

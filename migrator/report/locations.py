@@ -17,7 +17,11 @@ from __future__ import annotations
 
 import os
 import re
-from functools import cache
+
+from migrator.repository import repo_root, root_of
+from migrator.repository import top_of as _top_of
+
+__all__ = ["repo_relative", "repo_root", "report_path", "root_of"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -26,29 +30,6 @@ if TYPE_CHECKING:
     from migrator.model import Finding
 
 _CELL_POSITION = re.compile(r" \[cell \d+, line \d+\]$")
-
-
-def repo_root() -> str:
-    """Absolute path of the repository holding the current folder (else the current folder)."""
-    return root_of(os.path.abspath(os.getcwd()))
-
-
-@cache
-def root_of(here: str) -> str:
-    """The nearest folder at or above ``here`` that holds ``.git``, else ``here``."""
-    return _top_of(here) or here
-
-
-@cache
-def _top_of(folder: str) -> str | None:
-    """The nearest folder at or above ``folder`` that holds ``.git``; None if there is none."""
-    while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
 
 
 def _below(absolute: str, root: str) -> str | None:

@@ -1,0 +1,34 @@
+"""The repository a path belongs to: the nearest folder at or above it that holds ``.git``.
+
+One home for that question (the write path's link check, report locations, fingerprints):
+``.git`` is a folder or a worktree's file; git itself is never started, so a scanned
+repository's configuration cannot run anything.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+
+def repo_root() -> str:
+    """Absolute path of the repository holding the current folder (else the current folder)."""
+    return root_of(os.path.abspath(os.getcwd()))
+
+
+@cache
+def root_of(here: str) -> str:
+    """The nearest folder at or above ``here`` that holds ``.git``, else ``here``."""
+    return top_of(here) or here
+
+
+@cache
+def top_of(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git``; None if there is none."""
+    while True:
+        if os.path.lexists(os.path.join(folder, ".git")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
