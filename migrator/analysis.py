@@ -550,7 +550,45 @@ class Analysis(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         self.alternative_names |= _bound_names(node.body) & _bound_names(node.orelse)
-        self.generic_visit(node)
+        narrowed = self._narrowed_by(node.test)
+        if not narrowed:
+            self.generic_visit(node)
+            return
+        self.parents[node.test] = node
+        self._visit_expr(node.test)
+        restore = []  # isinstance narrows the name inside the body, as a type checker would
+        for name, types in narrowed:
+            current = self.lookup(name)
+            binding = Binding(None, "other", types=types | (current.types if current is not None else frozenset()))
+            restore.append((name, self.scope.names.get(name), binding))
+            self.scope.names[name] = binding
+        for statement in node.body:
+            self.parents[statement] = node
+            self._visit_statement(statement)
+        for name, previous, binding in restore:
+            if self.scope.names.get(name) is binding:  # not rebound in the body
+                if previous is None:
+                    del self.scope.names[name]
+                else:
+                    self.scope.names[name] = previous
+        for statement in node.orelse:
+            self.parents[statement] = node
+            self._visit_statement(statement)
+
+    def _narrowed_by(self, test: ast.expr) -> list[tuple[str, frozenset[str]]]:
+        """(name, class types) of each ``isinstance(name, C)`` that ``test`` (alone or in an
+        ``and``) asserts, for classes of known type (``C`` or a tuple of classes)."""
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        found = []
+        for item in tests:
+            if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id == "isinstance"
+                    and len(item.args) == 2 and isinstance(item.args[0], ast.Name)):
+                continue
+            classes = item.args[1].elts if isinstance(item.args[1], ast.Tuple) else [item.args[1]]
+            types = frozenset().union(*(self.class_types(c) for c in classes))
+            if types:
+                found.append((item.args[0].id, types))
+        return found
 
     def visit_Try(self, node: ast.Try) -> None:
         self.alternative_names |= _bound_names(node.body) & set().union(*(_bound_names(h.body) for h in node.handlers))

@@ -139,6 +139,18 @@ def through(related: tuple[tuple[str, int], ...]) -> str:
     return " (through " + ", ".join(f"{report_path(path)}:{line}" for path, line in related) + ")" if related else ""
 
 
+def replaceable(qualname: str, target: str) -> bool:
+    """Does the catalog replace the V1 object ``qualname`` (or the one it is inside) safely
+    on ``target``? Then a fork's re-export of it is fixed where it is bound."""
+    names = catalog.by_name()
+    parts = qualname.split(".")
+    for cut in range(len(parts), 0, -1):
+        found = names.get(".".join(parts[:cut]))
+        if found is not None:
+            return found.fix == "safe" and found.replacement_for(target) is not None
+    return False
+
+
 def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int], ...]:
     """(path, line) of the other fork files a class's bases come from (re-exports, classes
     defined elsewhere), for the message and SARIF related locations of its findings."""
