@@ -10,7 +10,9 @@ keyword-only call form ``verify(batch=..., logits_output=..., page_size=...)`` i
 a call result of a class or function of another module, the engine has the fork index read
 that module and its types decide (``Analysis.want_types_of``). ``prepare_for_verify(batch, target_worker)`` is the V2 form and is left alone:
 the V1 form is recognised by a ``page_size``/``build_custom_mask`` keyword, an integer
-literal, or an argument spelled ``...page_size``.
+literal, or an argument spelled ``...page_size``; on a receiver known to be a
+``DFlashVerifyInput`` (annotated, constructed, narrowed by ``isinstance``) also by a second
+positional argument that is not a worker (``(batch, ps)``).
 """
 
 from __future__ import annotations
@@ -32,6 +34,13 @@ def is_v1_prepare_call(call: ast.Call, segment_of) -> bool:
             return True
         return segment_of(second).rstrip().endswith("page_size")
     return False
+
+
+def _second_is_no_worker(call: ast.Call, segment_of) -> bool:  # noqa: ANN001
+    """On a receiver known to be a ``DFlashVerifyInput``: ``(batch, x)`` where ``x`` is not the
+    target worker V2 takes (sglang's own V2 callers pass ``self.target_worker``)."""
+    return (len(call.args) == 2 and not call.keywords and not isinstance(call.args[1], ast.Starred)
+            and "worker" not in segment_of(call.args[1]).lower())
 
 
 def _check_untyped_verify(ctx: RuleContext) -> None:
@@ -66,7 +75,8 @@ def check(ctx: RuleContext) -> None:
         parent = analysis.parents.get(node)
         if node.attr == "prepare_for_verify":
             entry = ctx.entry("DFM110")
-            if entry and isinstance(parent, ast.Call) and parent.func is node and is_v1_prepare_call(parent, analysis.segment):
+            if entry and isinstance(parent, ast.Call) and parent.func is node and (
+                    is_v1_prepare_call(parent, analysis.segment) or _second_is_no_worker(parent, analysis.segment)):
                 ctx.todo(parent, entry)
             continue
         entry = entry_for_member(types, node.attr, ("DFM105", "DFM302"), ctx)

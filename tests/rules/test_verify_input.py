@@ -69,3 +69,25 @@ def test_positional_verify_of_eagle_and_ngram_is_left_alone() -> None:
     """
     _, findings = migrate(source)
     assert "DFM105" not in [f.code for f in findings]
+
+
+def test_v1_prepare_for_verify_form_on_a_typed_receiver() -> None:
+    _, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_info import DFlashVerifyInput
+
+        def annotated(vi: DFlashVerifyInput, batch, ps):
+            vi.prepare_for_verify(batch, ps)
+
+        def narrowed(batch, ps, worker):
+            verify_input = batch.spec_info
+            if isinstance(verify_input, DFlashVerifyInput):
+                verify_input.prepare_for_verify(batch, ps)
+                verify_input.prepare_for_verify(batch, self.target_worker)
+                verify_input.prepare_for_verify(batch, worker)
+            other = batch.draft_info
+            other.prepare_for_verify(batch, ps)
+        """,
+        target="0.5.17",
+    )
+    assert [f.line for f in findings if f.code == "DFM110"] == [5, 10]
