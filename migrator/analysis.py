@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "AttributeError"})
 V2_MARKERS = ("_v2", "V2")
-REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+REFLECTION = frozenset(catalog.REFLECTION_CALLS)
 
 
 class Binding:
@@ -215,7 +215,8 @@ class Analysis(ast.NodeVisitor):
         self.typed_attributes: list[tuple[ast.Attribute, frozenset[str]]] = []
         self.calls: list[ast.Call] = []
         self.callees: dict[int, tuple[str | None, frozenset[str]]] = {}
-        #: getattr/hasattr/setattr/delattr calls with the types of their first argument.
+        #: getattr/hasattr/setattr/delattr (and ``mock.patch.object``) calls with the types of
+        #: their first argument.
         self.reflection: list[tuple[ast.Call, frozenset[str]]] = []
         #: Every attribute access by attribute name (for distinctive member names).
         self.attributes_by_name: dict[str, list[ast.Attribute]] = {}
@@ -919,7 +920,7 @@ class Analysis(ast.NodeVisitor):
         resolved = self.qualname(node.func)
         callee = resolved[0] if resolved is not None and not resolved[1].guarded else None
         self.callees[id(node)] = (callee, self.class_types(node.func))
-        if isinstance(node.func, ast.Name) and node.func.id in REFLECTION and node.args:
+        if node.args and ((isinstance(node.func, ast.Name) and node.func.id in REFLECTION) or _is_patch_object(node.func)):
             self.reflection.append((node, self.types_of(node.args[0])))
         self.generic_visit(node)
 
@@ -934,6 +935,13 @@ class Analysis(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self.strings.append(node)
+
+
+def _is_patch_object(func: ast.expr) -> bool:
+    """``patch.object`` / ``mock.patch.object`` / ``unittest.mock.patch.object``: a member by name."""
+    return (isinstance(func, ast.Attribute) and func.attr == "object"
+            and ((isinstance(func.value, ast.Attribute) and func.value.attr == "patch")
+                 or (isinstance(func.value, ast.Name) and func.value.id == "patch")))
 
 
 def _bound_names(body: list[ast.stmt]) -> set[str]:

@@ -224,6 +224,8 @@ DISABLE_OVERLAP_FLAG = "--disable-overlap-schedule"
 #: The keywords of V1 ``DFlashVerifyInput.verify(*, batch, logits_output, page_size)``: the
 #: call form that names it on a receiver of unknown type.
 V1_VERIFY_KEYWORDS = ("batch", "logits_output", "page_size")
+#: The calls that reach a member by its name (``rules.reflection_names``).
+REFLECTION_CALLS = ("delattr", "getattr", "hasattr", "setattr")
 V1 = VersionRange("0.5.11", "0.5.13")
 V2 = VersionRange(FIRST_V2_RELEASE)
 DOC = "MIGRATION.md"
@@ -1226,6 +1228,11 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     groups.append(((f'"{ENV_SPEC_V2}"', f"'{ENV_SPEC_V2}'"), tuple(sorted(builders))))
     verify = f"{VERIFY_INPUT}.verify".rpartition(".")[2]
     groups.append((tuple(f"{keyword}=" for keyword in V1_VERIFY_KEYWORDS[1:]), (verify,)))
+    # a removed member's name as data (a table a loop feeds to ``setattr``): the call that
+    # reaches it by name spells no such word itself
+    members = {name.rpartition(".")[2] for entry in entries_of_kind("method", "attribute") if entry.owner_class
+               for name in entry.names}
+    groups.append((tuple(sorted(members)), REFLECTION_CALLS))
     return tuple(groups)
 
 

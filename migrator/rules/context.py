@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from typing import NamedTuple
 
 TYPE_CHECKING = False
@@ -137,6 +138,17 @@ def through(related: tuple[tuple[str, int], ...]) -> str:
     # repository-relative, as reports show paths: the message (and so the fingerprint) is the
     # same whether the other file was scanned or only indexed (`lint FILE` = its part of `lint .`)
     return " (through " + ", ".join(f"{report_path(path)}:{line}" for path, line in related) + ")" if related else ""
+
+
+@cache
+def removed_members() -> dict[str, list[catalog.Entry]]:
+    """Removed member name -> the entries naming it (on their owner class)."""
+    table: dict[str, list[catalog.Entry]] = {}
+    for entry in catalog.entries_of_kind("method", "attribute"):
+        if entry.owner_class and entry.replacement_for(catalog.NEWEST_RELEASE) != entry.old:
+            for name in entry.names:
+                table.setdefault(name.rpartition(".")[2], []).append(entry)
+    return table
 
 
 def replaceable(qualname: str, target: str) -> bool:

@@ -75,7 +75,7 @@ def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], w
     if isinstance(name, ast.Constant) and isinstance(name.value, str):
         entry = entry_for_member(types, name.value, REMOVED_METHOD_CODES, ctx)
         if entry is not None:
-            ctx.todo(call, entry, f"`{call.func.id}(..., {name.value!r})`: {entry.message}")  # type: ignore[attr-defined]
+            ctx.todo(call, entry, f"`{ctx.analysis.segment(call.func)}(..., {name.value!r})`: {entry.message}")
 
 
 RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"))
