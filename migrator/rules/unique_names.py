@@ -1,0 +1,93 @@
+"""The removed API reached by its unique names on receivers nothing resolves.
+
+A module object handed around as a value (``def install(module): cls = module.DFlashWorker``)
+or a package the file imports without the fork index knowing it has no static type, yet some
+attribute names say V1 whatever the receiver: no other library names a class
+``DFlashWorker``/``DFlashDraftInput`` or a function ``_compute_paged_keep_slots``. So:
+
+* ``<anything>.DFlashWorker`` (the last name of a removed class or function whose
+  replacement is named otherwise, or that has none): that name's code, as a TODO (how the fix
+  treats such chains belongs to the release-range rules; this rule finds them);
+* a removed member read or assigned on such a chain (``module.DFlashVerifyInput.verify =
+  patched``) or on a local name the same function (or module) assigned one
+  (``cls = module.DFlashWorker`` then ``cls._prepare_for_speculative_decoding = ...``): the
+  member's code.
+
+Chains that resolve to a V1 name are the reference and fork rules'; V2 names
+(``.DFlashWorkerV2``) and the team's own classes spelled otherwise never match.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+
+from .. import catalog
+from .context import Rule, RuleContext, removed_members
+
+
+@cache
+def _unique_names() -> dict[str, catalog.Entry]:
+    """Last name of a removed class or function that no replacement keeps -> its first entry."""
+    table: dict[str, catalog.Entry] = {}
+    for entry in catalog.entries_of_kind("class", "function"):
+        last = entry.old.rpartition(".")[2]
+        if (entry.replacement_for(catalog.NEWEST_RELEASE) or "").rpartition(".")[2] != last:
+            table.setdefault(last, entry)
+    return table
+
+
+@cache
+def _owners() -> dict[str, str]:
+    """Last name of a class with removed members -> its qualname."""
+    return {entry.owner_class.rpartition(".")[2]: entry.owner_class
+            for entries in removed_members().values() for entry in entries if entry.owner_class}
+
+
+def check(ctx: RuleContext) -> None:
+    by_name = ctx.analysis.attributes_by_name
+    for name, entry in _unique_names().items():
+        for node in by_name.get(name, ()):
+            if _unresolved(ctx, node) and ctx.entry(entry.code) is not None:
+                ctx.todo(node, entry, f"`.{name}` on a receiver of unknown type is the V1 `{name}`: {entry.message}")
+    owners = _owners()
+    for member, entries in removed_members().items():
+        for node in by_name.get(member, ()):
+            owner = _owner_of(ctx, node.value, owners)
+            entry = next((e for e in entries if e.owner_class == owner), None)
+            if entry is not None and ctx.entry(entry.code) is not None and id(node) not in ctx.claimed:
+                ctx.todo(node, ctx.entry(entry.code), f"`{ctx.analysis.segment(node)}`: {entry.message}")
+
+
+def _unresolved(ctx: RuleContext, node: ast.Attribute) -> bool:
+    """Does no rule keyed on qualified names see ``node`` (a V1 name or a fork re-export)?"""
+    resolved = ctx.analysis.qualname(node)
+    return resolved is None or (resolved[1].kind != "fork" and catalog.matching_entry(resolved[0]) is None)
+
+
+def _owner_of(ctx: RuleContext, receiver: ast.expr, owners: dict[str, str]) -> str | None:
+    """The owner class ``receiver`` is by its unique name: ``x.DFlashVerifyInput`` unresolved,
+    or a local name assigned such a chain in the enclosing function or module."""
+    if isinstance(receiver, ast.Attribute):
+        return owners.get(receiver.attr) if _unresolved(ctx, receiver) else None
+    if not isinstance(receiver, ast.Name):
+        return None
+    scope = ctx.analysis.parents.get(receiver)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = ctx.analysis.parents.get(scope)
+    body = scope.body if scope is not None else ctx.analysis.tree.body
+    for statement in body:
+        if (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Attribute)
+                and any(isinstance(t, ast.Name) and t.id == receiver.id for t in statement.targets)):
+            found = owners.get(statement.value.attr)
+            if found is not None and _unresolved(ctx, statement.value):
+                return found
+    return None
+
+
+RULE = Rule(
+    "unique_names", 505, check,
+    shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
+    why="removed classes, functions and members reached by their unique names on receivers of unknown "
+    "type; each name's own code, as the rules that resolve them use",
+)
