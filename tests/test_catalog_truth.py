@@ -207,3 +207,20 @@ def test_removed_names_really_are_removed_in_the_first_target() -> None:
             continue
         still = [n for n in entry.names if exists(first, n, entry.kind)]
         assert not still, f"{entry.code}: {still} still exist in {first}, where the rule starts firing"
+
+
+def test_dflash_results_carry_num_correct_drafts_per_req_cpu_only_before_v2() -> None:
+    """DFM316's fact: the field stays on ``GenerationBatchResult`` (its ``exists``, checked
+    above), but only V1 ``DFlashWorker.forward_batch_generation`` sets it; ``DFlashWorkerV2``
+    never does: from 0.5.14 the scheduler's batch-result processor derives it from
+    ``accept_lens`` after the step, so a fork reading it off the worker's result gets None."""
+    entry = catalog.get("DFM316")
+    field = entry.member
+    for release in RELEASES:
+        if release not in entry.exists:
+            continue
+        v2 = release in catalog.V2
+        home = catalog.DFLASH_WORKER_V2 if v2 else catalog.DFLASH_WORKER
+        assert bool(index(release).mentions(field, under=home)) == (not v2), (release, home)
+        if v2:
+            assert index(release).mentions(field, under="sglang.srt.managers"), release

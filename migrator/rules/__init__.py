@@ -44,7 +44,7 @@ __all__ = ["MODULES", "RULES", "Rule", "RuleContext", "all_rules", "base_origins
 MODULES: tuple[str, ...] = (
     "draft_input", "dynamic_modules", "embedded_env", "filter_batch", "fork_names", "fork_uses", "overlap_guards", "imports", "lazy_pairs", "name_comparisons", "reflection_names",
     "references", "server_args", "silent_downgrade", "spec_v2_env", "spec_v2_flags", "string_refs", "unique_names",
-    "validate_request", "verify_input", "worker_subclass",
+    "v2_era", "validate_request", "verify_input", "worker_subclass",
 )
 
 

@@ -151,6 +151,17 @@ def removed_members() -> dict[str, list[catalog.Entry]]:
     return table
 
 
+def assigned_values(ctx: RuleContext, name: ast.Name) -> list[ast.expr]:
+    """The values ``name`` is assigned (``name = value``) by statements of the function (or
+    module) body around it, in order: what a local alias may stand for."""
+    scope = ctx.analysis.parents.get(name)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = ctx.analysis.parents.get(scope)
+    body = scope.body if scope is not None else ctx.analysis.tree.body  # type: ignore[union-attr]
+    return [statement.value for statement in body if isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name.id for t in statement.targets)]
+
+
 def replaceable(qualname: str, target: str) -> bool:
     """Does the catalog replace the V1 object ``qualname`` (or the one it is inside) safely
     on ``target``? Then a fork's re-export of it is fixed where it is bound."""

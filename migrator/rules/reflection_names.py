@@ -63,12 +63,12 @@ def _report_member(ctx: RuleContext, constant: ast.Constant, owners: frozenset[s
                    members: dict[str, list[catalog.Entry]], call: ast.Call, reported: set[tuple[int, str]],
                    known: bool = True) -> None:
     """``known``: the receiver's type is known; else only names no other class has (a
-    distinctive member, or a private V1 method of a class the file reaches) count."""
+    distinctive member needing no cue, or a private V1 method of a class the file reaches) count."""
     for entry in members.get(constant.value, ()):
         if known:
             matches = entry.owner_class in owners
         else:
-            matches = entry.distinctive or (entry.owner_class in owners and constant.value.startswith("_"))
+            matches = (entry.distinctive and not entry.cues) or (entry.owner_class in owners and constant.value.startswith("_"))
         if matches and ctx.entry(entry.code) is not None and (id(constant), entry.code) not in reported:
             reported.add((id(constant), entry.code))
             function = ctx.analysis.segment(call.func)

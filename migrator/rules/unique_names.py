@@ -23,7 +23,7 @@ import ast
 from functools import cache
 
 from .. import catalog
-from .context import Rule, RuleContext, removed_members
+from .context import Rule, RuleContext, assigned_values, removed_members
 
 
 @cache
@@ -72,16 +72,9 @@ def _owner_of(ctx: RuleContext, receiver: ast.expr, owners: dict[str, str]) -> s
         return owners.get(receiver.attr) if _unresolved(ctx, receiver) else None
     if not isinstance(receiver, ast.Name):
         return None
-    scope = ctx.analysis.parents.get(receiver)
-    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        scope = ctx.analysis.parents.get(scope)
-    body = scope.body if scope is not None else ctx.analysis.tree.body
-    for statement in body:
-        if (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Attribute)
-                and any(isinstance(t, ast.Name) and t.id == receiver.id for t in statement.targets)):
-            found = owners.get(statement.value.attr)
-            if found is not None and _unresolved(ctx, statement.value):
-                return found
+    for value in assigned_values(ctx, receiver):
+        if isinstance(value, ast.Attribute) and value.attr in owners and _unresolved(ctx, value):
+            return owners[value.attr]
     return None
 
 

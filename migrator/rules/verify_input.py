@@ -66,6 +66,16 @@ def _check_untyped_verify(ctx: RuleContext) -> None:
                      f"V1 `DFlashVerifyInput.verify`: {entry.message}")
 
 
+def _check_untyped_field(ctx: RuleContext, entry: catalog.Entry) -> None:
+    """``x.num_tokens_per_batch`` on a receiver of unknown type (an untyped parameter): only
+    ``DFlashVerifyInput`` had the name, so in a file naming that class (the rule's trigger) it is a TODO."""
+    analysis = ctx.analysis
+    typed = {id(node) for node, _ in analysis.typed_attributes}
+    for node in analysis.attributes_by_name.get(entry.member, []):
+        if id(node) not in typed:
+            ctx.todo(node, entry, f"`{analysis.segment(node)}` on a value of unknown type: {entry.message}")
+
+
 def check(ctx: RuleContext) -> None:
     analysis = ctx.analysis
     verify_input = catalog.VERIFY_INPUT
@@ -96,6 +106,7 @@ def check(ctx: RuleContext) -> None:
                         ctx.todo(statement, entry, f"override of `{statement.name}`: {entry.message}")
     entry = ctx.entry("DFM302")
     if entry is not None:
+        _check_untyped_field(ctx, entry)
         for call in analysis.calls:
             if verify_input in analysis.instance_types(call):
                 for keyword in call.keywords:

@@ -91,3 +91,18 @@ def test_v1_prepare_for_verify_form_on_a_typed_receiver() -> None:
         target="0.5.17",
     )
     assert [f.line for f in findings if f.code == "DFM110"] == [5, 10]
+
+
+def test_renamed_field_on_an_untyped_parameter_is_a_todo() -> None:
+    new, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_info import DFlashVerifyInput  # noqa: F401
+
+        def tokens(verify_input):
+            return verify_input.num_tokens_per_batch
+        """,
+        target="0.5.16",
+    )
+    assert codes(findings) == ["DFM302"] and "TODO(dflash-migrate): DFM302" in new
+    assert migrate("def tokens(batcher):\n    return batcher.num_tokens_per_batch\n", target="0.5.16")[1] == []
+    assert migrate(HEADER + "def tokens(v):\n    return v.num_tokens_per_batch\n", target="0.5.15")[1] == []
