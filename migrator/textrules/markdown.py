@@ -8,7 +8,8 @@ prompts) go through the Python rules and are reported, never edited: a document 
 old code on purpose. Prose, inline code and blocks of other or no language are scanned for
 V1 names (``migrator.textrules.mentions``, DFM401-DFM409, report-only; ``<!-- -->`` and
 MDX ``{/* */}`` comments skipped); the variable in inline code (`` `SGLANG_ENABLE_SPEC_V2=0` ``)
-is a manual DFM201 finding.
+is a manual DFM201 finding. Flags tables and instructions to hook V1-only methods:
+:mod:`.doc_prose`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 
 from migrator import catalog
 from migrator.model import Finding, Fix, Span
-from migrator.textrules import _core, dockerfile, dotenv, mentions, shell, toml, yaml
+from migrator.textrules import _core, doc_prose, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
@@ -48,7 +49,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if not fence:
             for m in _INLINE.finditer(lines[i]):
                 out += [f for f in _manual(path, i + 1, lines[i]) if m.start() <= f.column < m.end()]
-            out += mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else lines[i], ctx)
+            said = mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else lines[i], ctx)
+            out += said + doc_prose.line_findings(path, i + 1, prose[i] if i < len(prose) else lines[i], ctx, said)
             i += 1
             continue
         marker, lang = fence.group(2), fence.group(3).lower()
@@ -112,5 +114,5 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     return _core.run(path, data, options, RULE, analyze, python)
 
 
-RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text")),
+RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),
                         embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"))
