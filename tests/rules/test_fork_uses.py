@@ -89,6 +89,6 @@ def test_plain_uses_and_other_algorithms_are_not_reported(tmp_path: Path) -> Non
         def hidden(info):
             if isinstance(info, EagleDraftInput):
                 return info.target_hidden, HAS_DFLASH
-            return None
+            return isinstance(info, DFlashWorker)
         """})
-    assert [code for _, _, code, _ in findings] == ["DFM500"]  # the import line only
+    assert [(line, code) for _, line, code, _ in findings] == [(3, "DFM500"), (14, "DFM500")]  # import, isinstance

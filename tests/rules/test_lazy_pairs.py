@@ -45,6 +45,7 @@ def test_valid_pairs_and_other_packages_are_left_alone() -> None:
             "eagle": ("sglang.srt.speculative.eagle_worker", "EAGLEWorker"),
         }}
         NAMES = ("DFlashWorker", "DFlashDraftInput", "other")
+        BROKEN = ("{WORKER_V2}", "DFlashWorker")
         """
-    new, findings = migrate(source, target="0.5.17")
-    assert findings == []
+    _, findings = migrate(source, target="0.5.17")
+    assert [(f.line, f.code) for f in findings] == [(8, "DFM102")]  # only the broken pair

@@ -67,4 +67,5 @@ def instrument(cls, worker: NGRAMWorker):
         setattr(cls, method, label)
         getattr(worker, method)
     getattr(Mine(), "_prepare_for_speculative_decoding")
-""") == []
+    return getattr(cls, "is_spec_v2", None)
+""") == [(17, "DFM206")]  # only the distinctive name

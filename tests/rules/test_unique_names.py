@@ -41,10 +41,11 @@ def install(module, patched):
     other = module.Thing
     other._prepare_for_speculative_decoding = patched
     module.Mine.verify = patched
-    return module.DFlashWorkerV2, dflash_worker_v2.DFlashWorkerV2, module.DFlashDraftInputV2
-""") == []
+    return module.DFlashWorkerV2, dflash_worker_v2.DFlashWorkerV2, module.DFlashDraftInputV2, module.DFlashWorker
+""") == [(14, "DFM102")]  # only the V1 name
 
 
 def test_a_resolved_v1_chain_is_reported_once_by_the_reference_rules() -> None:
-    findings = found("from sglang.srt.speculative import dflash_info\nx = dflash_info.DFlashDraftInput\n")
-    assert findings.count((2, "DFM103")) == 1
+    findings = found("from sglang.srt.speculative import dflash_info\nx = dflash_info.DFlashDraftInput\n"
+                     "def f(settings):\n    return settings.DFlashDraftInput\n")
+    assert findings.count((2, "DFM103")) == 1 and (4, "DFM103") in findings
