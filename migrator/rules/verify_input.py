@@ -36,7 +36,7 @@ def is_v1_prepare_call(call: ast.Call, segment_of) -> bool:
     return False
 
 
-def _second_is_no_worker(call: ast.Call, segment_of) -> bool:  # noqa: ANN001
+def _second_is_no_worker(call: ast.Call, segment_of) -> bool:
     """On a receiver known to be a ``DFlashVerifyInput``: ``(batch, x)`` where ``x`` is not the
     target worker V2 takes (sglang's own V2 callers pass ``self.target_worker``)."""
     return (len(call.args) == 2 and not call.keywords and not isinstance(call.args[1], ast.Starred)

@@ -23,6 +23,10 @@ from functools import cache
 from migrator import catalog
 from migrator.model import Finding, Fix, Span
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from migrator.textrules._core import Ctx
+
 _HISTORY = re.compile(r"\b(deprecat\w*|removed|renamed|alias\w*|legacy|no longer)\b", re.IGNORECASE)
 _INSTRUCTION = re.compile(r"\b(overrid\w*|profil\w*|subclass\w*|hook\w*|patch\w*|wrap\w*|instrument\w*|"
                           r"customi[sz]\w*|extend\w*|redefin\w*|implement\w*)\b", re.IGNORECASE)
@@ -42,7 +46,7 @@ def _v1_only_methods() -> tuple[tuple[str, str, catalog.Entry], ...]:
     return tuple(found)
 
 
-def line_findings(path: str, number: int, line: str, ctx, already: list[Finding]) -> list[Finding]:  # noqa: ANN001
+def line_findings(path: str, number: int, line: str, ctx: Ctx, already: list[Finding]) -> list[Finding]:
     """Findings on one prose line (comments blanked); ``already``: what ``mentions`` found there."""
     taken = {(f.code, f.column) for f in already}
     out: list[Finding] = []

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from codemod_helpers import write_tree
+
 from migrator import engine
 
 COMPAT = """\
