@@ -18,16 +18,7 @@ import re
 
 from migrator import catalog
 from migrator.model import Finding, Fix, Span
-from migrator.textrules import (
-    _core,
-    doc_prose,
-    dockerfile,
-    dotenv,
-    mentions,
-    shell,
-    toml,
-    yaml,
-)
+from migrator.textrules import _core, doc_prose, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
