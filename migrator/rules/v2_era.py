@@ -7,7 +7,7 @@
   to ``spec_aux_config`` in 0.5.16) on a receiver typed ``ModelRunner`` or spelled ``...runner``:
   safely rewritten to ``<runner>.spec_aux_config.dflash_*``;
 * DFM315: assignment to ``target_worker``/``draft_worker`` of a DFLASH worker (V1 or V2,
-  ``self`` in a subclass included): read-only properties on V2;
+  ``self`` in a subclass included; not the V1 class's own definition): read-only properties on V2;
 * DFM316: ``num_correct_drafts_per_req_cpu`` read from the result of a DFLASH worker's
   ``forward_batch_generation`` (directly, or through a local the function assigned it): V2 never
   sets it there, while EAGLE and NGRAM still do, so no other result is reported.
@@ -50,9 +50,12 @@ def check(ctx: RuleContext) -> None:
                     ctx.replace(node, f"{receiver}.spec_aux_config.{node.attr}", entry)
     entry = ctx.entry("DFM315")
     if entry is not None:
+        defined = analysis.classes.get(catalog.V1_WORKER_CLASS)  # sglang 0.5.13's own module: its definition
+        inside = range(defined.node.lineno, (defined.node.end_lineno or 0) + 1) if defined is not None else range(0)
         for name in entry.names:
             for node in by_name.get(name.rpartition(".")[2], ()):
-                if not isinstance(node.ctx, ast.Load) and typed.get(id(node), frozenset()) & WORKERS:
+                if (not isinstance(node.ctx, ast.Load) and typed.get(id(node), frozenset()) & WORKERS
+                        and node.lineno not in inside):
                     ctx.todo(node, entry, f"assigns `{analysis.segment(node)}`: {entry.message}")
     entry = ctx.entry("DFM316")
     if entry is not None:

@@ -94,3 +94,17 @@ def build(server_args, gpu_id, ps, nccl_port, target_worker):
 """
     assert lines(source, "DFM111", "0.5.15") == []
     assert lines(source, "DFM111", "0.5.16") == [5]
+
+
+def test_the_v1_worker_s_own_definition_is_not_an_assignment_to_report() -> None:
+    source = """class DFlashWorker:
+    def __init__(self, target_worker):
+        self.target_worker = target_worker
+
+
+class Fast(DFlashWorker):
+    def swap(self, new):
+        self.target_worker = new
+"""
+    _, findings = migrate(source, target="0.5.17", mode="lint", module_name="sglang.srt.speculative.dflash_worker")
+    assert [(f.line, f.code) for f in findings if f.code == "DFM315"] == [(8, "DFM315")]
