@@ -66,16 +66,29 @@ def _unresolved(ctx: RuleContext, node: ast.Attribute) -> bool:
 
 
 def _owner_of(ctx: RuleContext, receiver: ast.expr, owners: dict[str, str]) -> str | None:
-    """The owner class ``receiver`` is by its unique name: ``x.DFlashVerifyInput`` unresolved,
-    or a local name assigned such a chain in the enclosing function or module."""
+    """The owner class ``receiver`` is by its unique name where no qualified-name rule sees
+    it: ``x.DFlashVerifyInput`` on an unknown ``x``, a name imported from outside sglang and
+    the fork index (``from .compat import DFlashVerifyInput``), or a local name assigned
+    such a chain in the enclosing function or module."""
     if isinstance(receiver, ast.Attribute):
-        return owners.get(receiver.attr) if _unresolved(ctx, receiver) else None
+        return owners.get(receiver.attr) if _outside_sglang(ctx, receiver) else None
     if not isinstance(receiver, ast.Name):
         return None
+    binding = ctx.analysis.module_scope.names.get(receiver.id)
+    if binding is not None and binding.kind in ("from", "from-as") and binding.qualname \
+            and _outside_sglang(ctx, receiver):
+        return owners.get(binding.qualname.rpartition(".")[2])
     for value in assigned_values(ctx, receiver):
-        if isinstance(value, ast.Attribute) and value.attr in owners and _unresolved(ctx, value):
+        if isinstance(value, ast.Attribute) and value.attr in owners and _outside_sglang(ctx, value):
             return owners[value.attr]
     return None
+
+
+def _outside_sglang(ctx: RuleContext, node: ast.expr) -> bool:
+    """Is ``node`` unresolved, or resolved to something neither sglang nor a fork re-export of
+    a V1 object (those chains are the reference and fork rules')?"""
+    resolved = ctx.analysis.qualname(node)
+    return resolved is None or (resolved[1].kind != "fork" and resolved[0].partition(".")[0] != "sglang")
 
 
 RULE = Rule(

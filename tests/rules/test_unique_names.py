@@ -49,3 +49,16 @@ def test_a_resolved_v1_chain_is_reported_once_by_the_reference_rules() -> None:
     findings = found("from sglang.srt.speculative import dflash_info\nx = dflash_info.DFlashDraftInput\n"
                      "def f(settings):\n    return settings.DFlashDraftInput\n")
     assert findings.count((2, "DFM103")) == 1 and (4, "DFM103") in findings
+
+
+def test_a_removed_member_through_a_non_sglang_import_and_once_through_sglang() -> None:
+    assert found("""
+from sglang.srt.speculative import dflash_info
+
+from mypkg.compat import DFlashVerifyInput as Verify
+
+
+def install(patched):
+    dflash_info.DFlashVerifyInput.verify = patched
+    Verify.verify = patched
+""") == [(8, "DFM105"), (9, "DFM105")]
