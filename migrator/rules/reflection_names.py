@@ -17,18 +17,24 @@ All are TODOs: the name may be looked up on something else. Instances with a lit
 from __future__ import annotations
 
 import ast
+from functools import cache
 
 from .. import catalog
 from .context import Rule, RuleContext, removed_members
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def check(ctx: RuleContext) -> None:
     members = removed_members()
     resolved = {id(node): qualname for node, qualname, _ in ctx.analysis.references} if ctx.analysis.reflection else {}
     reported: set[tuple[int, str]] = set()
+    reached = cache(lambda: _reached(ctx, resolved))  # once per file, only where a receiver is unknown
     for call, types in ctx.analysis.reflection:
         if len(call.args) >= 2:
-            _check_reflection(ctx, call, types, resolved, members, reported)
+            _check_reflection(ctx, call, types, resolved, members, reported, reached)
 
 
 def _receiver_types(ctx: RuleContext, receiver: ast.expr, types: frozenset[str], resolved: dict[int, str]) -> frozenset[str]:
@@ -37,11 +43,12 @@ def _receiver_types(ctx: RuleContext, receiver: ast.expr, types: frozenset[str],
 
 
 def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], resolved: dict[int, str],
-                      members: dict[str, list[catalog.Entry]], reported: set[tuple[int, str]]) -> None:
+                      members: dict[str, list[catalog.Entry]], reported: set[tuple[int, str]],
+                      reached: Callable[[], frozenset[str]]) -> None:
     owners = _receiver_types(ctx, call.args[0], types, resolved)
     known = bool(owners)
     if not known:  # a receiver of unknown type may be a class the file reaches by name
-        owners = _reached(ctx, resolved)
+        owners = reached()
     name = call.args[1]
     if isinstance(name, ast.Constant) and isinstance(name.value, str):
         if not types:  # on instances: worker_subclass

@@ -46,53 +46,62 @@ def _owners() -> dict[str, str]:
 
 def check(ctx: RuleContext) -> None:
     by_name = ctx.analysis.attributes_by_name
+    # what another rule reported (``dynamic_modules`` follows ``import_module`` results into
+    # the functions they are passed to): one finding of a code per line
+    seen = {(f.line, f.code) for f in ctx.findings}
     for name, entry in _unique_names().items():
         for node in by_name.get(name, ()):
-            if _unresolved(ctx, node) and ctx.entry(entry.code) is not None:
+            if _unknown_root(ctx, node) and ctx.entry(entry.code) is not None and (node.lineno, entry.code) not in seen:
                 ctx.todo(node, entry, f"`.{name}` on a receiver of unknown type is the V1 `{name}`: {entry.message}")
     owners = _owners()
     for member, entries in removed_members().items():
         for node in by_name.get(member, ()):
             owner = _owner_of(ctx, node.value, owners)
             entry = next((e for e in entries if e.owner_class == owner), None)
-            if entry is not None and ctx.entry(entry.code) is not None and id(node) not in ctx.claimed:
+            if (entry is not None and ctx.entry(entry.code) is not None and id(node) not in ctx.claimed
+                    and (node.lineno, entry.code) not in seen):
                 ctx.todo(node, ctx.entry(entry.code), f"`{ctx.analysis.segment(node)}`: {entry.message}")
 
 
-def _unresolved(ctx: RuleContext, node: ast.Attribute) -> bool:
-    """Does no rule keyed on qualified names see ``node`` (a V1 name or a fork re-export)?"""
-    resolved = ctx.analysis.qualname(node)
-    return resolved is None or (resolved[1].kind != "fork" and catalog.matching_entry(resolved[0]) is None)
+def _unknown_root(ctx: RuleContext, node: ast.expr) -> bool:
+    """Is the root of the chain ``node`` a name nothing here binds to a known value (a
+    parameter, a global set elsewhere)? An import is the reference and fork rules' (or another
+    package's: sgl_jax has a ``DFlashWorker`` of its own), a local assigned a value (a module
+    ``import_module`` returned) ``dynamic_modules``'."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (isinstance(root, ast.Name) and ctx.analysis.qualname(root) is None
+            and root.id not in ctx.analysis.module_scope.names and not assigned_values(ctx, root))
 
 
 def _owner_of(ctx: RuleContext, receiver: ast.expr, owners: dict[str, str]) -> str | None:
     """The owner class ``receiver`` is by its unique name where no qualified-name rule sees
-    it: ``x.DFlashVerifyInput`` on an unknown ``x``, a name imported from outside sglang and
-    the fork index (``from .compat import DFlashVerifyInput``), or a local name assigned
-    such a chain in the enclosing function or module."""
+    it: ``x.DFlashVerifyInput`` on an unknown ``x``, a name the file imports from its own
+    package when the fork index does not carry it (``from .compat import DFlashVerifyInput``),
+    or a local name assigned such a chain in the enclosing function or module."""
     if isinstance(receiver, ast.Attribute):
-        return owners.get(receiver.attr) if _outside_sglang(ctx, receiver) else None
+        return owners.get(receiver.attr) if _unknown_root(ctx, receiver) else None
     if not isinstance(receiver, ast.Name):
         return None
     binding = ctx.analysis.module_scope.names.get(receiver.id)
-    if binding is not None and binding.kind in ("from", "from-as") and binding.qualname \
-            and _outside_sglang(ctx, receiver):
+    if binding is not None and binding.kind in ("from", "from-as") and binding.qualname and _own_package(ctx, receiver):
         return owners.get(binding.qualname.rpartition(".")[2])
     for value in assigned_values(ctx, receiver):
-        if isinstance(value, ast.Attribute) and value.attr in owners and _outside_sglang(ctx, value):
+        if isinstance(value, ast.Attribute) and value.attr in owners and _unknown_root(ctx, value):
             return owners[value.attr]
     return None
 
 
-def _outside_sglang(ctx: RuleContext, node: ast.expr) -> bool:
-    """Is ``node`` unresolved, or resolved to something neither sglang nor a fork re-export of
-    a V1 object (those chains are the reference and fork rules')?"""
-    resolved = ctx.analysis.qualname(node)
-    return resolved is None or (resolved[1].kind != "fork" and resolved[0].partition(".")[0] != "sglang")
+def _own_package(ctx: RuleContext, name: ast.Name) -> bool:
+    """Does ``name`` resolve to a name of the file's own top package, not through the fork index?"""
+    resolved = ctx.analysis.qualname(name)
+    own = ctx.analysis.module_name.partition(".")[0]
+    return resolved is not None and resolved[1].kind != "fork" and resolved[0].partition(".")[0] == own
 
 
 RULE = Rule(
-    "unique_names", 505, check,
+    "unique_names", 530, check,
     shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
     why="removed classes, functions and members reached by their unique names on receivers of unknown "
     "type; each name's own code, as the rules that resolve them use",

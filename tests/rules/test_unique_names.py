@@ -6,8 +6,8 @@ from __future__ import annotations
 from codemod_helpers import migrate, todo_lines
 
 
-def found(source: str) -> list[tuple[int, str]]:
-    _, findings = migrate(source, target="0.5.17", mode="lint")
+def found(source: str, module_name: str | None = None) -> list[tuple[int, str]]:
+    _, findings = migrate(source, target="0.5.17", mode="lint", module_name=module_name)
     return sorted((f.line, f.code) for f in findings)
 
 
@@ -51,14 +51,20 @@ def test_a_resolved_v1_chain_is_reported_once_by_the_reference_rules() -> None:
     assert findings.count((2, "DFM103")) == 1 and (4, "DFM103") in findings
 
 
-def test_a_removed_member_through_a_non_sglang_import_and_once_through_sglang() -> None:
+def test_a_removed_member_through_the_own_package_and_once_through_sglang() -> None:
     assert found("""
-from sglang.srt.speculative import dflash_info
+import importlib
 
-from mypkg.compat import DFlashVerifyInput as Verify
+from sglang.srt.speculative import dflash_info
+from sgl_jax.srt.speculative.dflash_info import DFlashVerifyInput as JaxVerify
+
+from .compat import DFlashVerifyInput as Verify
 
 
 def install(patched):
     dflash_info.DFlashVerifyInput.verify = patched
     Verify.verify = patched
-""") == [(8, "DFM105"), (9, "DFM105")]
+    JaxVerify.verify = patched
+    jax = importlib.import_module("sgl_jax.srt.speculative.dflash_worker")
+    return jax.DFlashWorker
+""", module_name="mypkg.use") == [(11, "DFM105"), (12, "DFM105")]  # not the JAX port's names
