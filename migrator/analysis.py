@@ -16,7 +16,8 @@ What is resolved (all statically; the scanned code is never imported or executed
   methods; function bodies are analysed after their enclosing scope, like pyflakes);
 * known instance types: annotated parameters and assignments (string annotations,
   ``Optional[X]``, ``X | None``), ``x = Cls(...)``, ``self``/``super()`` in classes whose
-  bases resolve (also through classes defined in the same file), and ``self.attr = Cls()``;
+  bases resolve (also through classes defined in the same file), ``self.attr = Cls()``, and
+  a name inside the body of ``if isinstance(name, Cls):`` (alone or in an ``and``);
 * version guards: names bound inside ``try: ... except ImportError:`` blocks that import a
   V2 name are marked guarded, and nothing inside such a block is reported.
 
