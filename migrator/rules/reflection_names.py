@@ -1,61 +1,48 @@
-"""Removed names spelled as strings where code reaches sglang's V1 objects by name.
+"""Removed members named by strings where code reaches sglang's V1 objects by name.
 
-* ``getattr``/``hasattr``/``setattr``/``delattr``/``mock.patch.object`` on the V1 worker class
-  (or ``DFlashVerifyInput``, or an instance of either) with a removed member's name, written
-  directly or as data that reaches the call: a ``for`` loop over a tuple/list of names, a
-  tuple of tuples unpacked by the loop, a dict (its keys or ``.items()``), or a lookup in a
-  dict (``TABLE[key]``), the display in the loop or assigned once in the module or the
-  function: the member's code (DFM105-DFM108), reported at the name's string. On a receiver
-  of unknown type only names that say V1 by themselves count: a distinctive member
-  (``getattr(batch, "is_spec_v2", False)``) or a private V1 method of a class the file
-  reaches by name (``_prepare_for_speculative_decoding`` beside ``DFlashWorker``).
-
-All are TODOs: the name may be looked up on something else. Instances with a literal name are
-``worker_subclass``'s; names compared with strings and file paths are ``name_comparisons``'.
+``getattr``/``hasattr``/``setattr``/``delattr``/``mock.patch.object`` on the V1 worker class (or
+``DFlashVerifyInput``, or an instance of either) with a removed member's name, written directly
+or as data that reaches the call: a ``for`` loop over a tuple/list of names, a tuple of tuples it
+unpacks, a dict (its keys or ``.items()``), or a lookup ``TABLE[key]``, the display in the loop or
+assigned once in the module or the function: the member's code (DFM105-DFM108), a TODO at the
+name's string (it may be looked up on something else). On a receiver of unknown type only names
+that say V1 by themselves count: a distinctive member (``getattr(batch, "is_spec_v2", False)``)
+or a private V1 method of a class the file reaches (``_prepare_for_speculative_decoding`` beside
+``DFlashWorker``). Instances with a literal name are ``worker_subclass``'s; names compared with
+strings and file paths ``name_comparisons``'.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from functools import cache
 
 from .. import catalog
 from .context import Rule, RuleContext, removed_members
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Callable
-
 
 def check(ctx: RuleContext) -> None:
-    members = removed_members()
     resolved = {id(node): qualname for node, qualname, _ in ctx.analysis.references} if ctx.analysis.reflection else {}
     reported: set[tuple[int, str]] = set()
     reached = cache(lambda: _reached(ctx, resolved))  # once per file, only where a receiver is unknown
     for call, types in ctx.analysis.reflection:
         if len(call.args) >= 2:
-            _check_reflection(ctx, call, types, resolved, members, reported, reached)
-
-
-def _receiver_types(ctx: RuleContext, receiver: ast.expr, types: frozenset[str], resolved: dict[int, str]) -> frozenset[str]:
-    qualname = resolved.get(id(receiver))
-    return types | (ctx.analysis.ancestors(qualname) if qualname else frozenset())
+            _check_reflection(ctx, call, types, resolved, reported, reached)
 
 
 def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], resolved: dict[int, str],
-                      members: dict[str, list[catalog.Entry]], reported: set[tuple[int, str]],
-                      reached: Callable[[], frozenset[str]]) -> None:
-    owners = _receiver_types(ctx, call.args[0], types, resolved)
-    known = bool(owners)
-    if not known:  # a receiver of unknown type may be a class the file reaches by name
-        owners = reached()
+                      reported: set[tuple[int, str]], reached: Callable[[], frozenset[str]]) -> None:
+    qualname = resolved.get(id(call.args[0]))
+    owners = types | (ctx.analysis.ancestors(qualname) if qualname else frozenset())
+    known = bool(owners)  # else a receiver of unknown type may be a class the file reaches by name
     name = call.args[1]
     if isinstance(name, ast.Constant) and isinstance(name.value, str):
         if not types:  # on instances: worker_subclass
-            _report_member(ctx, name, owners, members, call, reported, known)
+            _report_member(ctx, name, owners or reached(), call, reported, known)
     else:
         for constant in _data_names(ctx, call, name):
-            _report_member(ctx, constant, owners, members, call, reported, known)
+            _report_member(ctx, constant, owners or reached(), call, reported, known)
 
 
 def _reached(ctx: RuleContext, resolved: dict[int, str]) -> frozenset[str]:
@@ -66,20 +53,16 @@ def _reached(ctx: RuleContext, resolved: dict[int, str]) -> frozenset[str]:
     return frozenset().union(*(analysis.ancestors(q) for q in named))
 
 
-def _report_member(ctx: RuleContext, constant: ast.Constant, owners: frozenset[str],
-                   members: dict[str, list[catalog.Entry]], call: ast.Call, reported: set[tuple[int, str]],
-                   known: bool = True) -> None:
+def _report_member(ctx: RuleContext, constant: ast.Constant, owners: frozenset[str], call: ast.Call,
+                   reported: set[tuple[int, str]], known: bool) -> None:
     """``known``: the receiver's type is known; else only names no other class has (a
     distinctive member needing no cue, or a private V1 method of a class the file reaches) count."""
-    for entry in members.get(constant.value, ()):
-        if known:
-            matches = entry.owner_class in owners
-        else:
-            matches = (entry.distinctive and not entry.cues) or (entry.owner_class in owners and constant.value.startswith("_"))
-        if matches and ctx.entry(entry.code) is not None and (id(constant), entry.code) not in reported:
+    for entry in removed_members().get(constant.value, ()):
+        matches = entry.owner_class in owners and (known or constant.value.startswith("_"))
+        if (matches or (not known and entry.distinctive and not entry.cues)) and ctx.entry(entry.code) is not None \
+                and (id(constant), entry.code) not in reported:
             reported.add((id(constant), entry.code))
-            function = ctx.analysis.segment(call.func)
-            ctx.todo(constant, entry, f"`{function}(..., {constant.value!r})`: {entry.message}")
+            ctx.todo(constant, entry, f"`{ctx.analysis.segment(call.func)}(..., {constant.value!r})`: {entry.message}")
             return
 
 
@@ -137,15 +120,11 @@ def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _literal(ctx: RuleContext, at: ast.AST, node: ast.expr) -> ast.expr | None:
-    """``node`` itself if a display, else the one display a name is assigned in scope."""
-    if isinstance(node, ast.Name):
-        return _single_literal(ctx, at, node.id)
-    return node
-
-
-def _single_literal(ctx: RuleContext, loop: ast.AST, name: str) -> ast.expr | None:
-    """The one tuple/list/set literal assigned to ``name`` in the module or the loop's function."""
+def _literal(ctx: RuleContext, loop: ast.AST, node: ast.expr) -> ast.expr | None:
+    """``node`` itself, or for a name the one value assigned to it in the module or the function."""
+    if not isinstance(node, ast.Name):
+        return node
+    name = node.id
     bodies = [ctx.analysis.tree.body]
     node: ast.AST | None = loop
     while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
