@@ -16,7 +16,8 @@ What is resolved (all statically; the scanned code is never imported or executed
   methods; function bodies are analysed after their enclosing scope, like pyflakes);
 * known instance types: annotated parameters and assignments (string annotations,
   ``Optional[X]``, ``X | None``), ``x = Cls(...)``, ``self``/``super()`` in classes whose
-  bases resolve (also through classes defined in the same file), and ``self.attr = Cls()``;
+  bases resolve (also through classes defined in the same file), ``self.attr = Cls()``, and
+  a name inside the body of ``if isinstance(name, Cls):`` (alone or in an ``and``);
 * version guards: names bound inside ``try: ... except ImportError:`` blocks that import a
   V2 name are marked guarded, and nothing inside such a block is reported.
 
@@ -54,7 +55,7 @@ IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "B
 #: error is one). A version guard, and an optional reference in ``verify``, catch either.
 MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
 V2_MARKERS = ("_v2", "V2")
-REFLECTION = frozenset({"getattr", "hasattr", "setattr", "delattr"})
+REFLECTION = frozenset(catalog.REFLECTION_CALLS)
 
 
 class Binding:
@@ -237,7 +238,8 @@ class Analysis(ast.NodeVisitor):
         self.typed_attributes: list[tuple[ast.Attribute, frozenset[str]]] = []
         self.calls: list[ast.Call] = []
         self.callees: dict[int, tuple[str | None, frozenset[str]]] = {}
-        #: getattr/hasattr/setattr/delattr calls with the types of their first argument.
+        #: getattr/hasattr/setattr/delattr (and ``mock.patch.object``) calls with the types of
+        #: their first argument.
         self.reflection: list[tuple[ast.Call, frozenset[str]]] = []
         #: Every attribute access by attribute name (for distinctive member names).
         self.attributes_by_name: dict[str, list[ast.Attribute]] = {}
@@ -570,7 +572,45 @@ class Analysis(ast.NodeVisitor):
 
     def visit_If(self, node: ast.If) -> None:
         self.alternative_names |= _bound_names(node.body) & _bound_names(node.orelse)
-        self.generic_visit(node)
+        narrowed = self._narrowed_by(node.test)
+        if not narrowed:
+            self.generic_visit(node)
+            return
+        self.parents[node.test] = node
+        self._visit_expr(node.test)
+        restore = []  # isinstance narrows the name inside the body, as a type checker would
+        for name, types in narrowed:
+            current = self.lookup(name)
+            binding = Binding(None, "other", types=types | (current.types if current is not None else frozenset()))
+            restore.append((name, self.scope.names.get(name), binding))
+            self.scope.names[name] = binding
+        for statement in node.body:
+            self.parents[statement] = node
+            self._visit_statement(statement)
+        for name, previous, binding in restore:
+            if self.scope.names.get(name) is binding:  # not rebound in the body
+                if previous is None:
+                    del self.scope.names[name]
+                else:
+                    self.scope.names[name] = previous
+        for statement in node.orelse:
+            self.parents[statement] = node
+            self._visit_statement(statement)
+
+    def _narrowed_by(self, test: ast.expr) -> list[tuple[str, frozenset[str]]]:
+        """(name, class types) of each ``isinstance(name, C)`` that ``test`` (alone or in an
+        ``and``) asserts, for classes of known type (``C`` or a tuple of classes)."""
+        tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+        found = []
+        for item in tests:
+            if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and item.func.id == "isinstance"
+                    and len(item.args) == 2 and isinstance(item.args[0], ast.Name)):
+                continue
+            classes = item.args[1].elts if isinstance(item.args[1], ast.Tuple) else [item.args[1]]
+            types = frozenset().union(*(self.class_types(c) for c in classes))
+            if types:
+                found.append((item.args[0].id, types))
+        return found
 
     def visit_Try(self, node: ast.Try) -> None:
         self.alternative_names |= _bound_names(node.body) & set().union(*(_bound_names(h.body) for h in node.handlers))
@@ -901,7 +941,7 @@ class Analysis(ast.NodeVisitor):
         resolved = self.qualname(node.func)
         callee = resolved[0] if resolved is not None and not resolved[1].guarded else None
         self.callees[id(node)] = (callee, self.class_types(node.func))
-        if isinstance(node.func, ast.Name) and node.func.id in REFLECTION and node.args:
+        if node.args and ((isinstance(node.func, ast.Name) and node.func.id in REFLECTION) or _is_patch_object(node.func)):
             self.reflection.append((node, self.types_of(node.args[0])))
         self.generic_visit(node)
 
@@ -916,6 +956,13 @@ class Analysis(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str):
             self.strings.append(node)
+
+
+def _is_patch_object(func: ast.expr) -> bool:
+    """``patch.object`` / ``mock.patch.object`` / ``unittest.mock.patch.object``: a member by name."""
+    return (isinstance(func, ast.Attribute) and func.attr == "object"
+            and ((isinstance(func.value, ast.Attribute) and func.value.attr == "patch")
+                 or (isinstance(func.value, ast.Name) and func.value.id == "patch")))
 
 
 def _bound_names(body: list[ast.stmt]) -> set[str]:

@@ -215,6 +215,9 @@ V1_DRAFT_INPUT = f"{DFLASH_INFO}.DFlashDraftInput"
 V2_DRAFT_INPUT = f"{DFLASH_INFO_V2}.DFlashDraftInputV2"
 VERIFY_INPUT = f"{DFLASH_INFO}.DFlashVerifyInput"
 SPEC_ALGORITHM = f"{_M}.spec_info.SpeculativeAlgorithm"
+MODEL_RUNNER = "sglang.srt.model_executor.model_runner.ModelRunner"
+SPEC_AUX_CONFIG = "sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state.SpecAuxHiddenStateConfig"
+GENERATION_RESULT = "sglang.srt.managers.utils.GenerationBatchResult"
 SERVER_ARGS = "sglang.srt.server_args.ServerArgs"
 ENGINE_CALLABLES = ("sglang.Engine", "sglang.srt.entrypoints.engine.Engine", SERVER_ARGS)
 LAUNCH_SERVER_MODULE = "sglang.launch_server"
@@ -224,6 +227,8 @@ DISABLE_OVERLAP_FLAG = "--disable-overlap-schedule"
 #: The keywords of V1 ``DFlashVerifyInput.verify(*, batch, logits_output, page_size)``: the
 #: call form that names it on a receiver of unknown type.
 V1_VERIFY_KEYWORDS = ("batch", "logits_output", "page_size")
+#: The calls that reach a member by its name (``rules.reflection_names``).
+REFLECTION_CALLS = ("delattr", "getattr", "hasattr", "setattr")
 V1 = VersionRange("0.5.11", "0.5.13")
 V2 = VersionRange(FIRST_V2_RELEASE)
 DOC = "MIGRATION.md"
@@ -741,7 +746,9 @@ ENTRIES: tuple[Entry, ...] = (
         replacements=(Replacement(VersionRange("0.5.16"), f"{VERIFY_INPUT}.num_tokens_per_req"),),
         fix="safe",
         message="`DFlashVerifyInput.num_tokens_per_batch` is now `num_tokens_per_req`",
-        guidance="Renamed in 0.5.16; only accesses on values known to be `DFlashVerifyInput` are rewritten.",
+        guidance="Renamed in 0.5.16; only accesses on values known to be `DFlashVerifyInput` are rewritten. No other "
+        "sglang class has the name: on a receiver of unknown type (an untyped parameter) in a file that names "
+        "`DFlashVerifyInput` it is a TODO.",
         before=(
             "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
             "\n"
@@ -842,6 +849,131 @@ ENTRIES: tuple[Entry, ...] = (
             "def check(req, server_args):\n"
             "    return validate_dflash_request(req, enable_overlap=not server_args.disable_overlap_schedule)"
         ),
+    ),
+    # ---- changes inside the V2 era: V1-era code breaks again on the way to a newer release ----
+    Entry(
+        code="DFM308",
+        old=f"{VERIFY_INPUT}.get_spec_adjust_token_coefficient",
+        also=(f"{V1_DRAFT_INPUT}.get_spec_adjust_token_coefficient", f"{V2_DRAFT_INPUT}.get_spec_adjust_token_coefficient"),
+        kind="method",
+        exists=VersionRange("0.5.11", "0.5.15"),
+        replacements=(Replacement(VersionRange("0.5.16"), None),),
+        fix="manual",
+        message="`get_spec_adjust_token_coefficient()` was removed in 0.5.16; read `num_tokens_per_req` and "
+        "`num_tokens_for_logprob_per_req` instead",
+        guidance="Every speculative input (DFLASH's, EAGLE's, NGRAM's) had it until 0.5.15 and none has it from "
+        "0.5.16: the scheduler reads the inputs' `num_tokens_per_req` / `num_tokens_for_logprob_per_req` "
+        "(1 for `DFlashDraftInputV2`, the block size for `DFlashVerifyInput`). A call on any receiver raises "
+        "`AttributeError` there, unless the fork's own class defines the method: in a file that names a DFLASH "
+        "input class, every call is reported but those on instances of a class of the file that defines it.",
+        before=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def tokens_per_req(spec_info: DFlashVerifyInput):\n"
+            "    per_req, per_logprob = spec_info.get_spec_adjust_token_coefficient()\n"
+            "    return per_req"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+            "\n"
+            "\n"
+            "def tokens_per_req(spec_info: DFlashVerifyInput):\n"
+            "    return spec_info.num_tokens_per_req"
+        ),
+        # a call, not a definition; reported on any receiver in a file naming a DFLASH input
+        cues=(".get_spec_adjust_token_coefficient",),
+    ),
+    Entry(
+        code="DFM309",
+        old=f"{MODEL_RUNNER}.dflash_use_aux_hidden_state",
+        also=(f"{MODEL_RUNNER}.dflash_target_layer_ids", f"{MODEL_RUNNER}.dflash_draft_num_layers"),
+        kind="attribute",
+        exists=VersionRange("0.5.11", "0.5.15"),
+        replacements=(Replacement(VersionRange("0.5.16"), f"{SPEC_AUX_CONFIG}.dflash_use_aux_hidden_state"),),
+        fix="safe",
+        message="`ModelRunner.dflash_*` moved to `ModelRunner.spec_aux_config.dflash_*` in 0.5.16",
+        guidance="0.5.16 gathers the auxiliary-hidden-state settings in a `SpecAuxHiddenStateConfig` at "
+        "`model_runner.spec_aux_config` (`dflash_use_aux_hidden_state`, `dflash_target_layer_ids`, "
+        "`dflash_draft_num_layers`); the attributes on the runner itself are gone. The fix inserts "
+        "`spec_aux_config.` where the receiver is a model runner (typed as one, or spelled `...runner`).",
+        before=(
+            "def capture_layers(worker):\n"
+            "    return worker.model_runner.dflash_target_layer_ids"
+        ),
+        after=(
+            "def capture_layers(worker):\n"
+            "    return worker.model_runner.spec_aux_config.dflash_target_layer_ids"
+        ),
+        distinctive=True,
+        # the runner itself (`self.dflash_...` in ModelRunner) is sglang's, not a fork's use
+        cues=("runner.dflash_",),
+    ),
+    Entry(
+        code="DFM315",
+        old=f"{V1_WORKER_CLASS}.target_worker",
+        also=(f"{V1_WORKER_CLASS}.draft_worker",),
+        kind="attribute",
+        exists=V1,
+        replacements=(Replacement(V2, f"{V2_WORKER_CLASS}.target_worker"),),
+        fix="manual",
+        message="`target_worker`/`draft_worker` are read-only properties of `DFlashWorkerV2`: assigning one "
+        "raises AttributeError",
+        guidance="V1 stored them as plain attributes, so a fork could swap in a wrapped worker "
+        "(`self.draft_worker = Profiled(self.draft_worker)`). `DFlashWorkerV2` inherits them from "
+        "`BaseSpecWorker` as properties without a setter (over `_target_worker`/`_draft_worker`). Wrap "
+        "the worker where it is built, or override the property in the subclass.",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "class ProfiledWorker(DFlashWorker):\n"
+            "    def wrap(self, profiled):\n"
+            "        self.draft_worker = profiled"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "class ProfiledWorker(DFlashWorkerV2):\n"
+            "    def wrap(self, profiled):\n"
+            "        self._draft_worker = profiled"
+        ),
+    ),
+    Entry(
+        code="DFM316",
+        old=f"{GENERATION_RESULT}.num_correct_drafts_per_req_cpu",
+        kind="attribute",
+        exists=VersionRange("0.5.12", NEWEST_RELEASE),
+        replacements=(Replacement(V2, None),),
+        fix="manual",
+        message="a DFLASH worker's `forward_batch_generation` result no longer sets `num_correct_drafts_per_req_cpu`",
+        guidance="V1 `DFlashWorker.forward_batch_generation` filled it (0.5.12-0.5.13); `DFlashWorkerV2` returns "
+        "`accept_lens` (a device tensor) and leaves the field `None`: from 0.5.14 the scheduler's batch-result "
+        "processor fills it from `accept_lens` after the step, so code reading it off the worker's result (a "
+        "metrics wrapper around `forward_batch_generation`) silently gets `None`. Read `result.accept_lens` "
+        "instead. Reported only on the result of a DFLASH worker's `forward_batch_generation` (the scheduler's "
+        "own reads of the processed result are valid).",
+        before=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+            "\n"
+            "\n"
+            "def accepted(worker: DFlashWorker, batch):\n"
+            "    result = worker.forward_batch_generation(batch)\n"
+            "    return result.num_correct_drafts_per_req_cpu"
+        ),
+        after=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+            "\n"
+            "\n"
+            "def accepted(worker: DFlashWorkerV2, batch):\n"
+            "    result = worker.forward_batch_generation(batch)\n"
+            "    return result.accept_lens.tolist()"
+        ),
+        fires_from=FIRST_V2_RELEASE,
+        distinctive=True,
+        # the scheduler reads the field too: only a file that reaches a DFLASH worker can hold this
+        cues=("DFlashWorker", "dflash_worker"),
     ),
     *(
         Entry(
@@ -1226,6 +1358,11 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     groups.append(((f'"{ENV_SPEC_V2}"', f"'{ENV_SPEC_V2}'"), tuple(sorted(builders))))
     verify = f"{VERIFY_INPUT}.verify".rpartition(".")[2]
     groups.append((tuple(f"{keyword}=" for keyword in V1_VERIFY_KEYWORDS[1:]), (verify,)))
+    # a removed member's name as data (a table a loop feeds to ``setattr``): the call that
+    # reaches it by name spells no such word itself
+    members = {name.rpartition(".")[2] for entry in entries_of_kind("method", "attribute") if entry.owner_class
+               for name in entry.names}
+    groups.append((tuple(sorted(members)), REFLECTION_CALLS))
     return tuple(groups)
 
 

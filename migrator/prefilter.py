@@ -13,7 +13,7 @@ from . import catalog
 
 #: Every trigger token, lower-cased, contains one of these (checked by a test); one
 #: lower() and three scans reject almost every file before the exact token scans run.
-COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots", b"filter_batch")
+COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots", b"filter_batch", b"num_correct_drafts")
 
 
 def might_match(data: bytes) -> bool:

@@ -5,8 +5,10 @@
   forwarded to the real V2 worker module.
 - ``<catalog.DFLASH_INFO>.DFlashDraftInput`` is the real ``DFlashDraftInputV2`` (DFM103);
   ``_compute_paged_keep_slots`` raises :class:`~shims.errors.RemovedNameError` (DFM104)
-  where it is imported, naming that place; with ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1`` it
-  imports as a stand-in that raises the same error when called.
+  where it is imported, naming that place, and warns as it raises (once per importing module
+  and name: a compat module's ``except ImportError`` may swallow the error); with
+  ``DFLASH_MIGRATE_SHIM_DEFER_REMOVED=1`` it imports as a stand-in that raises the same error
+  when called.
 - Handing out the V1 worker name also makes the shim check each later subclass of the real
   V2 worker for dead V1 overrides (:mod:`shims.overrides`).
 - ``DFlashVerifyInput.verify`` raises :class:`~shims.errors.RemovedAttributeError` (DFM105);
@@ -129,11 +131,16 @@ _SHIM_DIR = os.path.dirname(os.path.abspath(__file__))
 
 def _user_frame() -> tuple[str, int] | None:
     """(file, line) of the nearest frame outside the shim and the import machinery."""
+    frame = _user_frame_object()
+    return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+
+
+def _user_frame_object() -> types.FrameType | None:
     frame = sys._getframe(1)
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith("<frozen") and os.path.dirname(os.path.abspath(filename)) != _SHIM_DIR:
-            return filename, frame.f_lineno
+            return frame
         frame = frame.f_back  # type: ignore[assignment]
     return None
 
@@ -165,15 +172,33 @@ def _stand_in(name: str, code: str) -> Any:
 
 def _removed_name(name: str) -> Any:
     code = INFO_REMOVED[name]
-    found = _user_frame()
+    frame = _user_frame_object()
+    found = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
     where = f"{found[0]}:{found[1]}" if found else ""
     if not _switches.defer_removed():
+        _warn_raised(name, code, frame, found)
         raise RemovedNameError(code, f"imported at {where}" if where else "")
     entry = catalog.get(code)
     _switches.notify(f"{code}:stand-in:{name}", _switches.migration_message(
         entry, f"imported as a stand-in that raises {RemovedNameError.__name__} when called "
                f"({_switches.ENV_DEFER_REMOVED}=1)"), location=found)
     return _stand_in(name, code)
+
+
+def _warn_raised(name: str, code: str, frame: types.FrameType | None, found: tuple[str, int] | None) -> None:
+    """Say at raise time, once per importing module and name, that the import fails: a
+    fork's ``except ImportError`` (a compat module's ``try``) may swallow the error and, with
+    it, the aliases the same ``try`` imports, leaving no word. Strict mode raises the error
+    itself instead."""
+    if _switches.strict():
+        return
+    module = frame.f_globals.get("__name__", "?") if frame is not None else "?"
+    place = f" at {found[0]}:{found[1]}" if found else ""
+    _switches.notify(f"{code}:raised:{module}:{name}", _switches.migration_message(
+        catalog.get(code), f"`{module}` imports `{name}`{place} and gets {RemovedNameError.__name__} (an "
+                           f"ImportError): an `except ImportError` there hides it and every name its `try` "
+                           f"imports; {_switches.ENV_DEFER_REMOVED}=1 makes `{name}` import as a stand-in that "
+                           "raises when called"), location=found)
 
 
 def _info_getattr(previous: Any) -> Any:

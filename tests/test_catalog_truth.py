@@ -222,3 +222,20 @@ def test_release_wheel_hash_table_matches_pypi(release: str) -> None:
     assert wheel.name in WHEEL_SHA256, f"{wheel.name} is not in migrator/release_hashes.py"
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == WHEEL_SHA256[wheel.name]
     assert {name.split("-")[1] for name in WHEEL_SHA256} == set(catalog.RELEASES)
+
+
+def test_dflash_results_carry_num_correct_drafts_per_req_cpu_only_before_v2() -> None:
+    """DFM316's fact: the field stays on ``GenerationBatchResult`` (its ``exists``, checked
+    above), but only V1 ``DFlashWorker.forward_batch_generation`` sets it; ``DFlashWorkerV2``
+    never does: from 0.5.14 the scheduler's batch-result processor derives it from
+    ``accept_lens`` after the step, so a fork reading it off the worker's result gets None."""
+    entry = catalog.get("DFM316")
+    field = entry.member
+    for release in RELEASES:
+        if release not in entry.exists:
+            continue
+        v2 = release in catalog.V2
+        home = catalog.DFLASH_WORKER_V2 if v2 else catalog.DFLASH_WORKER
+        assert bool(index(release).mentions(field, under=home)) == (not v2), (release, home)
+        if v2:
+            assert index(release).mentions(field, under="sglang.srt.managers"), release

@@ -36,9 +36,11 @@ EXPECTED = [
     ("idxfork/registry.py", 8, 13, "DFM500", [("compat.py", 5)]),  # module-attribute form
     ("idxfork/registry.py", 9, 16, "DFM502", [("workers.py", 6)]),  # a registry holding a V1 subclass
     ("idxfork/tuned.py", 3, 26, "DFM500", [("chain.py", 3), ("aliases.py", 3)]),  # absolute, chained
+    ("idxfork/tuned.py", 6, 18, "DFM500", [("chain.py", 3), ("aliases.py", 3)]),  # its class line (fork_uses)
     ("idxfork/tuned.py", 7, 4, "DFM106", [("chain.py", 3), ("aliases.py", 3)]),
     ("idxfork/uses_wrapper.py", 7, 15, "DFM109", [("wrappers.py", 13)]),  # through another module's wrapper
     ("idxfork/workers.py", 3, 20, "DFM500", [("compat.py", 5)]),  # relative
+    ("idxfork/workers.py", 6, 21, "DFM500", [("compat.py", 5)]),  # the subclass's base (fork_uses)
     ("idxfork/workers.py", 11, 4, "DFM106", [("compat.py", 5)]),
     ("idxfork/workers.py", 13, 15, "DFM106", []),
     ("idxfork/workers.py", 15, 4, "DFM108", [("compat.py", 5)]),

@@ -107,3 +107,25 @@ def test_string_and_text_findings_on_sglang_0_5_13_point_at_v1_spellings() -> No
         assert any(at.startswith(s) or at.startswith("sglang") for s in spellings), (finding, line)
         checked += 1
     print(f"\nstring/text findings on sglang 0.5.13: {checked}")
+
+
+@pytest.mark.parametrize("version,expected", [
+    # its env-var warning (DFM201 on the string it reads) and its deprecated alias flag (DFM203)
+    ("0.5.14", ["DFM201", "DFM203"]),
+    ("0.5.23", []),
+])
+def test_sglang_v2_trees_gain_no_finding(version: str, expected: list[str]) -> None:
+    """sglang's own V2 code, linted for its own release, is valid V2 code: the rules that
+    follow V1 objects through uses, strings, tables and unique names find nothing new there."""
+    import json
+
+    from migrator.verify.wheels import WheelError, unpacked_wheel
+
+    try:
+        tree = unpacked_wheel(version) / "sglang"
+    except WheelError as error:  # pragma: no cover - offline
+        pytest.skip(f"sglang {version} wheel not available: {error}")
+    lint, _ = _cli("lint", tree, "--target-version", version, "--format", "json", cwd=tree.parent)
+    assert lint.returncode in (0, 1), lint.stderr[-3000:]
+    findings = json.loads(lint.stdout)["findings"]
+    assert sorted(f["code"] for f in findings) == expected, findings

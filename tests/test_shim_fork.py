@@ -124,3 +124,35 @@ def test_the_fork_migrated_by_the_codemod_imports_without_the_shim(tmp_path: Pat
     call = result["no-shim"]["kv_call"]  # only the call fails, with sglang's own ImportError
     assert call["type"] == "ImportError" and not call["shim"], call
     assert "cannot import name '_compute_paged_keep_slots'" in call["message"], call
+
+
+SWALLOWING_COMPAT = """\
+try:
+    from sglang.srt.speculative.dflash_info import DFlashDraftInput, _compute_paged_keep_slots
+    from sglang.srt.speculative.dflash_worker import DFlashWorker
+    HAS_DFLASH = True
+except ImportError:
+    DFlashDraftInput = DFlashWorker = _compute_paged_keep_slots = None
+    HAS_DFLASH = False
+"""
+
+
+def test_a_swallowed_removed_name_still_leaves_one_warning(tmp_path: Path) -> None:
+    """The removed helper is imported in the same ``try`` as names the shim aliases; the
+    fork's ``except ImportError`` swallows the shim's RemovedNameError, so the flag goes False
+    with no error: the shim warned as it raised, once per importing module and name."""
+    package = tmp_path / "swallow"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "compat.py").write_text(SWALLOWING_COMPAT)
+    # a second module, importing it twice: one more warning, for its first import
+    (package / "again.py").write_text("from . import compat\n" + SWALLOWING_COMPAT + SWALLOWING_COMPAT)
+    result = sglang_env.probe("0.5.23", "fork", {"root": str(tmp_path), "package": "swallow", "modes": ["default"]})
+    run = result["default"]
+    assert all(error is None for error in run["imports"].values()), run["imports"]  # swallowed: no error
+    raised = [w for w in run["warnings"] if w["message"].startswith("DFM104: ")]
+    assert sorted((Path(w["file"]).name, w["line"]) for w in raised) == [("again.py", 3), ("compat.py", 2)], raised
+    for warning in raised:
+        module = "swallow." + Path(warning["file"]).stem
+        assert f"`{module}` imports `_compute_paged_keep_slots` at " in warning["message"]
+        assert f"{_switches.ENV_DEFER_REMOVED}=1" in warning["message"]

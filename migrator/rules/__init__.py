@@ -17,15 +17,15 @@ edit broad constructs run before those that edit parts of them. The bands:
 ====  ==========================================================================================
  1xx  import statements (``imports``): first, so later rules see the module's renamed imports
  2xx  references by qualified name (``references``, then ``string_refs`` for names spelled
-      as strings); they claim the nodes they replace
+      as strings, ``lazy_pairs`` for (module, name) string pairs); they claim the nodes they replace
  3xx  members and call forms of values of known type, settings and flags (one rule per
       concern: ``worker_subclass``, ``verify_input``, ``draft_input``, ``spec_v2_env``,
-      ``spec_v2_flags``, ``server_args``, ``validate_request``); independent of one another
- 4xx  the fork's own modules (``fork_names``, ``silent_downgrade``): after the import fixes
-      they rely on
+      ``spec_v2_flags``, ``server_args``, ``validate_request``, ``v2_era``); independent of one another
+ 4xx  the fork's own modules (``fork_names``, ``silent_downgrade``, ``fork_uses``): after the
+      import fixes they rely on
  5xx  names reached by other means (``embedded_env``, ``reflection_names``,
-      ``dynamic_modules``): last, so that a string another rule already renames or reports
-      keeps that finding
+      ``name_comparisons``, ``dynamic_modules``, then ``unique_names``): last, so that a string
+      or chain another rule already renames or reports keeps that finding
 ====  ==========================================================================================
 
 A new rule takes a free number in its band (two rules with one ``order`` is an error here);
@@ -42,9 +42,9 @@ __all__ = ["MODULES", "RULES", "Rule", "RuleContext", "all_rules", "base_origins
 
 #: The rule modules (their run order comes from their declarations, not from this list).
 MODULES: tuple[str, ...] = (
-    "draft_input", "dynamic_modules", "embedded_env", "filter_batch", "fork_names", "overlap_guards", "imports", "reflection_names",
-    "references", "server_args", "silent_downgrade", "spec_v2_env", "spec_v2_flags", "string_refs",
-    "validate_request", "verify_input", "worker_subclass",
+    "draft_input", "dynamic_modules", "embedded_env", "filter_batch", "fork_names", "fork_uses", "overlap_guards", "imports", "lazy_pairs", "name_comparisons", "reflection_names",
+    "references", "server_args", "silent_downgrade", "spec_v2_env", "spec_v2_flags", "string_refs", "unique_names",
+    "v2_era", "validate_request", "verify_input", "worker_subclass",
 )
 
 

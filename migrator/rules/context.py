@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cache
 from typing import NamedTuple
 
 TYPE_CHECKING = False
@@ -141,6 +142,40 @@ def through(related: tuple[tuple[str, int], ...]) -> str:
     # repository-relative, as reports show paths: the message (and so the fingerprint) is the
     # same whether the other file was scanned or only indexed (`lint FILE` = its part of `lint .`)
     return " (through " + ", ".join(f"{report_path(path)}:{line}" for path, line in related) + ")" if related else ""
+
+
+@cache
+def removed_members() -> dict[str, list[catalog.Entry]]:
+    """Removed member name -> the entries naming it (on their owner class)."""
+    table: dict[str, list[catalog.Entry]] = {}
+    for entry in catalog.entries_of_kind("method", "attribute"):
+        if entry.owner_class and entry.replacement_for(catalog.NEWEST_RELEASE) != entry.old:
+            for name in entry.names:
+                table.setdefault(name.rpartition(".")[2], []).append(entry)
+    return table
+
+
+def assigned_values(ctx: RuleContext, name: ast.Name) -> list[ast.expr]:
+    """The values ``name`` is assigned (``name = value``) by statements of the function (or
+    module) body around it, in order: what a local alias may stand for."""
+    scope = ctx.analysis.parents.get(name)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = ctx.analysis.parents.get(scope)
+    body = scope.body if scope is not None else ctx.analysis.tree.body  # type: ignore[union-attr]
+    return [statement.value for statement in body if isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name.id for t in statement.targets)]
+
+
+def replaceable(qualname: str, target: str) -> bool:
+    """Does the catalog replace the V1 object ``qualname`` (or the one it is inside) safely
+    on ``target``? Then a fork's re-export of it is fixed where it is bound."""
+    names = catalog.by_name()
+    parts = qualname.split(".")
+    for cut in range(len(parts), 0, -1):
+        found = names.get(".".join(parts[:cut]))
+        if found is not None:
+            return found.fix == "safe" and found.replacement_for(target) is not None
+    return False
 
 
 def base_origins(ctx: RuleContext, node: ast.ClassDef) -> tuple[tuple[str, int], ...]:

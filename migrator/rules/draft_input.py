@@ -4,7 +4,8 @@
 The class rename itself (DFM103) is safe and done by the import/reference rules; this
 rule adds the TODO the issue asks for "where the surrounding code uses members that do
 not exist on the new class": attribute access on values known to be a DFlash draft
-input, and keyword arguments of its constructor. EAGLE's ``verified_id`` is untouched
+input (also after ``isinstance`` narrows a name to one), and keyword arguments of its
+constructor, each reported on the line that holds it. EAGLE's ``verified_id`` is untouched
 because the receiver's type must be a DFlash draft input.
 """
 
@@ -31,7 +32,7 @@ def check(ctx: RuleContext) -> None:
             continue
         for keyword in call.keywords:
             if keyword.arg is not None:
-                _member(ctx, types, keyword.arg, call, f"`{keyword.arg}=`",
+                _member(ctx, types, keyword.arg, keyword, f"`{keyword.arg}=`",  # on its own line
                         lambda entry, keyword=keyword: rename_keyword(ctx, keyword, entry))
 
 

@@ -30,7 +30,7 @@ from .. import catalog
 from ..analysis import rename_qualname
 from ..model import Fix, InsertComment, Span
 from ..report.locations import report_path
-from .context import Rule, RuleContext, through
+from .context import Rule, RuleContext, replaceable, through
 
 
 def check(ctx: RuleContext) -> None:
@@ -142,20 +142,10 @@ def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, reso
         path, line = resolved.fallback
         message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({path}:{line})"
     message += through(resolved.via)
-    replaced = _replaceable(v1, ctx.target)
+    replaced = replaceable(v1, ctx.target)
     fix = Fix("safe", (), replacement=f"fixed where it is bound: {report_path(resolved.via[-1][0])}") if replaced else None
     ctx.report(span, entry, fix, message)
     ctx.findings[-1] = ctx.findings[-1]._replace(related=resolved.via)
-
-
-def _replaceable(qualname: str, target: str) -> bool:
-    names = catalog.by_name()
-    parts = qualname.split(".")
-    for cut in range(len(parts), 0, -1):
-        found = names.get(".".join(parts[:cut]))
-        if found is not None:
-            return found.fix == "safe" and found.replacement_for(target) is not None
-    return False
 
 
 def _registries(ctx: RuleContext, entry: catalog.Entry) -> None:

@@ -5,7 +5,8 @@ and has another ``forward_batch_generation`` contract, so an override silently s
 running (DFM106-DFM108). Caught: overrides in subclasses (also through intermediate
 classes of the same file, and through other modules of the fork: ``migrator.forkindex``), calls on ``self``/``super()``/values known to be a DFlash
 worker, ``getattr``/``hasattr``/``setattr(worker, "<removed method>")``, and the
-constructor's rank arguments (DFM111, from 0.5.16). The same method names on unrelated
+constructor's rank arguments (DFM111, from 0.5.16; also ``DFlashWorkerV2(...)`` still called
+with V1's ``tp_rank``... form, valid only until 0.5.15). The same method names on unrelated
 classes (NGRAM's worker, ``target_worker.forward_batch_generation``) are not touched,
 because the receiver's type must be known to be a DFlash V1 worker.
 """
@@ -45,8 +46,18 @@ def check(ctx: RuleContext) -> None:
     entry = ctx.entry("DFM111")
     if entry is not None:
         for call in analysis.calls:
-            if analysis.callee(call) == worker:
+            callee = analysis.callee(call)
+            if callee == worker or (callee == catalog.V2_WORKER_CLASS and _v1_rank_form(call)):
                 ctx.todo(call, entry)
+
+
+#: V1's constructor (and V2's until 0.5.15): server_args, gpu_id, 5 ranks, nccl_port, target_worker
+_V1_POSITIONAL = 9
+
+
+def _v1_rank_form(call: ast.Call) -> bool:
+    """``DFlashWorkerV2(...)`` still called with the V1 rank arguments (valid until 0.5.15)."""
+    return any(k.arg == "tp_rank" for k in call.keywords) or len(call.args) >= _V1_POSITIONAL
 
 
 def _check_super_init(ctx: RuleContext, function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -75,7 +86,7 @@ def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], w
     if isinstance(name, ast.Constant) and isinstance(name.value, str):
         entry = entry_for_member(types, name.value, REMOVED_METHOD_CODES, ctx)
         if entry is not None:
-            ctx.todo(call, entry, f"`{call.func.id}(..., {name.value!r})`: {entry.message}")  # type: ignore[attr-defined]
+            ctx.todo(call, entry, f"`{ctx.analysis.segment(call.func)}(..., {name.value!r})`: {entry.message}")
 
 
 RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"))

@@ -8,7 +8,8 @@ prompts) go through the Python rules and are reported, never edited: a document 
 old code on purpose. Prose, inline code and blocks of other or no language are scanned for
 V1 names (``migrator.textrules.mentions``, DFM401-DFM409, report-only; ``<!-- -->`` and
 MDX ``{/* */}`` comments skipped); the variable in inline code (`` `SGLANG_ENABLE_SPEC_V2=0` ``)
-is a manual DFM201 finding.
+is a manual DFM201 finding. Flags tables and instructions to hook V1-only methods:
+:mod:`.doc_prose`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 
 from migrator import catalog
 from migrator.model import Finding, Fix, InsertComment, Span
-from migrator.textrules import _core, _guard, dockerfile, dotenv, mentions, shell, toml, yaml
+from migrator.textrules import _core, _guard, doc_prose, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
@@ -95,7 +96,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         for m in _INLINE.finditer(line):
             out += [f for f in _manual(path, i + 1, line) if m.start() <= f.column < m.end()]
-        out += mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx)
+        said = mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx)
+        out += said + doc_prose.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx, said)
     return mentions.without_covered(out)
 
 
@@ -171,5 +173,5 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser
     return _core.run(path, data, options, RULE, analyze, python, guard=guard)
 
 
-RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text")),
+RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),
                         embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"), reader="markdown")

@@ -69,3 +69,65 @@ def test_positional_verify_of_eagle_and_ngram_is_left_alone() -> None:
     """
     _, findings = migrate(source)
     assert "DFM105" not in [f.code for f in findings]
+
+
+def test_v1_prepare_for_verify_form_on_a_typed_receiver() -> None:
+    _, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_info import DFlashVerifyInput
+
+        def annotated(vi: DFlashVerifyInput, batch, ps):
+            vi.prepare_for_verify(batch, ps)
+
+        def narrowed(batch, ps, worker):
+            verify_input = batch.spec_info
+            if isinstance(verify_input, DFlashVerifyInput):
+                verify_input.prepare_for_verify(batch, ps)
+                verify_input.prepare_for_verify(batch, self.target_worker)
+                verify_input.prepare_for_verify(batch, worker)
+            other = batch.draft_info
+            other.prepare_for_verify(batch, ps)
+        """,
+        target="0.5.17",
+    )
+    assert [f.line for f in findings if f.code == "DFM110"] == [5, 10]
+
+
+def test_renamed_field_on_an_untyped_parameter_is_a_todo() -> None:
+    new, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_info import DFlashVerifyInput  # noqa: F401
+
+        def tokens(verify_input):
+            return verify_input.num_tokens_per_batch
+        """,
+        target="0.5.16",
+    )
+    assert codes(findings) == ["DFM302"] and "TODO(dflash-migrate): DFM302" in new
+    assert migrate("def tokens(batcher):\n    return batcher.num_tokens_per_batch\n", target="0.5.16")[1] == []
+    assert migrate(HEADER + "def tokens(v):\n    return v.num_tokens_per_batch\n", target="0.5.15")[1] == []
+
+
+def test_other_algorithms_verify_and_v2_calls_after_narrowing() -> None:
+    _, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_info import DFlashVerifyInput
+        from sglang.srt.speculative.spec_info import SpecInput
+
+        class TreeVerifyInput(SpecInput):
+            def verify(self, *, batch, logits_output, page_size):
+                return batch
+
+        def step(batch, out, ps, spec, worker):
+            verify_input = TreeVerifyInput()
+            verify_input.verify(batch=batch, logits_output=out, page_size=ps)
+            if isinstance(spec, TreeVerifyInput):
+                spec.verify(batch=batch, logits_output=out, page_size=ps)
+            if isinstance(spec, DFlashVerifyInput):
+                spec.prepare_for_verify(batch, worker.target_worker)
+                return spec.num_tokens_per_req, spec.verify(batch=batch, logits_output=out, page_size=ps)
+            return None
+        """,
+        target="0.5.23",
+    )
+    assert [(f.line, f.code) for f in findings] == [(16, "DFM105")]  # only the narrowed V1 verify
