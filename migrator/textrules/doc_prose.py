@@ -63,8 +63,8 @@ def line_findings(path: str, number: int, line: str, ctx: Ctx, already: list[Fin
                 continue
             for match in re.finditer(rf"(?<!\w){re.escape(method)}(?!\w)", line):
                 if (code, match.start()) not in taken:
-                    out.append(_finding(path, number, match, code, f"the text tells readers to "
-                                        f"{verb.group(0).lower()} `{method}`: {source.code}: {source.message}"))
+                    out.append(_finding(path, number, match, code, f"the text tells readers to act on "
+                                        f"`{method}` ({verb.group(0).lower()}): {source.code}: {source.message}"))
     return out
 
 
