@@ -49,7 +49,10 @@ if TYPE_CHECKING:
 
 #: The exception names a handler catches a failed import statement with: ``ImportError``
 #: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.
-IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+#: The failed-import exceptions themselves: a ``try`` whose handler names one of these is a
+#: written fallback (``migrator.fallbacks``); a broad ``except Exception`` is not one.
+IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError"})
+IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
 #: What a reference to a name that a release lacks raises: an import error, or
 #: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
 #: error is one). A version guard, and an optional reference in ``verify``, catch either.

@@ -17,10 +17,11 @@ checks a new import on those releases.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from functools import cache
 
 from . import catalog
-from .analysis import IMPORT_ERRORS
+from .analysis import IMPORT_ERROR_NAMES
 
 
 @cache
@@ -67,21 +68,29 @@ class Branch:
         self.first, self.last, self.releases, self.is_body, self.unknown = first, last, releases, is_body, unknown
 
 
-def statements(tree: ast.Module):  # -> Iterator[ast.stmt]
+def statements(tree: ast.Module, lines: tuple[int, ...] | None = None):  # -> Iterator[ast.stmt]
     """Every statement of ``tree``, nested ones included, without walking expressions (a
-    few percent of the nodes)."""
-    stack: list[ast.stmt] = list(reversed(tree.body))
+    few percent of the nodes). ``lines`` (sorted): only the statements whose line range
+    holds one of them, and only those are entered: a branch holding a line is found
+    without walking the rest of the file."""
+    def holds(node: ast.stmt) -> bool:
+        if lines is None:
+            return True
+        at = bisect_left(lines, node.lineno)
+        return at < len(lines) and lines[at] <= (node.end_lineno or node.lineno)
+
+    stack: list[ast.stmt] = [n for n in reversed(tree.body) if holds(n)]
     while stack:
         node = stack.pop()
         yield node
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(node, field, None)
             if isinstance(inner, list):
-                stack.extend(reversed(inner))
+                stack.extend(n for n in reversed(inner) if holds(n))
         for handler in getattr(node, "handlers", ()):
-            stack.extend(reversed(handler.body))
+            stack.extend(n for n in reversed(handler.body) if holds(n))
         for case in getattr(node, "cases", ()):
-            stack.extend(reversed(case.body))
+            stack.extend(n for n in reversed(case.body) if holds(n))
 
 
 def _catches_import_errors(node: ast.Try) -> bool:
@@ -89,7 +98,7 @@ def _catches_import_errors(node: ast.Try) -> bool:
         kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
         for kind in kinds:
             name = getattr(kind, "id", None) or getattr(kind, "attr", None)
-            if name in IMPORT_ERRORS:
+            if name in IMPORT_ERROR_NAMES:
                 return True
     return False
 
@@ -121,14 +130,14 @@ def _body_serves(names: list[str], release: str, releases: tuple[str, ...]) -> b
     return True
 
 
-def branches(tree: ast.Module, releases: tuple[str, ...]) -> list[Branch]:
+def branches(tree: ast.Module, releases: tuple[str, ...], lines: tuple[int, ...] | None = None) -> list[Branch]:
     """The guarded ``try`` statements' bodies and handlers and the branches of version
-    tests, innermost last."""
+    tests, innermost last; ``lines`` (sorted): only those holding one of these lines."""
     from .version_tests import version_branches
 
     found = [Branch(first, last, reached or (), False, reached is None)
-             for first, last, reached in version_branches(statements(tree), releases)]
-    for node in statements(tree):
+             for first, last, reached in version_branches(statements(tree, lines), releases)]
+    for node in statements(tree, lines):
         if not isinstance(node, ast.Try) or not node.handlers or not _catches_import_errors(node):
             continue
         names = _sglang_imports(node.body)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from . import catalog
-from .analysis import IMPORT_ERRORS
+from .analysis import IMPORT_ERROR_NAMES
 from .fallbacks import branch_at, branches, statements
 from .model import Finding, Fix, InsertComment, Replace
 
@@ -51,7 +51,7 @@ def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
 
     wanted = sorted(lines)
     best: dict[int, ast.stmt] = {}
-    for node in statements(tree) if tree is not None and wanted else ():
+    for node in statements(tree, tuple(wanted)) if tree is not None and wanted else ():
         for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
             if line not in best or node.lineno >= best[line].lineno:
                 best[line] = node
@@ -63,7 +63,7 @@ def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
 
 
 #: words without which a source holds no fallback or version test (``branches``) ...
-_BRANCH_WORDS = (*sorted(IMPORT_ERRORS), "__version__", "version(")
+_BRANCH_WORDS = (*sorted(IMPORT_ERROR_NAMES), "__version__", "version(")
 #: ... and no probe (``migrator.probes``): the text is checked before its tree is walked
 _PROBE_WORDS = ("import_module", "__import__", "find_spec", "find_loader", "get_loader", "iter_modules",
                 "walk_packages", "hasattr", "getattr")
@@ -87,7 +87,9 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
     is walked only where the text holds a fallback, version test or probe word."""
     if tree is None or not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
         return findings
-    found = branches(tree, releases) if any(word in source for word in _BRANCH_WORDS) else []
+    fixable_lines = tuple(sorted({f.span.start.line for f in findings
+                                  if f.fix is not None and f.fix.applicability != "manual"}))
+    found = branches(tree, releases, fixable_lines) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
     lines = source.splitlines()
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
