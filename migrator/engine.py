@@ -28,7 +28,7 @@ from . import catalog, partial
 from .discovery import discover, is_python
 from .exitcode import exit_code, left_for_humans
 from .lines import may_suppress, split_lines
-from .fileio import SourceError, decode_python, read_bytes, write_atomic
+from .fileio import SourceError, declared_encoding, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
 from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match, might_match_python  # noqa: F401 - COARSE_MARKERS: named here too
@@ -341,9 +341,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
 
     if b"coding" in data:  # a declared encoding other than UTF-8 must round-trip
-        from .rewrite import _encoding_of
-
-        encoding = _encoding_of(data)
+        encoding = declared_encoding(data)
         if encoding != "utf-8" and source.encode(encoding, "replace") != data:
             # ``unicode_escape`` writes a newline back as ``\n``: the rewrite would change every line
             result.error = FileError(result.path, f"cannot rewrite: the declared encoding ({encoding}) does not give "

@@ -41,19 +41,24 @@ class SourceError(Exception):
         self.column = column
 
 
+def declared_encoding(data: bytes) -> str:
+    """The encoding the interpreter decodes ``data`` with: a BOM or a PEP 263 coding cookie
+    on the first two lines, else UTF-8 (:class:`SourceError` for an invalid declaration)."""
+    first_end = data.find(b"\n")
+    second_end = data.find(b"\n", first_end + 1) if first_end >= 0 else -1
+    head = data if second_end < 0 else data[:second_end]  # the two lines a cookie may be on
+    if data.startswith(b"\xef\xbb\xbf") or b"coding" in head:
+        return _declared_encoding(data)
+    return "utf-8"  # no BOM, no cookie: what tokenize.detect_encoding says, without its import
+
+
 def decode_python(data: bytes) -> str:
     """Decode like the interpreter: BOM, then a PEP 263 coding cookie, else UTF-8."""
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
         raise SourceError(f"binary file (NUL byte at offset {nul}): not Python source", line)
-    first_end = data.find(b"\n")
-    second_end = data.find(b"\n", first_end + 1) if first_end >= 0 else -1
-    head = data if second_end < 0 else data[:second_end]  # the two lines a cookie may be on
-    if data.startswith(b"\xef\xbb\xbf") or b"coding" in head:
-        encoding = _declared_encoding(data)
-    else:
-        encoding = "utf-8"  # no BOM, no cookie: what tokenize.detect_encoding says, without its import
+    encoding = declared_encoding(data)
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as error:
