@@ -1339,7 +1339,9 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     * ``__init__`` (DFM111's ``super().__init__``): only where the V1 worker is named;
     * server-argument builders (``Engine``, ``ServerArgs``, ``launch_server``): only where
       the environment variable is written as a string literal, the only form whose rule
-      (DFM201) edits builders.
+      (DFM201) edits builders;
+    * ``getattr``/``hasattr``/``setattr``/``delattr``: only where a removed member's name is
+      written as a string literal (``reflection_names``).
     """
     always = {token.decode() for token in trigger_tokens()}
     by_owner: dict[str, set[str]] = {}
@@ -1359,10 +1361,12 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
     verify = f"{VERIFY_INPUT}.verify".rpartition(".")[2]
     groups.append((tuple(f"{keyword}=" for keyword in V1_VERIFY_KEYWORDS[1:]), (verify,)))
     # a removed member's name as data (a table a loop feeds to ``setattr``): the call that
-    # reaches it by name spells no such word itself
+    # reaches it by name spells no such word itself. The rule reads names from string
+    # literals only, so the precondition is the name in quotes: a bare ``verify`` (a method
+    # call, a comment) makes no reflection call relevant.
     members = {name.rpartition(".")[2] for entry in entries_of_kind("method", "attribute") if entry.owner_class
                for name in entry.names}
-    groups.append((tuple(sorted(members)), REFLECTION_CALLS))
+    groups.append((tuple(f"{quote}{member}{quote}" for member in sorted(members) for quote in "\"'"), REFLECTION_CALLS))
     return tuple(groups)
 
 
@@ -1398,10 +1402,49 @@ def is_relevant_qualname(qualname: str, words: set[str] | frozenset[str] | None 
 def relevant_words_for(source: str) -> list[str]:
     """The relevant words whose preconditions ``source`` meets."""
     words: list[str] = []
-    for preconditions, group in relevant_word_groups():
-        if not preconditions or any(p in source for p in preconditions):
+    for preconditions, group in _searched_preconditions():
+        # The reflection calls are builtins: no alias or subclass brings them in unspelled,
+        # so where none is written the group adds nothing, and its many quoted names (a
+        # scan of the whole source each) need not be looked for.
+        if group is REFLECTION_CALLS and not any(call in source for call in group):
+            continue
+        if not preconditions or any(_holds(source, core, quotes) for core, quotes in preconditions):
             words.extend(group)
     return words
+
+
+_QUOTES = ("'", '"')
+
+
+@cache
+def _searched_preconditions() -> tuple[tuple[tuple[tuple[str, frozenset[str] | None], ...], tuple[str, ...]], ...]:
+    """``relevant_word_groups`` with each quoted precondition (``"name"``, ``'name'``) as its
+    name and its quote characters: a quote is one of the commonest characters of a source,
+    which makes ``'"name"' in source`` ~5 times slower to scan for than ``name``, so the
+    name is searched and the characters around each occurrence compared."""
+    searched = []
+    for preconditions, words in relevant_word_groups():
+        quotes: dict[str, set[str]] = {}
+        for text in preconditions:
+            quoted = len(text) > 2 and text[0] in _QUOTES and text[-1] == text[0]
+            quotes.setdefault(text[1:-1] if quoted else text, set()).add(text[0] if quoted else "")
+        searched.append((tuple((core, None if "" in marks else frozenset(marks)) for core, marks in quotes.items()),
+                         words))
+    return tuple(searched)
+
+
+def _holds(source: str, core: str, quotes: frozenset[str] | None) -> bool:
+    """``core`` occurs in ``source``, between two of the same ``quotes`` where given."""
+    if quotes is None:
+        return core in source
+    size = len(core)
+    at = source.find(core)
+    while at != -1:
+        before = source[at - 1:at]
+        if before in quotes and source[at + size:at + size + 1] == before:
+            return True
+        at = source.find(core, at + size)
+    return False
 
 
 def default_target_version() -> str:

@@ -756,13 +756,18 @@ def _size(path: str) -> int:
 def _warm_up() -> None:
     """The imports and tables every candidate needs: run once before the workers fork (they
     inherit it), or in each worker where they are not forked (``migrator.pool``)."""
-    from . import analysis  # noqa: F401
+    from . import analysis, probes  # noqa: F401
+    from .compat import text_pattern
+    from .fallbacks import known_names
+    from .release_fit import fit  # noqa: F401
     from .rules import all_rules
 
     all_rules()
     catalog.relevant_word_groups()
     catalog.is_relevant_qualname("")
     _groups()
+    known_names()
+    text_pattern()
 
 
 def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:

@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import catalog
-from .prefilter import COARSE_MARKERS, COOKIE_GREP
+from .prefilter import COARSE_MARKERS, COOKIE_GREP, COOKIE_PCRE
 from .textrules.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 
 #: Substrings one of which every trigger token (and the TODO marker) holds in some case: the
@@ -93,15 +93,36 @@ def uncovered_tokens() -> list[str]:
 
 
 class GitScan:
-    """The two git commands running on one root folder (as given)."""
+    """The two git commands running on one root folder (as given), and the grep to run
+    instead where git has no Perl-compatible regular expressions."""
 
-    __slots__ = ("root", "grep", "listing", "listed")
+    __slots__ = ("root", "grep", "listing", "listed", "fallback")
 
-    def __init__(self, root: str, grep: subprocess.Popen, listing: subprocess.Popen) -> None:
+    def __init__(self, root: str, grep: subprocess.Popen, listing: subprocess.Popen,
+                 fallback: list[str] | None = None) -> None:
         self.root = root
         self.grep = grep
         self.listing = listing
         self.listed: list[list[str]] | None = None
+        self.fallback = fallback
+
+    def grepped(self) -> bytes | None:
+        """``git grep``'s output: the files holding a marker; None if it failed."""
+        try:
+            output, _ = self.grep.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            self.grep.kill()
+            return None
+        if self.grep.returncode in (0, 1):
+            return output
+        if self.fallback is None or self.records() is None:  # not a work tree: no second try
+            return None
+        try:
+            again = subprocess.run(self.fallback, cwd=self.root, env=git_env(), capture_output=True,
+                                   stdin=subprocess.DEVNULL, timeout=300, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return again.stdout if again.returncode in (0, 1) else None
 
     def records(self) -> list[list[str]] | None:
         """``ls-files``' records, ``[head, path]`` (read once); None if it failed."""
@@ -134,37 +155,35 @@ def start(root: Path) -> GitScan | None:
     folder = str(root)
     from .compat import grep_pattern
 
-    # The markers are plain lower-case words, so also extended regular expressions (so are
-    # the coding cookie's fixed strings: the Python prefilter reads a file whose cookie names
-    # an encoding other than UTF-8 decoded); the last pattern finds files holding a
+    # The markers are plain lower-case words, so also regular expressions; the cookie
+    # pattern finds files whose coding cookie may name an encoding other than UTF-8 (the
+    # Python prefilter reads them decoded); the last pattern finds files holding a
     # character NFKC turns into ASCII (``ＤFlashWorker``), which the Python prefilter then
-    # reads in NFKC form (``migrator.compat``).
-    patterns = [arg for marker in (*GREP_MARKERS, *COOKIE_GREP) for arg in ("-e", marker)] + [
-        "-e", os.fsdecode(grep_pattern())]
+    # reads in NFKC form (``migrator.compat``). Bytes, not characters: ``LC_ALL=C``.
+    nfkc = ["-e", os.fsdecode(grep_pattern())]
+    markers = [arg for marker in GREP_MARKERS for arg in ("-e", marker)]
+    perl = ["-P", *markers, "-e", COOKIE_PCRE, *nfkc]
+    extended = ["-E", *markers, *(arg for cookie in COOKIE_GREP for arg in ("-e", cookie)), *nfkc]
     # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
     # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
     where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
     common = {"cwd": folder, "env": git_env(), "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL,
               "stdin": subprocess.DEVNULL}
+    grep_command = ["grep", "--no-textconv", "--no-color", "--no-recurse-submodules", "-l", "-z", "-i", "-a"]
     try:
-        grep = subprocess.Popen(git_command(["grep", "--no-textconv", "--no-color", "--no-recurse-submodules",
-                                             "-l", "-z", "-i", "-E", "-a", *patterns, *where]), **common)
+        grep = subprocess.Popen(git_command([*grep_command, *perl, *where]), **common)
         listing = subprocess.Popen(git_command(["ls-files", "-z", "-s", "-t", "-v", "--cached", *where]), **common)
     except OSError:  # no git on PATH
         return None
-    return GitScan(folder, grep, listing)
+    return GitScan(folder, grep, listing, git_command([*grep_command, *extended, *where]))
 
 
 def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
     """(files git searched, files holding a marker), as paths relative to the root with
     ``os.sep`` separators; None if either command failed."""
     records = scan.records()
-    try:
-        grepped, _ = scan.grep.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        scan.grep.kill()
-        return None
-    if records is None or scan.grep.returncode not in (0, 1) or any(len(record) != 2 for record in records):
+    grepped = scan.grepped()
+    if records is None or grepped is None or any(len(record) != 2 for record in records):
         return None
     listed_paths = {path for _, path in records}
     hits = {record for record in os.fsdecode(grepped).split("\0") if record}

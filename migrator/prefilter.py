@@ -43,9 +43,15 @@ def might_match(data: bytes) -> bool:
 _ASCII = bytes(range(128))
 
 
-#: Fixed strings (``git grep -i``) one of which every coding cookie holds: such a file is
-#: read by the Python prefilter (``migrator.gitscan``), which looks at its first two lines.
-#: Fixed strings cost git nothing measurable; the cookie's regular expression doubled its time.
+#: A Perl-compatible pattern (``git grep -P -i``) every coding cookie naming an encoding
+#: other than UTF-8 matches (PEP 263: ``coding[:=]``, blanks, a name): such a file is read by
+#: the Python prefilter (``migrator.gitscan``), which looks at its first two lines. It costs
+#: git no more than fixed strings (pcre2 runs it per line from the literal ``coding``) and
+#: leaves out ``encoding="utf-8"`` and ``# -*- coding: utf-8 -*-``, which hold two of every
+#: three files the fixed strings sent to Python (113 of sglang 0.5.13's 2,409).
+COOKIE_PCRE = r"coding[:=][ \t]*(?!utf[-_]?8)[-\w.]"
+#: Fixed strings one of which every coding cookie holds: the same search where git has no
+#: Perl-compatible regular expressions (``git grep -P`` is a build option).
 COOKIE_GREP = ("coding:", "coding=")
 
 

@@ -91,7 +91,6 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
                                   if f.fix is not None and f.fix.applicability != "manual"}))
     found = branches(tree, releases, fixable_lines) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
-    lines = source.splitlines()
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
     by_code = catalog.by_code()
     for finding in findings:
@@ -103,8 +102,11 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         if probes is None:
             from .probes import probe_literals
 
-            probes = probe_literals(tree) if any(word in source for word in _PROBE_WORDS) and any(
-                _in_literal(f, lines) for f in findings) else {}
+            probes = {}
+            if any(word in source for word in _PROBE_WORDS):
+                lines = source.splitlines()
+                if any(_in_literal(f, lines) for f in findings):
+                    probes = probe_literals(tree)
         probe = _probe(probes, finding)
         if probe is not None:
             decided.append((finding, entry, _probe_detail(entry, probe, releases)))

@@ -149,3 +149,31 @@ def test_the_executor_fallback_gives_the_same_results(tmp_path: Path, monkeypatc
     assert [(r.path, r.findings, r.new_bytes) for r in serial.results] == \
         [(r.path, r.findings, r.new_bytes) for r in executor.results]
     assert sum(1 for r in executor.results if r.findings) == (engine.POOL_MIN_FILES + 20 + 2) // 3
+
+
+def test_a_git_without_perl_regexes_gets_the_fixed_string_grep(tmp_path: Path) -> None:
+    """``git grep -P`` is a build option: where it fails, the second grep (extended regular
+    expressions and the cookie's fixed strings) gives every file the first one would, so a
+    cookie naming another encoding still sends its file to the Python prefilter."""
+    write_tree(tmp_path, {
+        "utf7.py": "# coding: utf-7\nfrom sglang.srt.speculative import +AGQ-flash_worker\n",
+        "v1.py": V1,
+        "plain.py": "# -*- coding: utf-8 -*-\nopen('x', encoding='utf-8')\n",
+        "clean.py": "x = 1\n",
+    })
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "fork")
+    perl = gitscan.start(tmp_path)
+    assert perl is not None
+    searched, hits = gitscan.finish(perl)
+    assert hits == {"utf7.py", "v1.py"}  # -P leaves out the UTF-8 cookie and keyword
+
+    without_perl = gitscan.start(tmp_path)
+    assert without_perl is not None
+    without_perl.grep.wait()
+    without_perl.grep = subprocess.Popen(["git", "grep", "--no-such-option"], cwd=tmp_path,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    fallback = gitscan.finish(without_perl)
+    assert fallback is not None
+    assert fallback[0] == searched and hits <= fallback[1] <= {"utf7.py", "v1.py", "plain.py"}
