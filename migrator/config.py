@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from migrator import catalog
+from migrator.records import record
 
 KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version")
 
@@ -39,6 +40,7 @@ class ConfigError(ValueError):
     """A malformed ``[tool.dflash-migrate]`` table (message names file and key)."""
 
 
+@record
 class Config(NamedTuple):
     """``[tool.dflash-migrate]``: ``select``/``ignore``/``exclude`` (tuples of text),
     ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``root`` is the folder

@@ -5,7 +5,6 @@ outside the edited nodes are kept. Imported only when a file needs such an edit.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Sequence, Union
 
 import libcst as cst
@@ -46,19 +45,25 @@ def _key(span) -> SpanKey:  # noqa: ANN001 - model.Span
     return (span.start.line, span.start.column, span.end.line, span.end.column)
 
 
-@dataclass
 class _Plan:
-    replace: dict[SpanKey, str] = field(default_factory=dict)
-    remove_statement: set[SpanKey] = field(default_factory=set)
-    remove_dict_entry: set[SpanKey] = field(default_factory=set)
-    add_keyword: dict[SpanKey, list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
-    append_item: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
-    comments: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
-    imports: list[AddImport] = field(default_factory=list)
-    remove_import_name: set[SpanKey] = field(default_factory=set)
-    insert_after: dict[SpanKey, list[str]] = field(default_factory=lambda: defaultdict(list))
-    insert_before: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
-    matched: set[tuple[str, object]] = field(default_factory=set)
+    """The edits of one file grouped by kind and place (filled by ``of``), and which of
+    them the transformer matched: a mutable accumulator (``migrator.records``)."""
+
+    __slots__ = ("replace", "remove_statement", "remove_dict_entry", "add_keyword", "append_item", "comments",
+                 "imports", "remove_import_name", "insert_after", "insert_before", "matched")
+
+    def __init__(self) -> None:
+        self.replace: dict[SpanKey, str] = {}
+        self.remove_statement: set[SpanKey] = set()
+        self.remove_dict_entry: set[SpanKey] = set()
+        self.add_keyword: dict[SpanKey, list[tuple[str, str]]] = defaultdict(list)
+        self.append_item: dict[SpanKey, list[str]] = defaultdict(list)
+        self.comments: dict[int, list[str]] = defaultdict(list)
+        self.imports: list[AddImport] = []
+        self.remove_import_name: set[SpanKey] = set()
+        self.insert_after: dict[SpanKey, list[str]] = defaultdict(list)
+        self.insert_before: dict[int, list[str]] = defaultdict(list)
+        self.matched: set[tuple[str, object]] = set()
 
     @classmethod
     def of(cls, edits: Sequence[Edit]) -> "_Plan":

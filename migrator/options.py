@@ -20,8 +20,10 @@ import os
 from functools import lru_cache
 from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
+from .records import record
+
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # for the annotation only: at run time this module imports nothing of the project
+if TYPE_CHECKING:  # for the annotation only: at run time this module imports only ``records``
     from .forkindex import ForkIndex
     from .uncommitted import Uncommitted
 
@@ -36,6 +38,7 @@ def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
     return codes or None
 
 
+@record
 class Options(NamedTuple):
     """What a run does; ``options._replace(field=value)`` for a changed copy.
 

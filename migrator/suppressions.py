@@ -40,7 +40,6 @@ finding is returned as unused so ``lint`` can report stale suppressions (as ruff
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Iterator, Literal
 
 from migrator.lines import may_suppress
@@ -62,13 +61,18 @@ _HASH_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "s
                          "containerfile", "yaml", "yml", "toml", "env", "dotenv", "python", "py", "python3"})
 
 
-@dataclass
 class Directive:
-    line: int
-    codes: tuple[str, ...]  # empty: every code
-    file_level: bool
-    own_line: bool
-    used: bool = field(default=False)
+    """One suppression comment, and whether a finding used it: a mutable accumulator
+    (``migrator.records``)."""
+
+    __slots__ = ("line", "codes", "file_level", "own_line", "used")
+
+    def __init__(self, line: int, codes: tuple[str, ...], file_level: bool, own_line: bool, used: bool = False) -> None:
+        self.line = line
+        self.codes = codes  # empty: every code
+        self.file_level = file_level
+        self.own_line = own_line
+        self.used = used
 
     def covers(self, finding: Finding) -> bool:
         if self.codes and finding.code not in self.codes:

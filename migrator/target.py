@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from . import catalog
+from .records import record
 
 _RANGE = re.compile(r"^\s*([^.\s][^\s]*?)\s*\.\.\s*([^\s]+)\s*$")
 _SPECIFIER_CHARS = set("<>=!~,")
@@ -33,6 +34,7 @@ class TargetError(ValueError):
     """A target the user wrote (or pinned) that names no release to migrate to."""
 
 
+@record
 class Target(NamedTuple):
     """``releases`` (oldest first), ``source`` (where they came from, for the summary) and
     ``notes`` (what the user should know about the choice)."""

@@ -20,23 +20,29 @@ from __future__ import annotations
 
 import os
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
+
+from .records import record
 
 
-@dataclass(frozen=True)
-class _Repository:
+@record
+class _Repository(NamedTuple):
     index: dict[str, tuple[str, str]]  # path relative to the top, "/" separated -> (blob id, stage)
     staged: frozenset[str]
     error: str | None = None  # git could not read it: every file is refused
 
 
-@dataclass
 class Uncommitted:
     """Filled by ``scan`` in the parent process; read by ``reason`` in the workers."""
 
-    tops: dict[str, str | None] = field(default_factory=dict)  # folder -> innermost repository top
-    repositories: dict[str, _Repository | None] = field(default_factory=dict)  # None: not a repository
+    __slots__ = ("tops", "repositories")
+
+    def __init__(self, tops: dict[str, str | None] | None = None,
+                 repositories: dict[str, _Repository | None] | None = None) -> None:
+        self.tops: dict[str, str | None] = {} if tops is None else tops  # folder -> innermost repository top
+        self.repositories: dict[str, _Repository | None] = (
+            {} if repositories is None else repositories)  # None: not a repository
 
     def top(self, folder: str) -> str | None:
         if folder in self.tops:
@@ -111,8 +117,8 @@ def _read_repository(top: str) -> _Repository | None:
     except (OSError, subprocess.TimeoutExpired) as error:
         return _Repository({}, frozenset(), str(error))
     index: dict[str, tuple[str, str]] = {}
-    for record in listing.stdout.split(b"\0"):
-        meta, tab, name = record.partition(b"\t")
+    for entry in listing.stdout.split(b"\0"):
+        meta, tab, name = entry.partition(b"\t")
         parts = meta.split()
         if tab and len(parts) == 3:
             index[os.fsdecode(name)] = (parts[1].decode("ascii", "replace"), parts[2].decode("ascii", "replace"))

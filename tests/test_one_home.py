@@ -87,3 +87,50 @@ def test_relative_imports_are_resolved_in_one_function() -> None:
     resolvers = [f"{path}:{node.name}" for path, tree in _modules().items() for node in ast.walk(tree)
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _resolves_a_level(node)]
     assert resolvers == ["migrator/analysis.py:resolve_relative"], resolvers
+
+
+def _record_classes(tree: ast.Module) -> list[tuple[ast.ClassDef, bool]]:
+    """(class, decorated with ``@record``) for every tuple-based class: a ``NamedTuple`` or
+    a ``collections.namedtuple(...)`` base."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(base) for base in node.bases]
+            if any(base.endswith("NamedTuple") or base.startswith(("namedtuple(", "collections.namedtuple("))
+                   for base in bases):
+                found.append((node, any(ast.unparse(d) == "record" for d in node.decorator_list)))
+    return found
+
+
+def test_one_record_style() -> None:
+    """Records are named tuples with ``@record`` (``migrator.records``); a record that must
+    change as a run goes is a ``__slots__`` class. No ``dataclasses`` (its import and
+    generated code cost start-up time on every worker that needs one) and no named tuple
+    without ``@record`` (it would equal any tuple, or a record of another type, holding
+    the same values). ``shims/`` is left as it is: it wraps sglang's own dataclasses."""
+    dataclass_users, bare = [], []
+    for path, tree in _modules().items():
+        if not path.startswith("migrator/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                if "dataclasses" in names:
+                    dataclass_users.append(f"{path}:{node.lineno}")
+        bare += [f"{path}:{cls.lineno} {cls.name}" for cls, decorated in _record_classes(tree) if not decorated]
+    assert dataclass_users == [], dataclass_users
+    assert bare == [], bare
+
+
+def test_records_equal_only_records_of_their_own_type() -> None:
+    """What ``@record`` gives each of the converted stragglers: two records of different
+    types holding the same values differ, and a record differs from a plain tuple."""
+    from migrator.commands.params import Command, Param
+    from migrator.config import Config
+    from migrator.options import Options
+
+    param = Param("jobs", ("--jobs",), "int", "N", "Worker processes.")
+    assert param != tuple(param) and param == param._replace()
+    assert Command("x", None, (), "h") != ("x", None, (), "h", False, ())
+    assert Options() == Options() and Options() != tuple(Options())
+    assert Config() != tuple(Config())

@@ -3,11 +3,17 @@
 ``migrator.cli`` reads these declarations twice: to build the typer app (help, errors,
 everything unusual) and to parse plain command lines without importing typer (most of a
 run's start-up time; see ``migrator.cli.parse_fast``). No option is spelled anywhere else.
+
+The two records are ``collections.namedtuple`` classes with ``@record`` (``migrator.records``)
+rather than ``typing.NamedTuple``: this module is imported by every command line, and
+``typing`` is not (``--version`` and a clean ``--check`` never load it).
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
+
+from ..records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -16,6 +22,7 @@ if TYPE_CHECKING:
     Kind = Literal["paths", "argument", "flag", "multi", "text", "int", "path", "choice"]
 
 
+@record
 class Param(namedtuple("Param", "name flags kind metavar help default choices", defaults=(None, ()))):
     """One parameter: ``name`` is the keyword of the command's ``run`` function; ``flags``
     the option strings (none for a positional); ``kind``:
@@ -30,6 +37,7 @@ class Param(namedtuple("Param", "name flags kind metavar help default choices", 
     __slots__ = ()
 
 
+@record
 class Command(namedtuple("Command", "name run params help fast aliases", defaults=(False, ()))):
     """A subcommand: ``run(**keywords) -> exit code``; ``fast``: plain command lines of it
     are parsed without typer; ``aliases``: other names that run it (``check`` for ``lint``)."""

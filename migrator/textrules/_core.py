@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from migrator import catalog
@@ -34,8 +33,8 @@ BREAKS = "\r\n\x85\u2028\u2029"
 PythonAnalyser = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
 
 
-@dataclass(frozen=True)
-class Ctx:
+@record
+class Ctx(NamedTuple):
     """The target release, and the engine's Python analyser for code embedded in text
     (``python(source, path, options) -> (findings, new source or None)``, raising
     ``SourceError`` when the code does not parse)."""

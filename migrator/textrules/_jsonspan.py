@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
+
+from migrator.records import record
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _WS = re.compile(r"\s*")
@@ -29,8 +31,8 @@ class NotebookError(ValueError):
         self.column = column
 
 
-@dataclass
-class CellSource:
+@record
+class CellSource(NamedTuple):
     index: int
     cell_type: str
     #: (start, end) offsets of each JSON string token of ``source``, in order.
@@ -40,8 +42,8 @@ class CellSource:
     region: tuple[int, int]
 
 
-@dataclass
-class CellProblem:
+@record
+class CellProblem(NamedTuple):
     """A cell the rules cannot read: its 0-based ``index``, the file ``line`` it starts on."""
 
     index: int

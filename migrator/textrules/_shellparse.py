@@ -13,11 +13,13 @@ is data, not commands: its lines are skipped and listed in ``heredoc_lines``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from migrator.records import record
 
 
-@dataclass
-class Word:
+@record
+class Word(NamedTuple):
     raw: str  # as written, quotes included
     value: str  # quotes removed
     line: int
@@ -26,22 +28,28 @@ class Word:
     end_line: int
 
 
-@dataclass(eq=False)
-class Operator:
+@record
+class Operator(NamedTuple):
     text: str  # one of _OPERATORS
     line: int
     start: int
 
 
-@dataclass
-class Command:
-    words: list[Word] = field(default_factory=list)
-    #: First line of the logical line (continuations joined) this command sits on.
-    first_line: int = 0
-    #: The operator joining this command to the one before / after it in the same list
-    #: (``&&``, ``||`` and ``|`` at a line end carry over to the next line, as in the shell).
-    before: Operator | None = None
-    after: Operator | None = None
+class ShellCommand:
+    """One simple command: a mutable accumulator (``migrator.records``), filled in by
+    :func:`split` word by word."""
+
+    __slots__ = ("after", "before", "first_line", "words")
+
+    def __init__(self, words: list[Word] | None = None, first_line: int = 0, before: Operator | None = None,
+                 after: Operator | None = None) -> None:
+        self.words: list[Word] = words if words is not None else []
+        #: First line of the logical line (continuations joined) this command sits on.
+        self.first_line = first_line
+        #: The operator joining this command to the one before / after it in the same list
+        #: (``&&``, ``||`` and ``|`` at a line end carry over to the next line, as in the shell).
+        self.before = before
+        self.after = after
 
 
 _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
@@ -53,16 +61,16 @@ _HEREDOC = re.compile(r"^\d*<<(-?)(.*)$")
 
 
 def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None,
-          string_lines: set[int] | None = None) -> list[Command]:
+          string_lines: set[int] | None = None) -> list[ShellCommand]:
     """Simple commands of ``lines`` (line numbers start at ``first_line``); the numbers of
     here-document body lines (delimiters included) are added to ``heredoc_lines``, those
     of lines that start inside a quoted string to ``string_lines``."""
-    commands: list[Command] = []
+    commands: list[ShellCommand] = []
     heredocs: list[tuple[str, bool]] = []  # delimiters opened on this line: (word, tabs stripped)
     open_heredoc = ""  # the delimiter after ``<<`` is the next word
     open_dash = False
     inside: tuple[str, bool] | None = None  # inside a here-document: its delimiter
-    current = Command()
+    current = ShellCommand()
     logical_start = first_line
     word: list[str] = []
     raw: list[str] = []
@@ -95,7 +103,7 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             pending = op
         elif op is not None:  # e.g. ``;;`` or a leading operator: nothing to join
             pending = None
-        current = Command(first_line=logical_start)
+        current = ShellCommand(first_line=logical_start)
 
     current.first_line = logical_start
     for index, line in enumerate(lines):

@@ -16,10 +16,11 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from migrator import catalog
 from migrator.model import Finding, Fix, RemoveStatement, Span
+from migrator.records import record
 from migrator.textrules import _core, _guard, shell
 from migrator.textrules._shellparse import split
 
@@ -27,8 +28,8 @@ _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
 _EXEC_LAUNCH = re.compile(rf'"{re.escape(_core.LAUNCH)}"')
 
 
-@dataclass
-class Instruction:
+@record
+class Instruction(NamedTuple):
     keyword: str
     first: int  # 1-based lines, inclusive
     last: int

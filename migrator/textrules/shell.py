@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from migrator import catalog
 from migrator.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
+from migrator.records import record
 from migrator.textrules import _core, _guard
-from migrator.textrules._shellparse import Command, Word, split
+from migrator.textrules._shellparse import ShellCommand, Word, split
 
 _ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
 _DECLARERS = {"export", "declare", "typeset", "readonly", "local"}
@@ -40,8 +41,8 @@ _CONTAINER_TOOLS = {"docker", "podman", "nerdctl"}
 _READ = re.compile(rf"\$(?:\{{[#!]?)?{re.escape(_core.ENV)}(?![A-Za-z0-9_])")
 
 
-@dataclass(frozen=True)
-class Site:
+@record
+class Site(NamedTuple):
     """Where ``--disable-overlap-schedule`` goes for one launch of ``sglang.launch_server``."""
 
     command: int  # index into the unit's commands (sites of extra units use -1)
@@ -56,7 +57,7 @@ class Site:
         return Replace(Span.of(self.line, self.column, self.line, self.column), self.text)
 
 
-def launch_sites(commands: list[Command]) -> list[Site]:
+def launch_sites(commands: list[ShellCommand]) -> list[Site]:
     sites = []
     for index, cmd in enumerate(commands):
         has_flag = any(_core.FLAG in w.raw for w in cmd.words)
@@ -68,7 +69,7 @@ def launch_sites(commands: list[Command]) -> list[Site]:
     return sites
 
 
-def _removal(cmd: Command, words: list[Word], lines: list[str]) -> list:
+def _removal(cmd: ShellCommand, words: list[Word], lines: list[str]) -> list:
     """Edits that remove ``words`` (a setting and its ``-e`` flag, if any) from ``cmd``,
     which has other words left (see ``_remove_command`` for the whole command)."""
     first, last = words[0], words[-1]
@@ -93,7 +94,7 @@ _REDIRECT = re.compile(r"^(?:\d*|&)(?:<|>)")
 _REDIRECT_ALONE = re.compile(r"^(?:\d*|&)(?:[<>]{1,2}|<>|>\||[<>]&)$")
 
 
-def _left_empty(cmd: Command, removed: list[Word], start: int = 0) -> bool | str:
+def _left_empty(cmd: ShellCommand, removed: list[Word], start: int = 0) -> bool | str:
     """Whether ``cmd`` without ``removed`` does nothing but print: no words, or a bare
     ``export``/``declare -x``/``readonly``/``local``/``unset`` (a bare ``export`` prints
     every exported variable, secrets included, into a CI log). Redirections (``2>/dev/null``,
@@ -125,7 +126,7 @@ class _Unit:
     needs to know about all of them, computed once: which commands share a line, where
     the variable is read, which commands run only on some paths."""
 
-    def __init__(self, commands: list[Command], lines: list[str], whole_line: bool,
+    def __init__(self, commands: list[ShellCommand], lines: list[str], whole_line: bool,
                  heredoc_lines: frozenset[int] | set[int] = frozenset()) -> None:
         self.commands, self.lines, self.whole_line = commands, lines, whole_line
         self.starts, self.conditions = _structure(commands)
@@ -165,7 +166,7 @@ _CLOSERS = {"fi", "done", "esac", "}"}
 _LEADERS = {"then", "else", "elif", "do", "!", "time"}
 
 
-def _structure(commands: list[Command]) -> tuple[list[int], list[str | None]]:
+def _structure(commands: list[ShellCommand]) -> tuple[list[int], list[str | None]]:
     """For each command: the index of its first word after compound keywords (``then``,
     ``do``, ``{``, a ``case`` pattern), and why it runs only on some paths (inside an
     ``if``/``case``/loop/function, after ``&&``/``||``), or None when it always runs."""
@@ -263,7 +264,7 @@ def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -
     return _removal(cmd, words, unit.lines)
 
 
-def analyze_commands(path: str, commands: list[Command], lines: list[str], ctx: _core.Ctx,
+def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], ctx: _core.Ctx,
                      extra_sites: list[Site] = (), *, whole_line: bool = False,
                      heredoc_lines: frozenset[int] | set[int] = frozenset()) -> list[Finding]:
     """DFM201/DFM203 findings for ``commands`` (``lines`` are the text they came from).

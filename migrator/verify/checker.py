@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import ast
 import difflib
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from migrator import analysis, catalog
 from migrator.model import Fix, Finding, Span
-from migrator.verify.sglang_index import ClassInfo, Ref, SglangIndex, _parse_class, dotted_name
+from migrator.records import record
+from migrator.verify.sglang_index import Ref, ReleaseClass, SglangIndex, _parse_class, dotted_name
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"
@@ -46,8 +47,8 @@ VERIFY_CODES = {
 _OVERRIDE_DECORATORS = {"override", "typing.override", "typing_extensions.override"}
 
 
-@dataclass(frozen=True)
-class Target:
+@record
+class Target(NamedTuple):
     """The release checked against; ``version`` (when known) selects catalog hints."""
 
     index: SglangIndex
@@ -74,7 +75,7 @@ class FileChecker:
         self._seen: set[tuple[int, int, str]] = set()
         self._optional = self._optional_import_lines()
         #: Fork classes parsed like index classes (members incl. self.x assignments).
-        self._fork_classes: dict[str, ClassInfo] = {
+        self._fork_classes: dict[str, ReleaseClass] = {
             q: _parse_class(info.node, q.rpartition(".")[0]) for q, info in self.an.classes.items()
         }
 
@@ -223,9 +224,9 @@ class FileChecker:
             return None  # a base we could not resolve might define it
         return False
 
-    def _receiver_classes(self, types: frozenset[str], attr: str) -> tuple[list[ClassInfo], bool]:
+    def _receiver_classes(self, types: frozenset[str], attr: str) -> tuple[list[ReleaseClass], bool]:
         """(sglang classes to check ``attr`` on, whether the lookup is decidable)."""
-        sglang_classes: list[ClassInfo] = []
+        sglang_classes: list[ReleaseClass] = []
         for qualname in types:
             if qualname in self.an.classes:
                 has = self._fork_class_has(qualname, attr)
@@ -304,7 +305,7 @@ class FileChecker:
         for qualname, info in self.an.classes.items():
             if any(self.an.is_guarded(b) for b in info.node.bases):
                 continue
-            bases: list[tuple[str, ClassInfo]] = []
+            bases: list[tuple[str, ReleaseClass]] = []
             for base in info.bases:
                 if _is_sglang(base):
                     res = self.index.resolve(base)

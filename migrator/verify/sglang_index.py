@@ -29,12 +29,12 @@ import ast
 import importlib.util
 import re
 import zipfile
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, Union
+from typing import Iterable, Iterator, Literal, NamedTuple, Union
 
 from migrator.analysis import resolve_relative
+from migrator.records import record
 
 ROOT_PACKAGE = "sglang"
 
@@ -70,8 +70,8 @@ _MODULE_IMPLICIT = frozenset({
 # ---- parsed facts ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FunctionInfo:
+@record
+class FunctionInfo(NamedTuple):
     """A ``def``: parameter names in order (``self``/``cls`` included), varargs flags."""
 
     name: str
@@ -103,28 +103,35 @@ class FunctionInfo:
 MemberKind = Literal["method", "property", "field", "attribute", "class"]
 
 
-@dataclass
-class ClassInfo:
-    module: str
-    name: str
-    line: int
-    #: Base class expressions as dotted names, resolved lazily in ``module``'s namespace.
-    bases: tuple[str, ...]
-    members: dict[str, MemberKind] = field(default_factory=dict)
-    methods: dict[str, FunctionInfo] = field(default_factory=dict)
-    nested: dict[str, "ClassInfo"] = field(default_factory=dict)
-    #: Defines ``__getattr__``: any attribute may resolve at runtime.
-    dynamic: bool = False
-    #: Class-level annotated fields in order (dataclass/msgspec fields).
-    fields: tuple[str, ...] = ()
+class ReleaseClass:
+    """A class of the release tree, filled in as ``_parse_class`` reads its body."""
+
+    __slots__ = ("module", "name", "line", "bases", "members", "methods", "nested", "dynamic", "fields")
+
+    def __init__(self, module: str, name: str, line: int, bases: tuple[str, ...],
+                 members: dict[str, MemberKind] | None = None, methods: dict[str, FunctionInfo] | None = None,
+                 nested: dict[str, ReleaseClass] | None = None, dynamic: bool = False,
+                 fields: tuple[str, ...] = ()) -> None:
+        self.module = module
+        self.name = name
+        self.line = line
+        #: Base class expressions as dotted names, resolved lazily in ``module``'s namespace.
+        self.bases = bases
+        self.members: dict[str, MemberKind] = {} if members is None else members
+        self.methods: dict[str, FunctionInfo] = {} if methods is None else methods
+        self.nested: dict[str, ReleaseClass] = {} if nested is None else nested
+        #: Defines ``__getattr__``: any attribute may resolve at runtime.
+        self.dynamic = dynamic
+        #: Class-level annotated fields in order (dataclass/msgspec fields).
+        self.fields = fields
 
     @property
     def qualname(self) -> str:
         return f"{self.module}.{self.name}"
 
 
-@dataclass(frozen=True)
-class Var:
+@record
+class Var(NamedTuple):
     """A module-level assignment; ``value`` is the dotted callee/alias expression when the
     value is ``Name``/``Attribute`` (alias) or a call of one (instance of a class)."""
 
@@ -133,33 +140,38 @@ class Var:
     is_call: bool = False
 
 
-@dataclass(frozen=True)
-class Import:
+@record
+class Import(NamedTuple):
     """``from x import y`` / ``import x.y as z``: the absolute dotted target."""
 
     target: str
     line: int
 
 
-Symbol = Union[ClassInfo, FunctionInfo, Var, Import]
+Symbol = Union[ReleaseClass, FunctionInfo, Var, Import]
 
 
-@dataclass
 class ModuleInfo:
-    name: str
-    is_package: bool
-    symbols: dict[str, Symbol] = field(default_factory=dict)
-    star_imports: list[str] = field(default_factory=list)
-    #: Module-level ``__getattr__`` or a compiled extension: any attribute may exist.
-    dynamic: bool = False
-    error: str | None = None
+    """A module of the release tree, filled in as ``parse_module`` reads it."""
+
+    __slots__ = ("name", "is_package", "symbols", "star_imports", "dynamic", "error")
+
+    def __init__(self, name: str, is_package: bool, symbols: dict[str, Symbol] | None = None,
+                 star_imports: list[str] | None = None, dynamic: bool = False, error: str | None = None) -> None:
+        self.name = name
+        self.is_package = is_package
+        self.symbols: dict[str, Symbol] = {} if symbols is None else symbols
+        self.star_imports: list[str] = [] if star_imports is None else star_imports
+        #: Module-level ``__getattr__`` or a compiled extension: any attribute may exist.
+        self.dynamic = dynamic
+        self.error = error
 
 
 # ---- resolution results ------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Ref:
+@record
+class Ref(NamedTuple):
     """What a dotted name resolved to.
 
     kind: ``module`` (qualname), ``class`` (info), ``function`` (info; ``owner`` set for
@@ -170,15 +182,15 @@ class Ref:
 
     kind: Literal["module", "class", "function", "member", "value", "external", "dynamic"]
     qualname: str
-    cls: ClassInfo | None = None
+    cls: ReleaseClass | None = None
     func: FunctionInfo | None = None
-    owner: ClassInfo | None = None
+    owner: ReleaseClass | None = None
     member_kind: MemberKind | None = None
-    instance_of: ClassInfo | None = None
+    instance_of: ReleaseClass | None = None
 
 
-@dataclass(frozen=True)
-class Resolution:
+@record
+class Resolution(NamedTuple):
     """``status`` is ``found``, ``missing`` (``missing_at`` indexes the first part that does
     not exist, ``parent`` is what it was looked up on) or ``dynamic``."""
 
@@ -267,8 +279,8 @@ def runtime_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
 
 
-def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ClassInfo:
-    info = ClassInfo(
+def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseClass:
+    info = ReleaseClass(
         module=module,
         name=prefix + node.name,
         line=node.lineno,
@@ -308,7 +320,7 @@ def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ClassInfo
     return info
 
 
-def _collect_self_attributes(func: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> None:
+def _collect_self_attributes(func: ast.FunctionDef | ast.AsyncFunctionDef, info: ReleaseClass) -> None:
     """``self.x = ...`` (or ``cls.x`` in classmethods) anywhere in a method body."""
     args = [*func.args.posonlyargs, *func.args.args]
     if not args:
@@ -575,7 +587,7 @@ class SglangIndex:
 
     def _symbol_ref(self, info: ModuleInfo, name: str, symbol: Symbol, seen: frozenset) -> Ref:
         qualname = f"{info.name}.{name}"
-        if isinstance(symbol, ClassInfo):
+        if isinstance(symbol, ReleaseClass):
             return Ref("class", symbol.qualname, cls=symbol)
         if isinstance(symbol, FunctionInfo):
             return Ref("function", qualname, func=symbol)
@@ -628,19 +640,19 @@ class SglangIndex:
         return res.ref if res.found else (Ref("dynamic", expr) if res.status == "dynamic" else None)
 
     # classes
-    def base_refs(self, cls: ClassInfo) -> list[Ref]:
+    def base_refs(self, cls: ReleaseClass) -> list[Ref]:
         refs = []
         for base in cls.bases:
             ref = self.resolve_in_module(cls.module, base)
             refs.append(ref if ref is not None else Ref("dynamic", base))
         return refs
 
-    def mro(self, cls: ClassInfo, *, static: bool = False) -> tuple[list[ClassInfo], bool]:
+    def mro(self, cls: ReleaseClass, *, static: bool = False) -> tuple[list[ReleaseClass], bool]:
         """Classes in lookup order inside the tree, and whether the class is closed (every
         ancestor is in the tree or a known stdlib base, and, unless ``static``, none has
         ``__getattr__``). ``static`` answers for lookups that bypass ``__getattr__``:
         ``super().x`` and "is it really defined on the class"."""
-        order: list[ClassInfo] = []
+        order: list[ReleaseClass] = []
         closed = True
         stack = [cls]
         seen: set[str] = set()
@@ -661,7 +673,7 @@ class SglangIndex:
                     closed = False
         return order, closed
 
-    def member(self, cls: ClassInfo, name: str, *, static: bool = False) -> Ref | None:
+    def member(self, cls: ReleaseClass, name: str, *, static: bool = False) -> Ref | None:
         """``cls.name`` (own or inherited); dynamic when an open ancestor could define it
         (``static``: ignoring ``__getattr__``, as ``super()`` lookups do)."""
         order, closed = self.mro(cls, static=static)
@@ -682,19 +694,19 @@ class SglangIndex:
             return Ref("dynamic", f"{cls.qualname}.{name}")
         return None
 
-    def is_enum(self, cls: ClassInfo) -> bool:
+    def is_enum(self, cls: ReleaseClass) -> bool:
         order, _ = self.mro(cls, static=True)
         return any(
             ref.kind == "external" and ref.qualname.startswith("enum.")
             for klass in order for ref in self.base_refs(klass)
         )
 
-    def members(self, cls: ClassInfo) -> set[str]:
+    def members(self, cls: ReleaseClass) -> set[str]:
         """Every member name defined on the class or its in-tree ancestors."""
         order, _ = self.mro(cls)
         return {name for klass in order for name in klass.members}
 
-    def resolve_class(self, qualname: str) -> ClassInfo | None:
+    def resolve_class(self, qualname: str) -> ReleaseClass | None:
         res = self.resolve(qualname)
         return res.ref.cls if res.found and res.ref is not None and res.ref.kind == "class" else None
 
@@ -740,7 +752,7 @@ class SglangIndex:
         return hits
 
     @cached_property
-    def server_args_class(self) -> ClassInfo | None:
+    def server_args_class(self) -> ReleaseClass | None:
         return self.resolve_class("sglang.srt.server_args.ServerArgs")
 
     def server_arg_fields(self) -> set[str]:

@@ -26,10 +26,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from dataclasses import dataclass
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
-from .sglang_index import ClassInfo, FunctionInfo, Import, SglangIndex
+from ..records import record
+from .sglang_index import FunctionInfo, Import, ReleaseClass, SglangIndex
 
 #: The modules compared: a prefix ending in ``.`` covers a package's modules.
 SCOPE: tuple[str, ...] = (
@@ -43,8 +43,8 @@ SCOPE: tuple[str, ...] = (
 MENTION = re.compile(r"dflash|spec[_ ]?v[12]|v[12]_spec", re.IGNORECASE)
 
 
-@dataclass(frozen=True, order=True)
-class Removal:
+@record
+class Removal(NamedTuple):
     """One removed or changed thing: ``name`` is its dotted path (a parameter is
     ``module.func(param)``), ``kind`` one of module/class/function/variable/import/member/
     parameter/required-parameter, ``evidence`` why it is in scope (``definition`` or the
@@ -59,8 +59,8 @@ def in_scope(module: str) -> bool:
     return any(module.startswith(p) if p.endswith(".") else module == p for p in SCOPE)
 
 
-@dataclass(frozen=True)
-class _Def:
+@record
+class _Def(NamedTuple):
     kind: str
     module: str
     name: str  # the last part of the dotted name
@@ -98,7 +98,7 @@ def _definitions(index: SglangIndex, module: str) -> dict[str, _Def]:
         node = nodes.get(name)
         segment = _segment(lines, node)
         qualname = f"{module}.{name}"
-        if isinstance(symbol, ClassInfo):
+        if isinstance(symbol, ReleaseClass):
             found[qualname] = _Def("class", module, name, None, segment)
             if isinstance(node, ast.ClassDef):
                 found.update(_members(lines, module, node, symbol, qualname))
@@ -131,7 +131,7 @@ def _top_nodes(body: list[ast.stmt]) -> dict[str, ast.stmt]:
     return nodes
 
 
-def _members(lines: list[str], module: str, node: ast.ClassDef, info: ClassInfo, qualname: str) -> dict[str, _Def]:
+def _members(lines: list[str], module: str, node: ast.ClassDef, info: ReleaseClass, qualname: str) -> dict[str, _Def]:
     found: dict[str, _Def] = {}
     statements: dict[str, list[ast.AST]] = {}
     for child in ast.walk(node):
@@ -161,16 +161,20 @@ def _members(lines: list[str], module: str, node: ast.ClassDef, info: ClassInfo,
     return found
 
 
-@dataclass
 class _Caller:
-    """A function of the old tree that mentions :data:`MENTION`: what it refers to."""
+    """A function of the old tree that mentions :data:`MENTION`: what it refers to (its
+    sets are filled in by ``_facts``)."""
 
-    label: str  # module:line:name
-    module: str
-    names: set[str]
-    attributes: set[str]
-    keywords: set[tuple[str, str]]  # (callee's last name, keyword)
-    bases: set[str]  # last names of the enclosing class's bases and the class itself
+    __slots__ = ("label", "module", "names", "attributes", "keywords", "bases")
+
+    def __init__(self, label: str, module: str, names: set[str], attributes: set[str],
+                 keywords: set[tuple[str, str]], bases: set[str]) -> None:
+        self.label = label  # module:line:name
+        self.module = module
+        self.names = names
+        self.attributes = attributes
+        self.keywords = keywords  # (callee's last name, keyword)
+        self.bases = bases  # last names of the enclosing class's bases and the class itself
 
 
 class _Callers:
