@@ -58,15 +58,17 @@ def text_pattern() -> re.Pattern[str]:
 
 
 @cache
-def grep_pattern() -> bytes:
-    """An extended regular expression (bytes, for ``LC_ALL=C``) matching the UTF-8 form of
-    one compatibility character: alternatives grouped by all but the last byte."""
+def grep_patterns() -> tuple[bytes, ...]:
+    """Regular expressions (bytes, for ``LC_ALL=C``; extended and Perl-compatible alike)
+    matching the UTF-8 form of one compatibility character, one per first byte: a pattern
+    that starts with one literal byte is found by pcre2 with a vectorised scan, a set of
+    first bytes one byte at a time (``git grep -P``: 5 ms of CPU less on sglang 0.5.13)."""
     by_prefix: dict[bytes, list[int]] = {}
     for first, last in RANGES:
         for point in range(first, last + 1):
             encoded = chr(point).encode("utf-8")
             by_prefix.setdefault(encoded[:-1], []).append(encoded[-1])
-    alternatives = []
+    by_lead: dict[bytes, list[bytes]] = {}
     for prefix, ends in by_prefix.items():
         spans: list[list[int]] = []
         for end in sorted(ends):
@@ -75,8 +77,15 @@ def grep_pattern() -> bytes:
             else:
                 spans.append([end, end])
         body = b"".join(bytes([a]) if a == b else bytes([a, 0x2D, b]) for a, b in spans)
-        alternatives.append(prefix + b"[" + body + b"]")
-    return b"|".join(alternatives)
+        by_lead.setdefault(prefix[:1], []).append(prefix[1:] + b"[" + body + b"]")
+    return tuple(lead + (rest[0] if len(rest) == 1 else b"(" + b"|".join(rest) + b")")
+                 for lead, rest in sorted(by_lead.items()))
+
+
+def grep_pattern() -> bytes:
+    """``grep_patterns`` as one extended regular expression (where a pattern of its own
+    costs a pass: ``git grep -E``)."""
+    return b"|".join(grep_patterns())
 
 
 if __name__ == "__main__":

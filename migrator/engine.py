@@ -258,7 +258,7 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
     if findings:
         from .release_fit import fit
 
-        findings = fit(findings, tree, releases, options.target_version, source)
+        findings = fit(findings, tree, releases, options.target_version, source, analysis.lines)
     findings.extend(_leftover_todos(path, source, findings, enabled))
     exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
     return (sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path, complete=complete),

@@ -5,9 +5,10 @@ The Python prefilter reads every byte of every file (33 MB for sglang 0.5.13's t
 on all cores in ~0.04 s while Python discovers the files. It only narrows the set of
 files the Python prefilter then looks at, so it never decides a result on its own:
 
-* markers: every trigger token contains one of ``GREP_MARKERS`` in some case (checked by
-  a test), so a file without any marker, searched case-insensitively, cannot match; files
-  with one go through the exact Python prefilter and the analysis as before;
+* markers: every trigger token contains one of ``GREP_MARKERS`` in some case, or every cue
+  it needs does (``prefilter.markers_of``, checked by a test), so a file without any marker,
+  searched case-insensitively, cannot match; files with one go through the exact Python
+  prefilter and the analysis as before;
 * coverage: ``git ls-files --cached`` (the index only: no walk of the folder) says which
   files ``git grep`` searched (tracked ones). Files it did not search (untracked, inside a
   submodule, marked assume-unchanged or skip-worktree, whose search might read the index
@@ -33,12 +34,11 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import catalog
 from .prefilter import COARSE_MARKERS, COOKIE_GREP, COOKIE_PCRE
 from .textrules.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 
-#: Substrings one of which every trigger token (and the TODO marker) holds in some case: the
-#: Python prefilter's coarse markers. ``git grep -i`` scans for each literal pattern in one
+#: Substrings one of which every trigger token (and the TODO marker), or each of its cues,
+#: holds in some case: the Python prefilter's coarse markers. ``git grep -i`` scans for each literal pattern in one
 #: pass over the bytes, so four of them cost ~10 ms of CPU less than the seven exact-case
 #: spellings on sglang 0.5.13's tree.
 GREP_MARKERS = tuple(marker.decode() for marker in COARSE_MARKERS)
@@ -84,12 +84,6 @@ def git_command(args: Sequence[str]) -> list[str]:
     """``git <args>`` with every setting of ``_PINNED`` given on the command line."""
     pinned = [arg for setting in _PINNED for arg in ("-c", setting)]
     return ["git", "--no-pager", *pinned, *args]
-
-
-def uncovered_tokens() -> list[str]:
-    """Trigger tokens holding no marker (must be empty; a test checks)."""
-    tokens = [t.decode() for t in catalog.trigger_tokens()] + [catalog.TODO_MARKER]
-    return [t for t in tokens if not any(m in t.lower() for m in GREP_MARKERS)]
 
 
 class GitScan:
@@ -153,17 +147,17 @@ def start(root: Path) -> GitScan | None:
     if any(os.environ.get(name) for name in _GIT_ENV):
         return None
     folder = str(root)
-    from .compat import grep_pattern
+    from .compat import grep_pattern, grep_patterns
 
     # The markers are plain lower-case words, so also regular expressions; the cookie
     # pattern finds files whose coding cookie may name an encoding other than UTF-8 (the
-    # Python prefilter reads them decoded); the last pattern finds files holding a
+    # Python prefilter reads them decoded); the last patterns find files holding a
     # character NFKC turns into ASCII (``ＤFlashWorker``), which the Python prefilter then
     # reads in NFKC form (``migrator.compat``). Bytes, not characters: ``LC_ALL=C``.
-    nfkc = ["-e", os.fsdecode(grep_pattern())]
     markers = [arg for marker in GREP_MARKERS for arg in ("-e", marker)]
-    perl = ["-P", *markers, "-e", COOKIE_PCRE, *nfkc]
-    extended = ["-E", *markers, *(arg for cookie in COOKIE_GREP for arg in ("-e", cookie)), *nfkc]
+    perl = ["-P", *markers, "-e", COOKIE_PCRE, *(arg for nfkc in grep_patterns() for arg in ("-e", os.fsdecode(nfkc)))]
+    extended = ["-E", *markers, *(arg for cookie in COOKIE_GREP for arg in ("-e", cookie)),
+                "-e", os.fsdecode(grep_pattern())]
     # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
     # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
     where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]

@@ -80,11 +80,12 @@ def _in_literal(finding: Finding, lines: list[str]) -> bool:
 
 
 def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, ...], newest: str,
-        source: str = "") -> list[Finding]:
+        source: str = "", lines: list[str] | None = None) -> list[Finding]:
     """``findings`` with every fix that would not serve all of its releases, or that would
     rewrite a probe (``migrator.probes``), turned into a TODO, and the findings on existing
     fallbacks settled (see the module docstring). ``source``: the text of ``tree``; the tree
-    is walked only where the text holds a fallback, version test or probe word."""
+    is walked only where the text holds a fallback, version test or probe word. ``lines``:
+    the source's lines as Python numbers them (the analysis has them), else split here."""
     if tree is None or not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
         return findings
     fixable_lines = tuple(sorted({f.span.start.line for f in findings
@@ -102,11 +103,13 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         if probes is None:
             from .probes import probe_literals
 
-            probes = {}
-            if any(word in source for word in _PROBE_WORDS):
-                lines = source.splitlines()
-                if any(_in_literal(f, lines) for f in findings):
-                    probes = probe_literals(tree)
+            if lines is None:
+                from .lines import split_lines
+
+                lines = split_lines(source)
+            # a probe tests a string: only a fix starting at a quote can rewrite one
+            in_literal = any(_in_literal(f, lines) for f in findings)
+            probes = probe_literals(tree) if in_literal and any(word in source for word in _PROBE_WORDS) else {}
         probe = _probe(probes, finding)
         if probe is not None:
             decided.append((finding, entry, _probe_detail(entry, probe, releases)))

@@ -53,7 +53,11 @@ def summary(outcome: engine.RunResult) -> dict[str, list[tuple[int, str]]]:
 
 
 def test_every_trigger_token_holds_a_grep_marker() -> None:
-    assert gitscan.uncovered_tokens() == []
+    """Itself, or through every cue it needs (``prefilter.markers_of``)."""
+    from migrator import prefilter
+
+    assert prefilter.uncovered_tokens() == []
+    assert {marker.decode() for marker in prefilter.COARSE_MARKERS} == set(gitscan.GREP_MARKERS)
 
 
 @needs_git

@@ -16,8 +16,20 @@ CORPUS = sorted((ROOT / "examples" / "legacy_fork").rglob("*.py")) + sorted((ROO
 
 
 def test_every_trigger_token_contains_a_coarse_marker() -> None:
-    for token in engine._tokens():
-        assert any(marker in token.lower() for marker in engine.COARSE_MARKERS), token
+    """A token holds a marker, or every cue it needs does; a file holding the token and a
+    cue passes the coarse stage through the cue's marker."""
+    from migrator import prefilter
+
+    for token, cues, _ in engine._groups():
+        markers = prefilter.markers_of(token, cues)
+        assert markers, token
+        assert any(m in token.lower() for m in markers) or all(any(m in cue.lower() for m in markers) for cue in cues), token
+    cued = [(token, cues) for token, cues, _ in engine._groups()
+            if cues and not any(m in token.lower() for m in engine.COARSE_MARKERS)]
+    assert cued, "no token relies on its cues' marker: the case below tests nothing"
+    for token, cues in cued:
+        assert engine.might_match(b"r = w.forward(b)\nr." + token + b"\n# " + cues[0] + b"\n")
+        assert not engine.might_match(b"r = w.forward(b)\nr." + token + b"\n")
 
 
 def test_prefilter_rejects_clean_and_accepts_each_token() -> None:
