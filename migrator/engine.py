@@ -755,7 +755,12 @@ def _size(path: str) -> int:
 
 def _warm_up() -> None:
     """The imports and tables every candidate needs: run once before the workers fork (they
-    inherit it), or in each worker where they are not forked (``migrator.pool``)."""
+    inherit it), or in each worker where they are not forked (``migrator.pool``). Among them
+    ``tokenize`` (the coding cookie of every Python file the byte prefilter rejects) and
+    ``unicodedata`` (NFKC): imported in each worker, they cost twice."""
+    import tokenize  # noqa: F401
+    import unicodedata  # noqa: F401
+
     from . import analysis, probes  # noqa: F401
     from .compat import text_pattern
     from .fallbacks import known_names

@@ -75,13 +75,33 @@ def might_match_python(data: bytes) -> bool:
     return might_match(text.encode("utf-8", "surrogatepass"))
 
 
+#: Past this many occurrences of a marker, its tokens are searched in the whole file.
+_MAX_MARKER_POSITIONS = 64
+
+
 def _matches_bytes(data: bytes) -> bool:
+    """A token can only stand where its marker does (``bytes.lower`` keeps every offset): a
+    file is searched for each marker once, and each token is compared at the places its
+    marker was found, not searched for in the whole file (21 tokens hold ``dflash``)."""
     lowered = data.lower()
     for marker, groups in _groups_by_marker():
-        if marker in lowered and any(token in data and (not cues or any(cue in data for cue in cues))
-                                     and (not patterns or any(p.search(data) for p in patterns))
-                                     for token, cues, patterns in groups):
-            return True
+        at = lowered.find(marker)
+        if at == -1:
+            continue
+        positions = []
+        while at != -1 and len(positions) <= _MAX_MARKER_POSITIONS:
+            positions.append(at)
+            at = lowered.find(marker, at + 1)
+        if len(positions) > _MAX_MARKER_POSITIONS:
+            positions = None
+        for token, offset, cues, patterns in groups:
+            if offset is None or positions is None:
+                present = token in data
+            else:
+                present = any(data.startswith(token, where - offset) for where in positions if where >= offset)
+            if present and (not cues or any(cue in data for cue in cues)) and (
+                    not patterns or any(p.search(data) for p in patterns)):
+                return True
     return False
 
 
@@ -112,10 +132,15 @@ def uncovered_tokens() -> list[bytes]:
 
 
 @cache
-def _groups_by_marker() -> tuple[tuple[bytes, tuple[Group, ...]], ...]:
-    """Each coarse marker with the token groups that need it (``markers_of``): a file is
-    scanned only for the tokens its markers allow (most files with a marker hold no token)."""
-    return tuple((marker, tuple(g for g in _groups() if marker in markers_of(g[0], g[1]))) for marker in COARSE_MARKERS)
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, int | None, tuple[bytes, ...],
+                                                          tuple[re.Pattern[bytes], ...]], ...]], ...]:
+    """Each coarse marker with the token groups that need it (``markers_of``), each token
+    with where the marker starts in it (None: the token holds no marker, its cues do): a
+    file is scanned only for the tokens its markers allow (most files with a marker hold
+    no token)."""
+    return tuple((marker, tuple((token, token.lower().find(marker) if marker in token.lower() else None, cues, patterns)
+                                for token, cues, patterns in _groups() if marker in markers_of(token, cues)))
+                 for marker in COARSE_MARKERS)
 
 
 def _tokens() -> tuple[bytes, ...]:

@@ -136,3 +136,32 @@ def test_skipping_cold_code_loses_nothing_on_sglang_0_5_13(sglang_0_5_13: Path, 
         monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
 
     assert len(assert_shortcut_changes_nothing(sglang_0_5_13, everything_hot)) >= 10
+
+
+def _naive_matches(data: bytes) -> bool:
+    """The byte prefilter without its marker positions: every token searched in the file."""
+    from migrator import prefilter
+
+    lowered = data.lower()
+    return any(marker in lowered and any(token in data and (not cues or any(c in data for c in cues))
+                                         and (not patterns or any(p.search(data) for p in patterns))
+                                         for token, _, cues, patterns in groups)
+               for marker, groups in prefilter._groups_by_marker())
+
+
+def test_tokens_compared_at_marker_positions_find_what_a_whole_file_search_finds() -> None:
+    """``_matches_bytes`` compares each token only where its marker stands: the same answer
+    as searching the whole file, for every token at the start, the end and the middle of a
+    file, after a different-case spelling of its marker, and past the position cap."""
+    from migrator import prefilter
+
+    filler = b"x = 1\n" * 50
+    for token, cues, _ in engine._groups():
+        cue = cues[0] + b"\n" if cues else b""
+        for data in (token + b"\n" + cue, filler + cue + token, b"DFLASH dflash DFlash " + token + b" " + cue,
+                     b"dflash " * (prefilter._MAX_MARKER_POSITIONS + 5) + token + cue,
+                     token[:-1] + b" " + token[1:] + cue):
+            assert prefilter._matches_bytes(data) == _naive_matches(data), (token, data[:80])
+    for path in CORPUS:
+        data = path.read_bytes()
+        assert prefilter._matches_bytes(data) == _naive_matches(data), path
