@@ -34,6 +34,7 @@ from __future__ import annotations
 import ast
 import bisect
 from contextlib import contextmanager
+from functools import cache
 from itertools import accumulate
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -998,11 +999,36 @@ class HotText:
 
 
 def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
-    """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups)."""
+    """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups).
+
+    A word holding a shorter one (``dflash_worker`` holds ``dflash``) can only stand where
+    the shorter one does: it is compared there, not searched for in the whole source (most
+    words occur nowhere in a file, and each search of an absent word reads all of it)."""
     found: set[int] = set()
-    for word in words:
-        found.update(_lines_holding(source, word, line_ends))
+    starts: dict[str, list[int]] = {}
+    for word, inner, offset in _search_plan(frozenset(words)):
+        if inner is None:
+            at = source.find(word)
+            where = []
+            while at != -1:
+                where.append(at)
+                at = source.find(word, at + 1)
+        else:
+            where = [at - offset for at in starts[inner] if at >= offset and source.startswith(word, at - offset)]
+        starts[word] = where
+        found.update(bisect.bisect_right(line_ends, at) + 1 for at in where)
     return sorted(found)
+
+
+@cache
+def _search_plan(words: frozenset[str]) -> tuple[tuple[str, str | None, int], ...]:
+    """``words`` shortest first, each with the longest shorter one it holds and where (None:
+    searched for)."""
+    plan: list[tuple[str, str | None, int]] = []
+    for word in sorted(words, key=lambda w: (len(w), w)):
+        inner = max((w for w, _, _ in plan if w in word), key=len, default=None)
+        plan.append((word, inner, word.find(inner) if inner is not None else 0))
+    return tuple(plan)
 
 
 def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:

@@ -165,3 +165,20 @@ def test_tokens_compared_at_marker_positions_find_what_a_whole_file_search_finds
     for path in CORPUS:
         data = path.read_bytes()
         assert prefilter._matches_bytes(data) == _naive_matches(data), path
+
+
+def test_hot_lines_compared_where_a_shorter_word_stands_equal_a_search_of_each_word() -> None:
+    """``analysis._hot_lines`` compares a word that holds a shorter one only where that one
+    stands: the same lines as searching each word in the whole source, on the corpus, with
+    every relevant word of the catalog, and on overlapping spellings."""
+    words = {word for _, group in catalog.relevant_word_groups() for word in group}
+
+    def naive(source: str) -> list[int]:
+        lines = source.split("\n")
+        return [number for number, line in enumerate(lines, start=1) if any(word in line for word in words)]
+
+    samples = [path.read_text(encoding="utf-8") for path in CORPUS]
+    samples.append("dflashdflash_worker\nx = compute_dflash_accept_len_and_bonus\nverifyverify_\nprepare_for_verify\n")
+    for source in samples:
+        hot = analysis.HotText(source)
+        assert analysis._hot_lines(source, words, hot.line_ends) == naive(source)
