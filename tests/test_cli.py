@@ -145,3 +145,28 @@ def test_a_file_given_twice_in_different_spellings_is_scanned_once(tmp_path: Pat
     assert result.returncode == 1, result.stderr
     assert result.stdout.count("DFM101") == 1
     assert "in 1 of 1 file (" in result.stdout
+
+
+@pytest.mark.parametrize(("files", "code"), [({"clean.py": "x = 1\n"}, 0), ({"v1.py": V1_MANUAL * 400}, 1),
+                                             ({"broken.py": V1_IMPORT + "def (:\n"}, 2)])
+def test_the_console_script_ends_like_sys_exit(tmp_path: Path, files: dict[str, str], code: int) -> None:
+    """The installed command skips the interpreter's teardown (``os._exit``: an object of
+    the main module is never finalized) and keeps what ``sys.exit`` does that a user sees:
+    the run's exit code, every byte of output through a pipe (400 findings: more than a pipe
+    holds), and the ``atexit`` handlers."""
+    write_tree(tmp_path, files)
+    ran, torn = tmp_path.parent / f"{tmp_path.name}-atexit", tmp_path.parent / f"{tmp_path.name}-teardown"
+    root = Path(__file__).resolve().parents[1]
+    script = ("import atexit, sys\n"
+              f"sys.path.insert(0, {str(root)!r})\n"  # this checkout's console module, not an installed copy
+              f"atexit.register(lambda: open({str(ran)!r}, 'w').write('ran'))\n"
+              "class Kept:\n"
+              f"    def __del__(self): open({str(torn)!r}, 'w').write('torn down')\n"
+              "kept = Kept()\n"
+              "sys.argv = ['dflash-migrate', 'lint', '--output-format', 'concise', '.']\n"
+              "import dflash_migrate_console\n"
+              "sys.exit(dflash_migrate_console.main())\n")
+    direct = cli("lint", "--output-format", "concise", ".", cwd=tmp_path)
+    ended = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (code, direct.stdout, direct.stderr)
+    assert ran.read_text() == "ran" and not torn.exists()
