@@ -31,7 +31,10 @@ from .lines import may_suppress, split_lines
 from .fileio import SourceError, declared_encoding, decode_python, read_bytes, write_atomic
 from .model import Edit, FileError, FileResult, Finding, Fix, InsertComment, RewriteError, RunSummary, Span
 from .options import Options, enabled_for, selection
+from .records import record
 from .prefilter import COARSE_MARKERS, _groups, _tokens, might_match, might_match_python  # noqa: F401 - COARSE_MARKERS: named here too
+
+from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from .analysis import HotText
     from .forkindex import ForkIndex, ModuleSummary
     from .options import Mode
+    from .uncommitted import Uncommitted
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
 #: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory
@@ -52,6 +56,22 @@ MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has 
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
 TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesting follows the length)
+
+
+@record
+class Pass(NamedTuple):
+    """What one pass of a run hands to the work on each file beside the options (which hold
+    only what the user asked): the fork index once the run built it (its names are
+    prefilter words too, and the analysis follows V1 objects through the fork's modules),
+    and whether the pass only indexes (findings and module summaries, no fixes: the fork
+    pass's first reads). Pickled to every worker chunk with the paths, so it holds nothing
+    that grows with the repository but the index the workers need."""
+
+    fork: ForkIndex | None = None
+    index_only: bool = False
+
+
+FIRST_PASS = Pass()
 
 
 class RunResult:
@@ -104,7 +124,8 @@ def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
 # ---- one file ---------------------------------------------------------------------
 
 
-def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None) -> FileResult:
+def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None,
+                  this_pass: Pass = FIRST_PASS) -> FileResult:
     """Findings (and, unless linting, the fixed bytes) for one file's content.
 
     Never raises for bad input: whatever goes wrong becomes the result's ``error`` and the
@@ -113,7 +134,7 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
     if options.target_version is None:
         options = options._replace(target_version=catalog.NEWEST_RELEASE)
     try:
-        return _process_bytes(path, data, options, module_name)
+        return _process_bytes(path, data, options, module_name, this_pass)
     except Exception as error:  # noqa: BLE001 - one file's failure must not stop the run
         return FileResult(path, error=FileError(path, f"internal error ({type(error).__name__}: {error}); file left unchanged"))
 
@@ -125,9 +146,9 @@ def _too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYSE
         + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line))
 
 
-def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None) -> FileResult:
+def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass) -> FileResult:
     if is_python(path):
-        return _process_python(path, data, options, module_name)
+        return _process_python(path, data, options, module_name, this_pass)
     from .textrules import handler_for
 
     handler = handler_for(path)
@@ -148,27 +169,29 @@ def analyze_python(source: str, path: str, options: Options, module_name: str | 
     caller saw its comments as unused); the rewrite leaves suppressed findings alone.
     """
     data = source.encode("utf-8")
-    result = _process_python(path, data, options, module_name)
+    result = _process_python(path, data, options, module_name, FIRST_PASS)
     if result.error is not None:
         raise SourceError(result.error.message, result.error.line, result.error.column)
     new = result.new_bytes.decode("utf-8") if result.new_bytes is not None else None
     if not result.suppressed:
         return result.findings, new
-    every = _process_python(path, data, options._replace(mode="lint"), module_name, suppress=False)
+    every = _process_python(path, data, options, module_name, Pass(index_only=True), suppress=False)
     return every.findings, new
 
 
-def _process_python(path: str, data: bytes, options: Options, module_name: str | None,
+def _process_python(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass,
                     suppress: bool = True) -> FileResult:
     result = FileResult(path)
-    candidate = might_match_python(data) or (options.fork is not None and options.fork.mentions(data))
+    fork = this_pass.fork
+    fixes = options.fixes and not this_pass.index_only
+    candidate = might_match_python(data) or (fork is not None and fork.mentions(data))
     if not candidate and not options.parse_all:
         return result
     if len(data) > MAX_ANALYSE_BYTES:
         return _too_large(path, data, candidate)
     try:
         source = decode_python(data)
-        hot, masked = _masked_for_parsing(source, candidate and not (options.parse_all or options.fixes or options.fork is not None))
+        hot, masked = _masked_for_parsing(source, candidate and not (options.parse_all or fixes or fork is not None))
         tree = _parse(masked[0], source, path) if masked else ast.parse(source, filename=path)
     except SourceError as error:
         result.error = FileError(path, error.message, error.line, error.column)
@@ -179,11 +202,11 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if not candidate:
         return result
     try:
-        findings, module_name, result.module, exported, added = _run_rules(path, tree, source, options, module_name, hot,
-                                                                           complete=masked is None)
+        findings, module_name, result.module, exported, added = _run_rules(path, tree, source, options, module_name, fork,
+                                                                           hot, complete=masked is None)
         if masked and any(partial.covers(masked[1], hot.lines_holding(source, word)) for word in added):
             findings, module_name, result.module, exported, _ = _run_rules(
-                path, ast.parse(source, filename=path), source, options, module_name, hot)
+                path, ast.parse(source, filename=path), source, options, module_name, fork, hot)
     except SyntaxError as error:  # the whole file, parsed again after a partial parse
         result.error = _parse_error(path, error)
         return result
@@ -198,7 +221,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         if malformed:
             result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     result.findings = findings
-    if options.fixes:
+    if fixes:
         _apply(result, data, source, findings, options, module_name, exported)
     return result
 
@@ -232,22 +255,22 @@ def _parse_error(path: str, error: Exception) -> FileError:
 
 
 def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None,
-               hot: HotText | None = None, complete: bool = True,
+               fork: ForkIndex | None = None, hot: HotText | None = None, complete: bool = True,
                ) -> tuple[list[Finding], str, ModuleSummary | None, frozenset[str], list[str]]:
     """The findings of every rule, the module name the analysis used, the module's summary
     for the fork index, the names other modules import from it (the write guard keeps them)
-    and the words the analysis made hot. ``hot``: the source's hot lines where the caller
-    made them; ``complete``: False where ``tree`` is of a masked text (``migrator.partial``),
+    and the words the analysis made hot. ``fork``: the fork index, where the run has one;
+    ``hot``: the source's hot lines where the caller made them; ``complete``: False where ``tree`` is of a masked text (``migrator.partial``),
     and so is the summary."""
     from .analysis import analyze, module_name_for
     from .forkindex import ForkView, package_root, summarize
     from .rules import RuleContext, all_rules
 
     view = None
-    if options.fork is not None:
+    if fork is not None:
         name = module_name or module_name_for(Path(path))
         if name is not None:
-            view = ForkView(options.fork, package_root(Path(path).resolve(), name), name)
+            view = ForkView(fork, package_root(Path(path).resolve(), name), name)
     analysis = analyze(tree, source, Path(path), module_name, fork=view, hot=hot)
     enabled = enabled_for(path, options)
     releases = options.target_releases or (options.target_version,)
@@ -382,7 +405,7 @@ def _module_name(path: Path) -> str | None:
     return module_name_for(path)
 
 
-def analyse_path(path: Path | str, options: Options) -> FileResult:
+def analyse_path(path: Path | str, options: Options, this_pass: Pass = FIRST_PASS) -> FileResult:
     """Read and process one file; nothing is written (``write_result`` does that)."""
     shown = str(path)
     try:
@@ -390,19 +413,20 @@ def analyse_path(path: Path | str, options: Options) -> FileResult:
     except SourceError as error:
         return FileResult(shown, error=FileError(shown, error.message))
     python = is_python(shown)
+    fork = this_pass.fork
     if not (might_match_python(data) if python else might_match(data)) and not (options.parse_all and python) and not (
-            options.fork is not None and python and options.fork.mentions(data)):
+            fork is not None and python and fork.mentions(data)):
         return FileResult(shown)
     path = Path(path)
-    result = process_bytes(shown, data, options, _module_name(path) if python else None)
+    result = process_bytes(shown, data, options, _module_name(path) if python else None, this_pass)
     if options.writes and result.new_bytes is not None:
         result.original = data  # the write refuses a file that changed since
     return result
 
 
-def write_result(result: FileResult, options: Options) -> None:
+def write_result(result: FileResult, options: Options, dirty: Uncommitted | None = None) -> None:
     """In fix mode, write a result's new bytes atomically, unless the file changed since it
-    was read or holds uncommitted work."""
+    was read or holds uncommitted work (``dirty``: which files do; None: no check)."""
     if not (options.writes and result.new_bytes is not None and result.error is None):
         return
     shown = result.path
@@ -411,7 +435,7 @@ def write_result(result: FileResult, options: Options) -> None:
     except SourceError as error:
         result.error = FileError(shown, error.message)
         return
-    refusal = None if options.allow_dirty or options.dirty is None else options.dirty.reason(shown, data)
+    refusal = None if options.allow_dirty or dirty is None else dirty.reason(shown, data)
     if refusal is not None:
         result.error = FileError(shown, refusal)
         return
@@ -482,10 +506,11 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
         files = found.files
+        dirty = None  # read here only, when writing: never sent to the workers
         if options.writes and not options.allow_dirty:
             from .uncommitted import Uncommitted
 
-            options = options._replace(dirty=Uncommitted().scan(files))
+            dirty = Uncommitted().scan(files)
         outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out,
                                                    own_outputs=found.own_outputs())
         todo = _narrow_with_git(scans, files, outcome.results)
@@ -494,7 +519,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             on_progress(done, len(files))
         chunks = _largest_first_chunks(todo, jobs) if kind != "serial" else [[path] for path in todo]
 
-        def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
+        def collect(payload: tuple[list[str], Options, Pass], ok: bool, value: object) -> None:
             nonlocal done
             if ok:
                 outcome.results.extend(value)  # type: ignore[arg-type]
@@ -506,11 +531,11 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             if on_progress:
                 on_progress(done, len(files))
 
-        workers.run([(chunk, options) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
+        workers.run([(chunk, options, FIRST_PASS) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
         _through_the_fork(workers, outcome, paths, files, options, jobs, kind)
         for result in outcome.results:
             result.module = None
-            write_result(result, options)
+            write_result(result, options, dirty)
             result.original = None
 
 
@@ -528,7 +553,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     root = project_root(list(paths))
     if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
         # The index covers the whole project, so one file gives the findings it has in a run of all.
-        found = discover([root], selection(options._replace(dirty=None)), options.respect_gitignore)
+        found = discover([root], selection(options), options.respect_gitignore)
         from . import gitscan
 
         given = {os.path.abspath(f) for f in files}
@@ -536,7 +561,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         index_only.update(extra)
         # git narrows them as in the first step: only files holding a marker are read
         narrowed = _narrow_with_git([gitscan.start(root)], extra, [])
-        _analyse(workers, narrowed, options._replace(mode="lint"), kind, jobs, summaries, None)
+        _analyse(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
@@ -554,12 +579,12 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         hits = [p for p in unparsed if _holds_any(p, pattern, contents)]
         if not hits:
             break
-        _analyse(workers, hits, options._replace(mode="lint", fork=index), kind, jobs, summaries, None)
+        _analyse(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
         index = _completed(summaries, ForkIndex(list(summaries.values())))
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
-    _analyse(workers, again, options._replace(fork=index), kind, jobs, {}, replaced)
+    _analyse(workers, again, options, Pass(index), kind, jobs, {}, replaced)
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
@@ -679,16 +704,16 @@ def _holds_any(path: str, pattern: re.Pattern[bytes], contents: dict[str, bytes]
     return pattern.search(data) is not None
 
 
-def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
+def _analyse(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
              summaries: dict, results: dict | None) -> None:
-    """Analyse ``paths`` on the pool; their summaries go to ``summaries``, their results to
-    ``results`` (None: dropped)."""
+    """Analyse ``paths`` on the pool in ``this_pass``; their summaries go to ``summaries``,
+    their results to ``results`` (None: dropped)."""
     if not paths:
         return
     size = max(1, len(paths) // (jobs * 4)) if kind != "serial" else 1
     chunks = [paths[start:start + size] for start in range(0, len(paths), size)]
 
-    def collect(payload: tuple[list[str], Options], ok: bool, value: object) -> None:
+    def collect(payload: tuple[list[str], Options, Pass], ok: bool, value: object) -> None:
         for result in (value if ok else ()):  # type: ignore[union-attr]
             if result.module is not None:
                 summaries[result.path] = result.module
@@ -698,7 +723,7 @@ def _analyse(workers, paths: list[str], options: Options, kind: str, jobs: int, 
             for path in payload[0]:
                 results[path] = FileResult(path, error=FileError(path, f"internal error: {value}; file left unchanged"))
 
-    workers.run([(chunk, options) for chunk in chunks], collect, small=True)
+    workers.run([(chunk, options, this_pass) for chunk in chunks], collect, small=True)
 
 
 def _narrow_with_git(scans: list, files: list[str], results: list[FileResult]) -> list[str]:
@@ -775,6 +800,6 @@ def _warm_up() -> None:
     text_pattern()
 
 
-def _process_chunk_task(task: tuple[list[str], Options]) -> list[FileResult]:
-    paths, options = task
-    return [analyse_path(path, options) for path in paths]
+def _process_chunk_task(task: tuple[list[str], Options, Pass]) -> list[FileResult]:
+    paths, options, this_pass = task
+    return [analyse_path(path, options, this_pass) for path in paths]

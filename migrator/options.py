@@ -22,11 +22,6 @@ from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
 from .records import record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:  # for the annotation only: at run time this module imports only ``records``
-    from .forkindex import ForkIndex
-    from .uncommitted import Uncommitted
-
 Mode = Literal["fix", "check", "diff", "lint"]
 
 
@@ -40,7 +35,9 @@ def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
 
 @record
 class Options(NamedTuple):
-    """What a run does; ``options._replace(field=value)`` for a changed copy.
+    """What the user asked a run to do; ``options._replace(field=value)`` for a changed copy.
+    What the run learns as it goes (the files holding uncommitted work, the fork index) is
+    passed beside it (``migrator.engine.Pass``, ``write_result``'s ``dirty``), never inside.
 
     * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the newest sglang
       release migrated to (None: the newest release the catalog knows); ``target_releases``:
@@ -51,20 +48,15 @@ class Options(NamedTuple):
     * ``exclude``: (folder, pattern) pairs; ``per_file_ignores``: (folder, pattern, codes);
       ``force_exclude``: excludes also apply to paths named on the command line;
     * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``allow_dirty``, ``respect_gitignore``;
-    * ``dirty``: a ``migrator.uncommitted.Uncommitted`` saying which files hold work git has
-      not committed (filled by the engine's ``run``; None: no check);
     * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
       match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
-    * ``fork``: the fork index (``migrator.forkindex``; filled by the engine's ``run`` where
-      the fork's modules re-export V1 objects): its names are prefilter words too, and the
-      analysis follows V1 objects through the fork's modules;
     * ``write_read_only``: also rewrite files without write permission bits;
     * ``own_outputs``: absolute paths of the files this run writes or keeps its state in
       (``--output``, baselines): never scanned (``migrator.discovery.OWN_OUTPUT``).
 
-    A plain ``typing.NamedTuple`` (not ``migrator.records.record``): this module imports
-    nothing of the project, and no other record type holds the same fields.
+    A ``@record`` named tuple (``migrator.records``, the one module of the project this one
+    imports): equal only to options.
     """
 
     mode: Mode = "fix"
@@ -78,12 +70,10 @@ class Options(NamedTuple):
     exclude: tuple[tuple[str, str], ...] = ()
     allow_dirty: bool = False
     respect_gitignore: bool = True
-    dirty: Uncommitted | None = None
     per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...] = ()
     parse_all: bool = False
     force_exclude: bool = False
     config: str | None = None
-    fork: ForkIndex | None = None
     write_read_only: bool = False
     own_outputs: frozenset[str] = frozenset()
 
@@ -152,8 +142,7 @@ class Selection:
 
 
 def selection(options: Options) -> Selection:
-    """The matcher for ``options`` (compiled once per process and set of selection fields:
-    the run's state, such as the dirty files or the fork index, is no part of it)."""
+    """The matcher for ``options`` (compiled once per process and set of selection fields)."""
     return _selection(Options(select=options.select, ignore=options.ignore, exclude=options.exclude,
                               per_file_ignores=options.per_file_ignores))
 

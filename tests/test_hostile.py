@@ -377,8 +377,8 @@ def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest
     theirs = V1 + b"# their edit, saved while the tool was working\n"
     original = engine.process_bytes
 
-    def process_then_someone_saves(path: str, data: bytes, options, module_name=None):  # noqa: ANN001
-        result = original(path, data, options, module_name)
+    def process_then_someone_saves(path: str, data: bytes, options, *rest):  # noqa: ANN001, ANN002
+        result = original(path, data, options, *rest)
         if path.endswith("racing.py"):
             racing.write_bytes(theirs)
         return result

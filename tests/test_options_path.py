@@ -152,3 +152,38 @@ def test_a_missing_path_is_reported_by_lint_and_refused_by_a_writing_run(tmp_pat
     result = cli("fix", "--allow-dirty", "no_such_folder", "n.py", cwd=tmp_path)
     assert result.returncode == 2 and "no such file or folder: no_such_folder (nothing was written)" in result.stderr
     assert (tmp_path / "n.py").read_text() == V1
+
+
+def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29 step 5: the run's state (the files holding uncommitted work, the fork index,
+    "index only") is passed beside ``Options``, never inside. At 9c817bf ``fix`` stored every
+    tracked file's blob id in ``Options.dirty`` and pickled it to every worker chunk: the
+    payload grew with the repository. Here it is the same for 10 and for 1,000 tracked files."""
+    import pickle
+
+    from migrator import engine, pool
+    from migrator.options import Options
+
+    assert not {"dirty", "fork"} & set(Options._fields)
+
+    def payload_sizes(root: Path, files: int) -> list[int]:
+        write_tree(root, {f"pkg/m{i:04d}.py": "x = 1\n" for i in range(files)})
+        write_tree(root, {"pkg/v1.py": V1})
+        for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "f"]):
+            subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+        sizes: list[int] = []
+        real_run = pool.SerialPool.run
+
+        def recording(self, payloads, on_result, small=False):  # noqa: ANN001, ANN202
+            payloads = list(payloads)
+            sizes.extend(len(pickle.dumps(p)) - len(pickle.dumps(p[0])) for p in payloads)
+            return real_run(self, payloads, on_result, small)
+
+        monkeypatch.setattr(pool.SerialPool, "run", recording)
+        outcome = engine.run([root], Options(mode="fix", target_version="0.5.17", jobs=1))
+        assert outcome.summary.files_changed == 1, [r.error for r in outcome.results if r.error]
+        return sizes
+
+    small, large = payload_sizes(tmp_path / "small", 10), payload_sizes(tmp_path / "large", 1000)
+    assert small and set(small) == set(large), (small, large)
