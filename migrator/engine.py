@@ -50,7 +50,7 @@ POOL_MIN_FILES = 256  # below this many files a process pool costs more than it 
 #: and the analysis ~3 s per MB of hot statements; text files ~3 s per MB of settings)
 #: or not rewritten (libcst needs minutes per MB): one generated (or hostile) giant must
 #: not stall or exhaust the machine; the other files are still processed.
-MAX_ANALYSE_BYTES = 2 * 1024 * 1024
+MAX_ANALYZE_BYTES = 2 * 1024 * 1024
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
@@ -92,7 +92,7 @@ class RunResult:
         """The run's exit code (:func:`migrator.exitcode.exit_code`)."""
         return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
 
-    def summarise(self, options: Options) -> None:
+    def summarize(self, options: Options) -> None:
         """Count the results (a writing run counts the files it wrote: a refused write
         changed nothing; the other modes what would change)."""
         results = self.results
@@ -117,7 +117,7 @@ def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
     outcome = RunResult(options.mode, options.unsafe_fixes)
     outcome.results = [process_bytes(name, data, options)]
     outcome.summary = RunSummary(files_scanned=1)
-    outcome.summarise(options)
+    outcome.summarize(options)
     return outcome
 
 
@@ -139,7 +139,7 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
         return FileResult(path, error=FileError(path, f"internal error ({type(error).__name__}: {error}); file left unchanged"))
 
 
-def _too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYSE_BYTES) -> FileResult:
+def _too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYZE_BYTES) -> FileResult:
     line = _first_trigger_line(data) if candidate else None
     return FileResult(path, error=FileError(
         path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {limit // 2**20} MiB)"
@@ -154,7 +154,7 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     handler = handler_for(path)
     if handler is None:
         return FileResult(path)
-    limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_ANALYSE_BYTES
+    limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_ANALYZE_BYTES
     if len(data) > limit:
         return _too_large(path, data, True, limit)
     return handler(path, data, options, analyze_python)
@@ -187,7 +187,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     candidate = might_match_python(data) or (fork is not None and fork.mentions(data))
     if not candidate and not options.parse_all:
         return result
-    if len(data) > MAX_ANALYSE_BYTES:
+    if len(data) > MAX_ANALYZE_BYTES:
         return _too_large(path, data, candidate)
     try:
         source = decode_python(data)
@@ -405,7 +405,7 @@ def _module_name(path: Path) -> str | None:
     return module_name_for(path)
 
 
-def analyse_path(path: Path | str, options: Options, this_pass: Pass = FIRST_PASS) -> FileResult:
+def analyze_path(path: Path | str, options: Options, this_pass: Pass = FIRST_PASS) -> FileResult:
     """Read and process one file; nothing is written (``write_result`` does that)."""
     shown = str(path)
     try:
@@ -482,7 +482,7 @@ def run(
         if collecting:
             gc.enable()
     outcome.results.sort(key=lambda r: r.path)
-    outcome.summarise(options)
+    outcome.summarize(options)
     return outcome
 
 
@@ -561,7 +561,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         index_only.update(extra)
         # git narrows them as in the first step: only files holding a marker are read
         narrowed = _narrow_with_git([gitscan.start(root)], extra, [])
-        _analyse(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
+        _analyze(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
@@ -579,12 +579,12 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         hits = [p for p in unparsed if _holds_any(p, pattern, contents)]
         if not hits:
             break
-        _analyse(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
+        _analyze(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
         index = _completed(summaries, ForkIndex(list(summaries.values())))
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
-    _analyse(workers, again, options, Pass(index), kind, jobs, {}, replaced)
+    _analyze(workers, again, options, Pass(index), kind, jobs, {}, replaced)
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
@@ -653,7 +653,7 @@ def _summary_only(path: str) -> ModuleSummary | None:
         return None
     try:
         data = read_bytes(path)
-        if len(data) > MAX_ANALYSE_BYTES:
+        if len(data) > MAX_ANALYZE_BYTES:
             return None
         source = decode_python(data)
         tree = ast.parse(source, filename=path)
@@ -704,7 +704,7 @@ def _holds_any(path: str, pattern: re.Pattern[bytes], contents: dict[str, bytes]
     return pattern.search(data) is not None
 
 
-def _analyse(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
+def _analyze(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
              summaries: dict, results: dict | None) -> None:
     """Analyse ``paths`` on the pool in ``this_pass``; their summaries go to ``summaries``,
     their results to ``results`` (None: dropped)."""
@@ -802,4 +802,4 @@ def _warm_up() -> None:
 
 def _process_chunk_task(task: tuple[list[str], Options, Pass]) -> list[FileResult]:
     paths, options, this_pass = task
-    return [analyse_path(path, options, this_pass) for path in paths]
+    return [analyze_path(path, options, this_pass) for path in paths]

@@ -177,8 +177,8 @@ def test_a_tree_without_reexports_pays_no_second_step(tmp_path: Path, monkeypatc
     (tmp_path / "pkg" / "a.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n\ndef f():\n    return DFlashWorker\n")
     (tmp_path / "pkg" / "b.py").write_text("x = 1\n")
     second: list[int] = []
-    real = engine._analyse
-    monkeypatch.setattr(engine, "_analyse", lambda *args, **kwargs: second.append(len(args[1])) or real(*args, **kwargs))
+    real = engine._analyze
+    monkeypatch.setattr(engine, "_analyze", lambda *args, **kwargs: second.append(len(args[1])) or real(*args, **kwargs))
     engine.run([tmp_path], engine.Options(mode="lint", target_version=TARGET, jobs=1))
     assert sum(second) == 0  # no file analysed twice, none read for index words
 
@@ -264,8 +264,8 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     (sibling / "reexport.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker as Base\n")
     monkeypatch.chdir(tmp_path)
     read: list[str] = []
-    real = engine._analyse
-    monkeypatch.setattr(engine, "_analyse", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
+    real = engine._analyze
+    monkeypatch.setattr(engine, "_analyze", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
     assert forkindex.project_root([Path("proj")]) == (tmp_path / "proj").resolve()
     assert forkindex.project_root([Path("proj/a.py")]) == (tmp_path / "proj").resolve()
     outcome = engine.run([Path("proj")], engine.Options(mode="lint", target_version=TARGET, jobs=1))

@@ -209,8 +209,8 @@ def test_sparse_gigabyte_file_is_an_error_without_being_read(tmp_path: Path) -> 
         stream.truncate(1 << 30)
     (tmp_path / "good.py").write_text(V1)
     options = engine.Options(mode="lint", jobs=1)
-    engine.analyse_path(tmp_path / "good.py", options)  # imports and tables warmed up
-    read, result = _bytes_read_by(lambda: engine.analyse_path(big, options))
+    engine.analyze_path(tmp_path / "good.py", options)  # imports and tables warmed up
+    read, result = _bytes_read_by(lambda: engine.analyze_path(big, options))
     assert read < 1 << 20, f"{read} bytes read for a file over the limit"
     assert result.error is not None
     assert result.error.message.startswith("file too large to read")
@@ -268,7 +268,7 @@ def test_notebook_over_its_limit_is_an_error_naming_the_limit(tmp_path: Path, mo
     path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     monkeypatch.setattr(notebook.json if hasattr(notebook, "json") else json, "loads",
                         lambda *a, **k: pytest.fail("the notebook was parsed"))
-    result = engine.analyse_path(path, engine.Options(mode="lint", jobs=1))
+    result = engine.analyze_path(path, engine.Options(mode="lint", jobs=1))
     assert result.error is not None and result.error.message.startswith("file too large to analyse")
 
 

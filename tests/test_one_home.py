@@ -134,3 +134,22 @@ def test_records_equal_only_records_of_their_own_type() -> None:
     assert Command("x", None, (), "h") != ("x", None, (), "h", False, ())
     assert Options() == Options() and Options() != tuple(Options())
     assert Config() != tuple(Config())
+
+
+def test_one_spelling_in_identifiers() -> None:
+    """Names are spelled one way, American (``analyze``, ``summarize``: the public
+    ``analyze``, ``Analysis`` and ``summarize`` already were); prose may keep either. At
+    9c817bf ``analyse_path``, ``_analyse``, ``MAX_ANALYSE_BYTES``, ``PythonAnalyser`` and
+    ``RunResult.summarise`` stood beside ``analyze_python`` and ``summarize``."""
+    import re
+
+    british = re.compile(r"(?i)analys(?:e|er|ed|ing)(?![a-z])|summaris|normalis|initialis")
+    names = []
+    for path, tree in _modules().items():
+        for node in ast.walk(tree):
+            name = getattr(node, "name", None) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                else node.id if isinstance(node, ast.Name) else node.arg if isinstance(node, ast.arg) \
+                else node.attr if isinstance(node, ast.Attribute) else None
+            if name and british.search(name):
+                names.append(f"{path}:{node.lineno} {name}")
+    assert names == [], names

@@ -236,7 +236,7 @@ def write_fixed_stdin(outcome: RunResult, data: bytes, options: Options) -> None
     sys.stdout.buffer.write(written)
     sys.stdout.buffer.flush()
     result.written = written is not data
-    outcome.summarise(options)
+    outcome.summarize(options)
 
 
 def require_existing(paths: Sequence[Path]) -> None:

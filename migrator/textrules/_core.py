@@ -30,7 +30,7 @@ _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 BOM = "\ufeff"
 #: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
 BREAKS = "\r\n\x85\u2028\u2029"
-PythonAnalyser = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
+PythonAnalyzer = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
 
 
 @record
@@ -40,7 +40,7 @@ class Ctx(NamedTuple):
     ``SourceError`` when the code does not parse)."""
 
     target: str
-    python: PythonAnalyser | None = None
+    python: PythonAnalyzer | None = None
 
     def fires(self, code: str) -> bool:
         return catalog.get(code).fires_for(self.target)
@@ -244,7 +244,7 @@ Regions = Callable[[str], "tuple[set[int], set[int]]"]
 Guard = Callable[[str, str, str], "str | None"]
 
 
-def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyser, *,
+def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyzer, *,
         guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.textrules._guard``), run on the fixed text before it is kept; ``regions``:

@@ -198,7 +198,7 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return set(), embedded
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
     return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
 
 

@@ -45,7 +45,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
     return _core.run(path, data, options, RULE, analyze, python)
 
 

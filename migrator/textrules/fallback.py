@@ -101,7 +101,7 @@ def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser) -> FileResult:
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer) -> FileResult:
     if b"\0" in data[:8192]:
         return FileResult(path)
     try:

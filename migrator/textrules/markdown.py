@@ -169,7 +169,7 @@ def guard(path: str, before: str, after: str) -> str | None:
     return None
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
     return _core.run(path, data, options, RULE, analyze, python, guard=guard)
 
 

@@ -160,7 +160,7 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
     return text[cell.region[0]:cell.tokens[0][0]] + body + text[cell.tokens[-1][1]:cell.region[1]]
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser) -> FileResult:
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer) -> FileResult:
     from migrator import catalog
     from migrator.suppressions import filter_findings
 

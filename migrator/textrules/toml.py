@@ -96,7 +96,7 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return inside_multiline_strings(text), set()
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
     return _core.run(path, data, options, RULE, analyze, python, guard=_guard.toml, regions=regions)
 
 

@@ -305,7 +305,7 @@ def _script(path: str, index: _Lines, key: int, last: int, ctx: _core.Ctx) -> li
     return shell.analyze_commands(path, commands, index.lines, ctx, extra, heredoc_lines=heredoc)
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyser):
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
     return _core.run(path, data, options, RULE, analyze, python, guard=_guard.yaml, regions=text_regions)
 
 
