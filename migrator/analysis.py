@@ -41,7 +41,7 @@ from typing import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from . import catalog
-from .lines import split_lines
+from .lines import offsets, split_lines
 from .records import record
 
 TYPE_CHECKING = False
@@ -1008,11 +1008,7 @@ def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
     starts: dict[str, list[int]] = {}
     for word, inner, offset in _search_plan(frozenset(words)):
         if inner is None:
-            at = source.find(word)
-            where = []
-            while at != -1:
-                where.append(at)
-                at = source.find(word, at + 1)
+            where = offsets(source, word)
         else:
             where = [at - offset for at in starts[inner] if at >= offset and source.startswith(word, at - offset)]
         starts[word] = where
@@ -1032,12 +1028,7 @@ def _search_plan(words: frozenset[str]) -> tuple[tuple[str, str | None, int], ..
 
 
 def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
-    found: set[int] = set()
-    start = source.find(word)
-    while start != -1:
-        found.add(bisect.bisect_right(line_ends, start) + 1)
-        start = source.find(word, start + len(word))
-    return found
+    return {bisect.bisect_right(line_ends, at) + 1 for at in offsets(source, word)}
 
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,

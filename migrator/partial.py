@@ -47,6 +47,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from .lines import offsets
+
 #: Files smaller than this are parsed whole: masking would save less than it costs.
 MIN_PARTIAL_CHARS = 24 * 1024
 #: Mask only if it blanks at least this share of the lines.
@@ -313,18 +315,15 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
 
 
 def _lines_holding(code: str, word: str) -> list[int]:
-    """Sorted 0-based indexes of the lines of ``code`` holding ``word`` (a search in C per
-    occurrence, not a Python test per line)."""
+    """Sorted 0-based indexes of the lines of ``code`` holding ``word``."""
     found: list[int] = []
     line = 0
     previous = 0
-    at = code.find(word)
-    while at != -1:
+    for at in offsets(code, word):
         line += code.count("\n", previous, at)
         if not found or found[-1] != line:
             found.append(line)
         previous = at
-        at = code.find(word, at + len(word))
     return found
 
 

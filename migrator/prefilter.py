@@ -9,7 +9,7 @@ import re
 from functools import cache
 
 from . import catalog
-
+from .lines import offsets
 
 #: Every trigger token, lower-cased, contains one of these, or every cue it needs does
 #: (``num_correct_drafts_per_req_cpu`` matters only beside ``DFlashWorker``); checked by a
@@ -85,13 +85,9 @@ def _matches_bytes(data: bytes) -> bool:
     marker was found, not searched for in the whole file (21 tokens hold ``dflash``)."""
     lowered = data.lower()
     for marker, groups in _groups_by_marker():
-        at = lowered.find(marker)
-        if at == -1:
+        positions: list[int] | None = offsets(lowered, marker, _MAX_MARKER_POSITIONS + 1)
+        if not positions:
             continue
-        positions = []
-        while at != -1 and len(positions) <= _MAX_MARKER_POSITIONS:
-            positions.append(at)
-            at = lowered.find(marker, at + 1)
         if len(positions) > _MAX_MARKER_POSITIONS:
             positions = None
         for token, offset, cues, patterns in groups:
