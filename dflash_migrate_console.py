@@ -42,7 +42,7 @@ def _own_migrator() -> None:
 
 def main() -> int:
     _own_migrator()
-    from migrator.cli import main as run
+    from migrator.cli.main import main as run
 
     code = run()
     _exit_now(code)

@@ -5,7 +5,7 @@
 
 What it does:
 
-1. takes the released wheels of sglang 0.5.13 and 0.5.14 (``migrator.verify.wheels``:
+1. takes the released wheels of sglang 0.5.13 and 0.5.14 (``migrator.releases.wheels``:
    cached download into ``~/.cache/dflash-migrate``, unpacked once);
 2. lints 0.5.13's tree (``lint --target-version 0.5.14 --format json``) and fixes two
    copies of it, once in the default mode and once with ``--unsafe-fixes``;
@@ -94,7 +94,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
 from migrator import catalog  # noqa: E402
-from migrator.verify.wheels import unpacked_wheel  # noqa: E402
+from migrator.releases.wheels import unpacked_wheel  # noqa: E402
 
 OLD, NEW = "0.5.13", "0.5.14"
 JUDGMENTS = HERE / "replay_judgments.toml"

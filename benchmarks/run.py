@@ -11,7 +11,7 @@ One script, run from anywhere (it finds the repository from its own path)::
 
 What it does, in one run:
 
-1. gets sglang's wheel from PyPI (``migrator.verify.wheels.unpacked_wheel``: cached download,
+1. gets sglang's wheel from PyPI (``migrator.releases.wheels.unpacked_wheel``: cached download,
    unpacked once) - a real V1-era tree, 2,409 ``.py`` files / ~893k lines for 0.5.13;
 2. copies it into ``benchmarks/work/`` (git-ignored), replicated N times for scale;
 3. measures each command as a child process, ``--repeat`` times, keeping the best wall
@@ -280,7 +280,7 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 
 def prepare_source(version: str) -> Path:
-    from migrator.verify.wheels import unpacked_wheel
+    from migrator.releases.wheels import unpacked_wheel
 
     return unpacked_wheel(version)
 
@@ -479,7 +479,7 @@ def dfm_command(override: str | None) -> list[str]:
     if override:
         return shlex.split(override)
     # The working tree's code, exactly as the console script runs it.
-    return [sys.executable, "-c", "import sys; from migrator.cli import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from migrator.cli.main import main; sys.exit(main())"]
 
 
 def installed_command(workdir: Path) -> list[str]:
@@ -629,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="results file (default benchmarks/results/<date>.json)")
     parser.add_argument("--workdir", type=Path, default=HERE / "work", help="scratch dir (default benchmarks/work)")
     parser.add_argument("--dflash-migrate", dest="dfm", default=None,
-                        help="command to run dflash-migrate (default: this checkout's migrator.cli:main)")
+                        help="command to run dflash-migrate (default: this checkout's migrator.cli.main:main)")
     parser.add_argument("--clean-files", type=int, default=300, help="files in the no-match startup tree")
     parser.add_argument("--venv", action="store_true",
                         help="measure dflash-migrate installed into its own venv (benchmarks/work/venv), as users run it")

@@ -2,10 +2,10 @@
 
 import sys
 
-from ._isolate import drop_current_folder_from_path
+from migrator.cli.isolate import drop_current_folder_from_path
 
 drop_current_folder_from_path()
 
-from .cli import main  # noqa: E402
+from migrator.cli.main import main  # noqa: E402
 
 sys.exit(main())

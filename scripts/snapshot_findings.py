@@ -116,7 +116,7 @@ def _relative_imports(destination: Path) -> None:
 
 
 def _sglang_tree(destination: Path) -> None:
-    from migrator.verify.wheels import unpacked_wheel
+    from migrator.releases.wheels import unpacked_wheel
 
     shutil.copytree(unpacked_wheel("0.5.13") / "sglang", destination / "sglang", symlinks=True)
 

@@ -6,8 +6,8 @@ import ast
 import textwrap
 from pathlib import Path
 
-from migrator.engine import Options, process_bytes
-from migrator.model import Finding
+from migrator.base.model import Finding
+from migrator.run.engine import Options, process_bytes
 
 
 def migrate(source: str, *, target: str = "0.5.17", path: str = "fork_module.py", unsafe: bool = False,
@@ -46,8 +46,8 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
 def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "check") -> list[Path]:  # noqa: ANN001
     """Findings and rewrites of every candidate file under ``tree`` are the same after
     ``disable_shortcut()`` turns a speed shortcut off; returns the candidates. ``mode``:
-    "lint" for the shortcuts only the lint takes (``migrator.partial``)."""
-    from migrator.engine import might_match
+    "lint" for the shortcuts only the lint takes (``migrator.python.partial``)."""
+    from migrator.run.engine import might_match
 
     options = Options(mode=mode, target_version="0.5.23")
     candidates = [p for p in sorted(tree.rglob("*.py")) if might_match(p.read_bytes())]

@@ -16,7 +16,7 @@ def rules_emit_only_declared_codes() -> object:
     """In every test, each Python rule may emit only the codes its ``RULE`` declares
     (``tests/test_rule_declarations.py`` checks the same on a corpus): a rule that emits
     another code fails the file it runs on, in this process and in the workers it forks."""
-    import migrator.rules as rules
+    import migrator.python.rules as rules
 
     def declared(rule):  # noqa: ANN001, ANN202
         def check(ctx) -> None:  # noqa: ANN001
@@ -36,7 +36,7 @@ def rules_emit_only_declared_codes() -> object:
 @pytest.fixture(scope="session")
 def sglang_0_5_13() -> Path:
     """sglang 0.5.13's source tree from its PyPI wheel (downloaded once, cached)."""
-    from migrator.verify.wheels import WheelError, unpacked_wheel
+    from migrator.releases.wheels import WheelError, unpacked_wheel
 
     try:
         return unpacked_wheel("0.5.13") / "sglang"

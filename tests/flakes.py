@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 
 from pyflakes import checker, messages
-import ast
 
 ORACLE = (messages.UndefinedName, messages.UndefinedExport, messages.UnusedImport, messages.ImportStarUsage,
           messages.UndefinedLocal)

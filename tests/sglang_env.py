@@ -4,7 +4,7 @@ One CPU venv (torch 2.13.0 from the machine's local wheel plus the import closur
 ``sglang.srt.server_args`` and the DFLASH V2 modules) is shared by all releases; each
 release gets its own folder holding the PyPI wheel installed with ``--no-deps`` plus the
 few packages whose pins differ per release (transformers, tokenizers, xgrammar). Both
-live under ``migrator.verify.wheels.cache_dir()`` so only the first run pays for them.
+live under ``migrator.releases.wheels.cache_dir()`` so only the first run pays for them.
 
 Run code in a release with :func:`run_in_release` (a subprocess: two sglang releases
 cannot share one interpreter).
@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from migrator.verify import wheels
+from migrator.releases import wheels
 
 REPO = Path(__file__).resolve().parent.parent
 VENV_PACKAGES = (

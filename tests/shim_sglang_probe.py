@@ -129,9 +129,8 @@ def cmd_aliases(payload: dict[str, Any]) -> dict[str, Any]:
     """Import old names through the shim and compare with the real V2 objects."""
     import importlib
 
-    from migrator import catalog
-
     import shims
+    from migrator import catalog
 
     result: dict[str, Any] = {"status": shims.install().reason}
     worker_mod, worker_cls = catalog.V1_WORKER_CLASS.rpartition(".")[::2]
@@ -264,9 +263,8 @@ def cmd_server_args_matrix(payload: dict[str, Any]) -> dict[str, Any]:
     import os
 
     import shims
-    from shims import _switches
-
     from migrator import catalog
+    from shims import _switches
 
     status = shims.install().reason
     from sglang.srt import server_args as sa_module
@@ -302,9 +300,8 @@ def cmd_v1(payload: dict[str, Any]) -> dict[str, Any]:
     import importlib
     import importlib.util
 
-    from migrator import catalog
-
     import shims
+    from migrator import catalog
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -329,9 +326,8 @@ def cmd_strict_prepare(payload: dict[str, Any]) -> dict[str, Any]:
     ``prepare_for_verify`` is rejected; SGLang's own V2 form still reaches SGLang's code."""
     import importlib
 
-    from migrator import catalog
-
     import shims
+    from migrator import catalog
 
     shims.install()
     verify_module, verify_name = catalog.VERIFY_INPUT.rpartition(".")[::2]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator import add_noqa
-from migrator.engine import Options, run
+from migrator.run import add_noqa
+from migrator.run.engine import Options, run
 
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 

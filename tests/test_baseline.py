@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator import baseline
-from migrator.engine import Options, run
+from migrator.report import baseline
+from migrator.run.engine import Options, run
 
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
-from migrator.engine import Options, run
+from migrator.run.engine import Options, run
 from tests.flakes import flakes
 
 TARGET = catalog.NEWEST_RELEASE

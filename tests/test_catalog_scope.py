@@ -1,9 +1,9 @@
 """The catalog accounts for the whole 0.5.13 -> 0.5.14 wheel diff (issue 14 item 4): every
 in-scope removal :mod:`migrator.verify.wheel_diff` finds in the real wheels is a catalog
 name (a parameter: of a catalog function or method) or a note of
-:mod:`migrator.catalog_scope`, and every note is still in the diff.
+:mod:`migrator.catalog.scope`, and every note is still in the diff.
 
-Slow: reads the two wheels from PyPI (cached by :mod:`migrator.verify.wheels`).
+Slow: reads the two wheels from PyPI (cached by :mod:`migrator.releases.wheels`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from functools import cache
 import pytest
 
 from migrator import catalog
-from migrator.catalog_scope import DIFF_FROM, DIFF_TO, SCOPE_NOTES, note_for
+from migrator.catalog.scope import DIFF_FROM, DIFF_TO, SCOPE_NOTES, note_for
+from migrator.releases.index import SglangIndex
 from migrator.verify import wheel_diff
-from migrator.verify.sglang_index import SglangIndex
 
 
 @cache
@@ -53,7 +53,7 @@ def test_the_diff_finds_what_issue_14_names_and_every_note_is_still_in_it() -> N
 
 
 def test_notes_name_real_codes_and_render_into_migration_md() -> None:
-    from migrator import docs
+    from migrator.catalog import docs
 
     for note in SCOPE_NOTES:
         assert note.code is None or note.code in catalog.by_code()

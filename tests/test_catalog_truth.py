@@ -9,12 +9,12 @@ For each entry in ``migrator.catalog.ENTRIES``:
   releases have.
 
 Which releases: all of ``catalog.RELEASES`` (0.5.8-0.5.23, 16 wheels). Downloading all
-of them into the ``migrator.verify.wheels`` cache takes about 20 s on the dev box (4-39 MB
+of them into the ``migrator.releases.wheels`` cache takes about 20 s on the dev box (4-39 MB
 each, ~310 MB in all), and the index reads the zip archives lazily (a few dozen modules
 per release, ~0.5 s each), so there is no need to sample boundary releases only.
 ``DFLASH_MIGRATE_TRUTH_RELEASES=0.5.13,0.5.14`` restricts the run when iterating locally.
 
-What "exists" means per kind (``migrator.verify.sglang_index`` resolves names statically,
+What "exists" means per kind (``migrator.releases.index`` resolves names statically,
 following re-exports and inheritance, never importing sglang):
 
 * module/class/function/method/attribute/call-form: the dotted name resolves;
@@ -41,7 +41,7 @@ import pytest
 
 from migrator import catalog
 from migrator.catalog import Entry
-from migrator.verify.sglang_index import SglangIndex
+from migrator.releases.index import SglangIndex
 
 pytestmark = pytest.mark.slow
 
@@ -211,15 +211,15 @@ def test_removed_names_really_are_removed_in_the_first_target() -> None:
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_release_wheel_hash_table_matches_pypi(release: str) -> None:
-    """``migrator.release_hashes`` holds the sha256 of the wheel PyPI serves for each release
+    """``migrator.releases.hashes`` holds the sha256 of the wheel PyPI serves for each release
     (the one ``verify`` refuses to use if its bytes differ), and nothing else."""
     import hashlib
 
-    from migrator.release_hashes import WHEEL_SHA256
-    from migrator.verify import wheels
+    from migrator.releases import wheels
+    from migrator.releases.hashes import WHEEL_SHA256
 
     wheel = wheels.download_wheel(release)
-    assert wheel.name in WHEEL_SHA256, f"{wheel.name} is not in migrator/release_hashes.py"
+    assert wheel.name in WHEEL_SHA256, f"{wheel.name} is not in migrator/releases/hashes.py"
     assert hashlib.sha256(wheel.read_bytes()).hexdigest() == WHEEL_SHA256[wheel.name]
     assert {name.split("-")[1] for name in WHEEL_SHA256} == set(catalog.RELEASES)
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog, report
-from migrator.model import FileResult, Finding, RunSummary, Span
+from migrator.base.model import FileResult, Finding, RunSummary, Span
+from migrator.cli.commands.lint import run as lint
 from migrator.report import sarif
-from migrator.commands.lint import run as lint
 
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 

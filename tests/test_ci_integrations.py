@@ -21,9 +21,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from migrator.discovery import is_python
-from migrator.textrules import module_for
-
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = ROOT / "action.yml"
 WORKFLOW = ROOT / "examples" / "github-actions" / "dflash-migrate.yml"
@@ -105,8 +102,8 @@ class TestAction:
         assert "pip install dflash-migrate" not in WORKFLOW.read_text()
 
     def test_sarif_information_uri_is_no_pypi_page(self) -> None:
-        from migrator.model import RunSummary
         from migrator import report
+        from migrator.base.model import RunSummary
 
         assert "pypi.org" not in report.render("sarif", [], RunSummary())
 
@@ -139,7 +136,7 @@ class TestHooks:
         pre-commit tags files with) calls every one of them `text`."""
         from identify.identify import tags_from_path
 
-        from migrator.discovery import discover
+        from migrator.run.files import discover
 
         for name, text in {**SAMPLES, **FALLBACK_SAMPLES}.items():
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -164,7 +161,7 @@ class TestHooks:
 
 
 def tools_dir() -> Path:
-    from migrator.verify.wheels import cache_dir
+    from migrator.releases.wheels import cache_dir
 
     folder = cache_dir() / "tools"
     folder.mkdir(parents=True, exist_ok=True)
@@ -356,7 +353,7 @@ def test_pre_commit_try_repo_lints_every_file_type(tmp_path: Path) -> None:
 
 def test_cache_variable_is_documented_and_honoured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 13: `DFLASH_MIGRATE_CACHE` was documented only in a docstring."""
-    from migrator.verify.wheels import cache_dir
+    from migrator.releases.wheels import cache_dir
 
     for doc in ("README.md", "MIGRATION.md"):
         assert "DFLASH_MIGRATE_CACHE" in (ROOT / doc).read_text(), doc

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import write_tree
+
 from migrator import catalog
 
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"

@@ -141,7 +141,7 @@ def test_stdin_and_a_named_file_give_the_same_findings_and_exit_code(tmp_path: P
 def test_the_exit_code_is_computed_in_one_place() -> None:
     """Exit codes were computed five times (RunResult.exit_code, lint._exit_code,
     verify.exit_code, stdin, baselines/--add-noqa) and disagreed; only
-    migrator/exitcode.py may decide 0/1/2 now."""
+    migrator/run/exitcode.py may decide 0/1/2 now."""
     computing = re.compile(r"\breturn\s+[12]\s*$|(?:\breturn|=)\s*[012]\s+if\b|\bcode\s*=\s*[12]\s*$"
                            r"|sys\.exit\(\s*[12]\s*\)|Exit\(\s*[12]\s*\)")
     found = []
@@ -152,7 +152,7 @@ def test_the_exit_code_is_computed_in_one_place() -> None:
             if computing.search(line.split("#", 1)[0]):
                 found.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert not found, found
-    from migrator import exitcode
+    from migrator.run import exitcode
 
     assert exitcode.exit_code([], "fix") == 0
 
@@ -483,7 +483,7 @@ def test_the_wheel_ships_its_licence_and_the_migration_guide(tmp_path: Path) -> 
     metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
     assert "License-Expression: Apache-2.0" in metadata and "Classifier: Programming Language :: Python :: 3" in metadata
     python = sglang_env.wheel_venv(tmp_path / "venv", wheel)
-    out = subprocess.run([str(python), "-c", "from migrator.commands.rules import explain; print(explain('DFM101'))"],
+    out = subprocess.run([str(python), "-c", "from migrator.cli.commands.rules import explain; print(explain('DFM101'))"],
                          capture_output=True, text=True, cwd=tmp_path, check=True).stdout
     shown = re.search(r"See MIGRATION\.md#dfm101 \((?P<path>[^)]+)\)", out)
     assert shown and Path(shown["path"]).is_file() and "site-packages" in shown["path"], out

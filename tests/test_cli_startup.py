@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE = (
-    "import sys; from migrator.cli import main\n"
+    "import sys; from migrator.cli.main import main\n"
     "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
     "print('LOADED', ' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('migrator', 'shims', 'libcst', 'typer'))))\n"
 )
@@ -25,14 +25,14 @@ def loaded(*args: str, cwd: Path) -> set[str]:
 
 def test_version_imports_neither_typer_nor_the_engine(tmp_path: Path) -> None:
     mods = loaded("--version", cwd=tmp_path)
-    assert not {"typer", "migrator.engine", "libcst"} & mods
+    assert not {"typer", "migrator.run.engine", "libcst"} & mods
 
 
 def test_fix_and_lint_without_matches_import_no_other_subcommand_nor_libcst(tmp_path: Path) -> None:
     (tmp_path / "clean.py").write_text("import os\nprint(os.sep)\n")
     for args in (["--check", str(tmp_path)], [str(tmp_path)], ["lint", str(tmp_path)]):
         mods = loaded(*args, cwd=tmp_path)
-        assert "migrator.engine" in mods, args
+        assert "migrator.run.engine" in mods, args
         assert not {"migrator.verify", "shims.doctor", "typer", "libcst"} & mods, (args, mods)
 
 
@@ -43,7 +43,7 @@ def test_lint_with_findings_imports_neither_libcst_nor_typer(tmp_path: Path) -> 
     for args in (["lint", "a.py"], ["lint", "--format", "full", "a.py"], ["lint", "--format", "json", "."],
                  ["lint", "--statistics", "a.py"]):
         mods = loaded(*args, cwd=tmp_path)
-        assert "migrator.analysis" in mods, (args, mods)  # it did analyse the file
+        assert "migrator.python.analysis" in mods, (args, mods)  # it did analyse the file
         assert not {"typer", "libcst"} & mods, (args, mods)
 
 
@@ -64,7 +64,7 @@ def test_fast_path_and_typer_read_one_declaration(command: str) -> None:
     parses each of them (the value it would give typer's callback) without typer."""
     import typer.main
 
-    from migrator import cli
+    from migrator.cli import main as cli
 
     declared = cli.by_name()[command]
     params = typer.main.get_command(cli.build_app()).commands[command].params  # type: ignore[attr-defined]
@@ -83,14 +83,14 @@ def test_fast_path_and_typer_read_one_declaration(command: str) -> None:
     ["--select", "--check"], ["--check=1"], ["--target-version="],
 ])
 def test_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
-    from migrator.cli import parse_fast
+    from migrator.cli.main import parse_fast
 
     assert parse_fast("fix", args) is None
 
 
 @pytest.mark.parametrize("args", [["--format", "yaml"], ["--format"], ["-o"], ["--exit-zero=1"], ["--check"]])
 def test_lint_fast_path_leaves_the_unusual_to_typer(args: list[str]) -> None:
-    from migrator.cli import parse_fast
+    from migrator.cli.main import parse_fast
 
     assert parse_fast("lint", args) is None
 
@@ -111,7 +111,7 @@ LEGACY = (
     ["--select", "DFM1,DFM201", "--check"], ["--jobs", "0"], ["--check", "--force-exclude", "--exclude", "a.py"],
 ])
 def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
-    from migrator import cli
+    from migrator.cli import main as cli
 
     outputs = []
     for fast in (True, False):
@@ -139,7 +139,7 @@ def test_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list
     ["--select=DFM1,DFM201"], ["--select", "DFM999"],
 ])
 def test_lint_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args: list[str]) -> None:
-    from migrator import cli
+    from migrator.cli import main as cli
 
     outputs = []
     for fast in (True, False):
@@ -159,7 +159,7 @@ def test_lint_fast_path_matches_typer(tmp_path: Path, monkeypatch, capsys, args:
 
 
 def test_lint_fast_path_output_file(tmp_path: Path, monkeypatch) -> None:
-    from migrator import cli
+    from migrator.cli import main as cli
 
     (tmp_path / "a.py").write_text(LEGACY)
     monkeypatch.chdir(tmp_path)

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator.commands.common import build_options
-from migrator.config import Config, ConfigError, find, load
-from migrator.options import selection
+from migrator.cli.commands.common import build_options
+from migrator.run.config import Config, ConfigError, find, load
+from migrator.run.options import selection
 
 
 def write(tmp_path: Path, body: str, where: str = "") -> Path:
@@ -118,8 +118,8 @@ def test_outside_a_repository_the_current_folder_does_not_widen_the_search(tmp_p
     """``cd parent && dflash-migrate lint project``: the parent's ``pyproject.toml`` is above
     the scanned folder, so it does not apply (it did while the search stopped at the current
     folder), and the fork index covers the same folder as the search."""
-    from migrator.config import project_root
-    from migrator.forkindex import project_root as index_root
+    from migrator.python.forkindex import project_root as index_root
+    from migrator.run.config import project_root
 
     (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM"]\n')
     project = tmp_path / "project"

@@ -1,12 +1,12 @@
-"""Valid/invalid cases for migrator/textrules/doc_prose.py: Markdown and MDX prose that keeps
+"""Valid/invalid cases for migrator/text/doc_prose.py: Markdown and MDX prose that keeps
 teaching the V1 API (a flags table listing the removed flag, instructions to hook V1-only methods)."""
 
 from __future__ import annotations
 
 import pytest
 
-from migrator import engine
-from migrator.engine import Options
+from migrator.run import engine
+from migrator.run.engine import Options
 
 
 def found(path: str, text: str, target: str = "0.5.23") -> list[tuple[int, str]]:

@@ -57,7 +57,7 @@ def test_findings_and_fixes_unchanged(name: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(snapshot.SLOW))
 def test_findings_and_fixes_unchanged_on_sglang_tree(name: str) -> None:
-    from migrator.verify.wheels import WheelError, unpacked_wheel
+    from migrator.releases.wheels import WheelError, unpacked_wheel
 
     try:
         unpacked_wheel("0.5.13")

@@ -15,7 +15,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from flakes import new_flakes
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +78,7 @@ def test_example_fork_fixes_pass_pyflakes(tmp_path: Path, extra: tuple[str, ...]
 @pytest.mark.parametrize("extra", [(), ("--unsafe-fixes",)], ids=["default", "unsafe"])
 def test_sglang_0_5_13_tree_fixes_pass_pyflakes(tmp_path: Path, extra: tuple[str, ...]) -> None:
     """sglang's own tree migrated to 0.5.14: pyflakes-clean, and server_args.py registers no flag twice."""
-    from migrator.verify import wheels
+    from migrator.releases import wheels
 
     tree = wheels.unpacked_wheel("0.5.13") / "sglang"
     changed = migrated_files(tree, tmp_path / "sglang", "--target-version", "0.5.14", *extra)

@@ -11,11 +11,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from flakes import new_flakes
-from migrator import engine, forkindex
-from migrator.model import Finding
+
+from migrator.base.model import Finding
+from migrator.python import forkindex
 from migrator.report import sarif
+from migrator.run import engine
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "forks" / "index_fixture"
 PACKAGE = "idxfork"
@@ -211,8 +212,8 @@ def test_the_migrated_fixture_imports_against_0_5_17(fork: Path) -> None:
 def test_the_guard_keeps_names_other_modules_import(fork: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 19 item 5 through the write guard: were the import fix to drop `DFlashWorker`
     from compat.py (which workers.py and registry.py import), the guard refuses it."""
-    from migrator import guard
-    from migrator.rules import imports
+    from migrator.python import guard
+    from migrator.python.rules import imports
 
     before = "try:\n    from sglang.srt.speculative.dflash_worker import DFlashWorker\nexcept ImportError:\n    DFlashWorker = None\n"
     after = before.replace("dflash_worker import DFlashWorker", "dflash_worker_v2 import DFlashWorkerV2")

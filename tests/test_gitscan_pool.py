@@ -1,5 +1,5 @@
 """The run's speed machinery must never change a result: the ``git grep`` prefilter
-(``migrator.gitscan``) and the fork pool (``migrator.pool``)."""
+(``migrator.run.gitscan``) and the fork pool (``migrator.run.pool``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import write_tree
-from migrator import engine, gitscan, pool
+
+from migrator.run import engine, gitscan, pool
 
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -54,7 +54,7 @@ def summary(outcome: engine.RunResult) -> dict[str, list[tuple[int, str]]]:
 
 def test_every_trigger_token_holds_a_grep_marker() -> None:
     """Itself, or through every cue it needs (``prefilter.markers_of``)."""
-    from migrator import prefilter
+    from migrator.relevance import prefilter
 
     assert prefilter.uncovered_tokens() == []
     assert {marker.decode() for marker in prefilter.COARSE_MARKERS} == set(gitscan.GREP_MARKERS)

@@ -1,4 +1,4 @@
-"""The write guard (migrator/guard.py): a fix is written only if the fixed file is at least
+"""The write guard (migrator/python/guard.py): a fix is written only if the fixed file is at least
 as correct as the original; otherwise its finding becomes a TODO that says why. Each case
 is a repro from issue 14, checked with pyflakes as the oracle."""
 
@@ -7,11 +7,11 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
 from codemod_helpers import migrate, todo_lines
 from flakes import new_flakes
-from migrator import guard
-from migrator.engine import Options, process_bytes
+
+from migrator.python import guard
+from migrator.run.engine import Options, process_bytes
 
 
 def _fixed(source: str, **kwargs) -> str:  # noqa: ANN003
@@ -85,7 +85,7 @@ def test_an_if_else_import_with_another_module_in_else_is_not_half_renamed() -> 
 
 
 def test_refused_fixes_are_not_counted_and_diff_equals_write(tmp_path) -> None:  # noqa: ANN001
-    from migrator.engine import run
+    from migrator.run.engine import run
 
     source = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n\nw = DFlashWorker()\n"
     (tmp_path / "fork.py").write_text(source)

@@ -368,7 +368,7 @@ def test_read_only_file_is_reported_not_replaced(tmp_path: Path, unprivileged: t
 
 
 def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator import engine
+    from migrator.run import engine
 
     racing = tmp_path / "racing.py"
     calm = tmp_path / "calm.py"
@@ -395,7 +395,7 @@ def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest
 
 
 def test_write_atomic_failure_leaves_original_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator import fileio
+    from migrator.base import fileio
 
     target = tmp_path / "t.py"
     target.write_bytes(V1)
@@ -454,7 +454,7 @@ def test_fifty_megabyte_file(tmp_path: Path) -> None:
 
 
 def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator import engine
+    from migrator.run import engine
 
     monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
@@ -469,7 +469,7 @@ def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: P
 
 
 def test_large_file_with_only_span_edits_is_still_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator import engine
+    from migrator.run import engine
 
     monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
@@ -495,7 +495,8 @@ def _large_tree(root: Path, count: int) -> dict[str, bytes]:
 # it ran before raising KeyboardInterrupt as Python's default handler does.
 _SIGINT_RUNNER = r"""
 import os, signal, sys
-from migrator import cli, engine
+from migrator.cli import main as cli
+from migrator.run import engine
 ready, go, ack = (int(fd) for fd in sys.argv[1:4])
 written = 0
 real_write = engine.write_atomic

@@ -66,7 +66,7 @@ def test_linear_globs_match_like_gitignore() -> None:
 
     import pathspec
 
-    from migrator.discovery import compile_ignore
+    from migrator.run.files import compile_ignore
 
     names = ["a", "ab", "ba", "aab", "a/b", "b/ab", "abab", "x.py", "d/x.py", "*b", "[a]"]
     globs = ["a*", "*b", "a*b", "*a*b*", "a**b", "**/b", "a/**", "?b", "*?", "[ab]*b", "\\*b", "[*]b",
@@ -79,8 +79,8 @@ def test_linear_globs_match_like_gitignore() -> None:
 def test_text_fix_splicing_is_one_pass() -> None:
     """100,000 edits in a 3 MB text: one string rebuilt per edit copies ~150 GB."""
     result = python(
-        "from migrator.model import Replace, Span\n"
-        "from migrator.textrules._core import apply_edits\n"
+        "from migrator.base.model import Replace, Span\n"
+        "from migrator.text._core import apply_edits\n"
         "line = 'a = --old-flag-name-that-is-long\\n'\n"
         "n = 100_000\n"
         "edits = [Replace(Span.of(i, 4, i, len(line) - 1), '--new') for i in range(1, n + 1)]\n"
@@ -91,8 +91,8 @@ def test_text_fix_splicing_is_one_pass() -> None:
 
 def test_python_fix_splicing_is_one_pass() -> None:
     result = python(
-        "from migrator.model import Replace, Span\n"
-        "from migrator.rewrite import splice\n"
+        "from migrator.base.model import Replace, Span\n"
+        "from migrator.edit.splice import splice\n"
         "line = 'x = DFlashWorker_with_a_long_tail_name\\n'\n"
         "n = 100_000\n"
         "edits = [Replace(Span.of(i, 4, i, len(line) - 1), 'DFlashWorkerV2') for i in range(1, n + 1)]\n"
@@ -121,7 +121,7 @@ def test_eight_megabyte_file_is_reported_not_analysed(tmp_path: Path, name: str,
 def test_prefilter_patterns_stay_linear() -> None:
     """The behaviour entries' byte patterns (DFM210/DFM211) see every file that names DFLASH
     and an overlap setting: 8 MB built against them must not backtrack."""
-    code = ("from migrator.prefilter import might_match\n"
+    code = ("from migrator.relevance.prefilter import might_match\n"
             "head = b\"x = 'dflash'  # enable_overlap disable_overlap_schedule\\n\"\n"
             "for line in (b'overlap\\n', b'overlap raise raise\\n', b'overlap\\n' + b'x\\n' * 7,"
             " b'.disable_overlap_schedule = \\n'):\n"

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator import compat, engine
+from migrator.base import compat
+from migrator.run import engine
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``from sglang.srt.speculative.ｄflash_worker import ＤFlashWorker`` (full-width d and D).
@@ -63,7 +64,7 @@ def test_the_compatibility_table_matches_this_python() -> None:
     computed = {c for a, b in compat.computed_ranges() for c in range(a, b + 1)}
     table = {c for a, b in compat.RANGES for c in range(a, b + 1)}
     assert computed <= table, (f"Unicode {unicodedata.unidata_version} has compatibility characters the table "
-                               f"lacks: regenerate migrator.compat.RANGES with `python -m migrator.compat`")
+                               f"lacks: regenerate migrator.base.compat.RANGES with `python -m migrator.base.compat`")
     if unicodedata.unidata_version == "14.0.0":
         assert computed == table
 

@@ -69,7 +69,7 @@ def test_verify_refuses_a_cached_release_wheel_with_other_bytes(tmp_path: Path) 
     """Attack: a wheel planted in the shared cache under a release's name (a poisoned CI
     cache) was unpacked and trusted by ``verify``. Its sha256 is now checked against the
     release table kept beside the catalog: a clear error, and the wheel is not used."""
-    from migrator.release_hashes import WHEEL_SHA256
+    from migrator.releases.hashes import WHEEL_SHA256
 
     name = next(n for n in WHEEL_SHA256 if n.startswith("sglang-0.5.14-"))
     _fake_wheel(tmp_path / "cache" / "wheels" / name)
@@ -85,7 +85,7 @@ def test_other_cached_wheels_are_checked_against_the_hash_recorded_at_download(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Attack: a wheel of a release the table does not know, replaced in the cache after
     its download; the hash recorded beside it at download no longer matches."""
-    from migrator.verify import wheels
+    from migrator.releases import wheels
 
     monkeypatch.setenv("DFLASH_MIGRATE_CACHE", str(tmp_path))
     wheel = tmp_path / "wheels" / "sglang-9.9.9-py3-none-any.whl"
@@ -201,8 +201,8 @@ def test_sparse_gigabyte_file_is_an_error_without_being_read(tmp_path: Path) -> 
     """Attack: one sparse 1 GiB ``.py`` in a downloaded archive: every byte was read (and
     lower-cased) before the size limit applied. Now the size is asked first: nothing of
     it is read, and the file is a per-file error naming the limit."""
-    from migrator import engine
-    from migrator.fileio import MAX_READ_BYTES
+    from migrator.base.fileio import MAX_READ_BYTES
+    from migrator.run import engine
 
     big = tmp_path / "huge.py"
     with big.open("wb") as stream:
@@ -225,7 +225,7 @@ def test_sparse_gigabyte_file_is_an_error_without_being_read(tmp_path: Path) -> 
 def test_a_file_growing_after_the_size_check_is_cut_at_the_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Attack: the file grows between ``fstat`` and the read (a FUSE file, a log still being
     written): at most the limit plus one byte is read, then the file is an error."""
-    from migrator import fileio
+    from migrator.base import fileio
 
     path = tmp_path / "growing.py"
     path.write_bytes(b"x = 1\n" * 100_000)  # 600 kB really there
@@ -245,7 +245,7 @@ def test_a_file_growing_after_the_size_check_is_cut_at_the_limit(tmp_path: Path,
 def test_sparse_gigabyte_pyproject_is_a_config_error_without_being_read(tmp_path: Path) -> None:
     """Attack: the same sparse 1 GiB file as the repository's ``pyproject.toml``: the config
     search read all of it to look for ``dflash-migrate``. Now it is a clear config error."""
-    from migrator import config
+    from migrator.run import config
 
     with (tmp_path / "pyproject.toml").open("wb") as stream:
         stream.truncate(1 << 30)
@@ -258,8 +258,8 @@ def test_notebook_over_its_limit_is_an_error_naming_the_limit(tmp_path: Path, mo
     """Attack: a notebook had no size limit at all (a 42 MB one took 600 MB and 13 s to
     parse); now a candidate notebook over ``MAX_NOTEBOOK_BYTES`` is a per-file error and
     is never parsed."""
-    from migrator import engine
-    from migrator.textrules import notebook
+    from migrator.run import engine
+    from migrator.text import notebook
 
     monkeypatch.setattr(engine, "MAX_NOTEBOOK_BYTES", 4096)
     cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [{"output_type": "stream",

@@ -2,7 +2,7 @@
 
 The threat model of the hostile-repository suite: the tree comes from a stranger (a pull
 request in CI, a fork being migrated), the tool may run as root, and its reports go to CI
-systems. Every file the tool writes goes through :mod:`migrator.fileio`'s write path
+systems. Every file the tool writes goes through :mod:`migrator.base.fileio`'s write path
 (a temporary file made by ``mkstemp`` in the target's folder, then ``os.replace``; a
 symbolic link at the target or in its folders below the repository top is refused). The
 last tests run the README's GitLab example and ``action.yml``'s ``run:`` steps, read
@@ -133,7 +133,7 @@ def test_junit_escapes_a_newline_in_a_file_name(tmp_path: Path) -> None:
 def test_junit_escapes_a_newline_in_a_fork_findings_through_path() -> None:
     """Attack: the "(through <path>)" part of a fork finding's message names a module of the
     scanned repository; a newline in that module's file name must not start a report line."""
-    from migrator.model import FileResult, Finding, RunSummary, Span
+    from migrator.base.model import FileResult, Finding, RunSummary, Span
     from migrator.report import junit
 
     message = f"`DFlashWorker` was replaced by `DFlashWorkerV2` (through pkg/{NEWLINE_NAME}:3)"
@@ -208,7 +208,7 @@ def test_add_noqa_refuses_untracked_and_modified_files_without_allow_dirty(tmp_p
 def test_fixed_source_keeps_its_mode_and_a_linked_folder_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Sources go through replace-if-unchanged: mode bits kept; a folder of the path that is
     a link (``pkg -> /outside``) is refused by the write itself, naming the link."""
-    from migrator.fileio import SourceError, write_atomic
+    from migrator.base.fileio import SourceError, write_atomic
 
     outside, root = outside_and_repository(tmp_path, {"tool.py": V1})
     (root / "tool.py").chmod(0o751)
@@ -235,9 +235,9 @@ _FILE_OWNERS = {"os", "shutil", "tempfile", "Path", "pathlib"}
 _MODULE_OPENS = {"os", "io", "codecs", "builtins", "gzip", "bz2", "lzma", "tarfile"}
 #: Writes outside the write path, each with why it is not a repository file.
 _ALLOWED = {
-    ("migrator/fileio.py", "*"): "the write path itself",
-    ("migrator/verify/wheels.py", "replace"): "the download cache ($DFLASH_MIGRATE_CACHE): moves inside the tool's own folder",
-    ("migrator/verify/wheels.py", "write_text"): "the download cache: a marker in a folder just made by mkdtemp",
+    ("migrator/base/fileio.py", "*"): "the write path itself",
+    ("migrator/releases/wheels.py", "replace"): "the download cache ($DFLASH_MIGRATE_CACHE): moves inside the tool's own folder",
+    ("migrator/releases/wheels.py", "write_text"): "the download cache: a marker in a folder just made by mkdtemp",
 }
 
 
@@ -267,7 +267,7 @@ def _direct_writes(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_file_is_written_outside_the_write_path() -> None:
-    """Every file the tool writes goes through :mod:`migrator.fileio` (mkstemp + os.replace,
+    """Every file the tool writes goes through :mod:`migrator.base.fileio` (mkstemp + os.replace,
     links refused): a new ``open(..., "w")``, ``write_text``, ``os.replace``... elsewhere in
     ``migrator/`` fails here (add it to the write path, or to ``_ALLOWED`` with the reason)."""
     offenders = []
@@ -277,7 +277,7 @@ def test_no_file_is_written_outside_the_write_path() -> None:
             continue
         offenders += [f"{relative}:{line}: {call}" for line, call in _direct_writes(path.read_text(encoding="utf-8"))
                       if (relative, call) not in _ALLOWED]
-    assert offenders == [], "direct file writes outside migrator/fileio.py:\n" + "\n".join(offenders)
+    assert offenders == [], "direct file writes outside migrator/base/fileio.py:\n" + "\n".join(offenders)
     # the scan sees what it is meant to see (it would fail on 9c817bf's writers)
     probe = ("open(p, 'w')\np.write_text(t)\nos.replace(a, b)\nos.open(p, os.O_WRONLY | os.O_CREAT)\n"
              "open(p)\ntext.replace('a', 'b')\nshutil.copy(a, b)\np.open('rb')\nPath(p).open('a')\n"

@@ -15,8 +15,8 @@ import subprocess
 
 import pytest
 
-from migrator.engine import Options, analyze_python
-from migrator.textrules import handler_for
+from migrator.run.engine import Options, analyze_python
+from migrator.text import handler_for
 
 T = "0.5.20"
 SECRET = "hunter2-do-not-print"

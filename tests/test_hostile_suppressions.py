@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator import engine
-from migrator.engine import Options
-from migrator.textrules import handler_for
+from migrator.run import engine
+from migrator.run.engine import Options
+from migrator.text import handler_for
 
 REPO = Path(__file__).resolve().parents[1]
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"

@@ -1,22 +1,24 @@
-"""README's layout section names every module and package of ``migrator/`` (it drifted
-before: a moved module stayed listed under its old place)."""
+"""README's layout section lists every folder of ``migrator/``, one line each, in the layer
+order the import-graph test checks, and no catch-all list (it drifted before: a moved
+module stayed listed under its old place, and an "Also:" line collected what had no home)."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from tests.test_import_graph import LAYERS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_readme_layout_names_every_top_level_module() -> None:
+def test_readme_layout_lists_every_layer_once_in_order() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     layout = readme.split("## Layout", 1)[1].split("\n## ", 1)[0]
-    named = set(re.findall(r"`([\w/]+(?:\.py|/))`", layout))
+    listed = re.findall(r"^- `(\w+)/`:", layout, flags=re.MULTILINE)
+    assert listed == list(LAYERS)
+    assert "Also" not in layout
     package = ROOT / "migrator"
-    modules = {p.name for p in package.glob("*.py") if p.name not in ("__init__.py", "__main__.py")}
-    packages = {f"{p.name}/" for p in package.iterdir() if (p / "__init__.py").is_file()}
-    assert (modules | packages) - named == set()
-    modules_named = {name for name in named if name.endswith(".py") and not name.startswith("tests/")}
-    stale = {name for name in modules_named if not (package / name).is_file() and not any(package.rglob(name))}
-    assert stale == set()  # a module the layout names that is gone
+    layer_lines = "\n".join(line for line in layout.splitlines() if line.startswith("- `"))
+    for name in re.findall(r"`([\w/]+\.py)`", layer_lines):  # every file a layer line names exists
+        assert any(package.rglob(name.rsplit("/", 1)[-1])), name

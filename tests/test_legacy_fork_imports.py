@@ -17,10 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import sglang_env
 
 from migrator import catalog
-
-import sglang_env
 
 pytestmark = pytest.mark.slow
 EXAMPLE = sglang_env.REPO / "examples" / "legacy_fork"

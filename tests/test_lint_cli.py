@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
-from migrator.commands.lint import run as lint
-from migrator.commands.rules import explain, rules_table
+from migrator.cli.commands.lint import run as lint
+from migrator.cli.commands.rules import explain, rules_table
 
 
 def tree(root: Path) -> Path:
@@ -88,7 +88,7 @@ def test_rules_and_explain() -> None:
 
 
 def test_typer_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from migrator.cli import main
+    from migrator.cli.main import main
 
     f = tmp_path / "s.sh"
     f.write_text("export SGLANG_ENABLE_SPEC_V2=0\n")

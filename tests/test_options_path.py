@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import write_tree
 
 REPO = Path(__file__).resolve().parents[1]
@@ -162,8 +161,8 @@ def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(t
     payload grew with the repository. Here it is the same for 10 and for 1,000 tracked files."""
     import pickle
 
-    from migrator import engine, pool
-    from migrator.options import Options
+    from migrator.run import engine, pool
+    from migrator.run.options import Options
 
     assert not {"dirty", "fork"} & set(Options._fields)
 

@@ -1,4 +1,4 @@
-"""``migrator.partial``: statement boundaries found without the tokenizer must be the real
+"""``migrator.python.partial``: statement boundaries found without the tokenizer must be the real
 AST's, and parsing a masked file must never change a finding, in one file or through the
 fork index."""
 
@@ -9,11 +9,11 @@ import warnings
 from pathlib import Path
 
 import pytest
-
-from migrator import analysis, engine, partial
-from migrator.fileio import decode_python
-
 from codemod_helpers import assert_shortcut_changes_nothing
+
+from migrator.base.fileio import decode_python
+from migrator.python import analysis, partial
+from migrator.run import engine
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "migrator").rglob("*.py"))

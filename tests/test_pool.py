@@ -1,4 +1,4 @@
-"""``migrator.pool``: one entry point, three ways to run work, the same results from each."""
+"""``migrator.run.pool``: one entry point, three ways to run work, the same results from each."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import signal
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import write_tree
-from migrator import engine, pool
+
+from migrator.run import engine, pool
 
 KINDS = ["serial", "executor", *(["fork"] if pool.available() else [])]
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"

@@ -3,8 +3,8 @@ offending token, also when the construct spans several lines."""
 
 from __future__ import annotations
 
-from migrator import engine
-from migrator.engine import Options
+from migrator.run import engine
+from migrator.run.engine import Options
 
 
 def where(path: str, text: str, target: str = "0.5.23") -> list[tuple[int, int, str]]:

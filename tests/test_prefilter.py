@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from migrator import analysis, catalog, engine
-
 from codemod_helpers import assert_shortcut_changes_nothing
+
+from migrator import catalog
+from migrator.python import analysis
+from migrator.run import engine
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "examples" / "legacy_fork").rglob("*.py")) + sorted((ROOT / "tests" / "rules").glob("test_*.py"))
@@ -18,7 +19,7 @@ CORPUS = sorted((ROOT / "examples" / "legacy_fork").rglob("*.py")) + sorted((ROO
 def test_every_trigger_token_contains_a_coarse_marker() -> None:
     """A token holds a marker, or every cue it needs does; a file holding the token and a
     cue passes the coarse stage through the cue's marker."""
-    from migrator import prefilter
+    from migrator.relevance import prefilter
 
     for token, cues, _ in engine._groups():
         markers = prefilter.markers_of(token, cues)
@@ -140,7 +141,7 @@ def test_skipping_cold_code_loses_nothing_on_sglang_0_5_13(sglang_0_5_13: Path, 
 
 def _naive_matches(data: bytes) -> bool:
     """The byte prefilter without its marker positions: every token searched in the file."""
-    from migrator import prefilter
+    from migrator.relevance import prefilter
 
     lowered = data.lower()
     return any(marker in lowered and any(token in data and (not cues or any(c in data for c in cues))
@@ -153,7 +154,7 @@ def test_tokens_compared_at_marker_positions_find_what_a_whole_file_search_finds
     """``_matches_bytes`` compares each token only where its marker stands: the same answer
     as searching the whole file, for every token at the start, the end and the middle of a
     file, after a different-case spelling of its marker, and past the position cap."""
-    from migrator import prefilter
+    from migrator.relevance import prefilter
 
     filler = b"x = 1\n" * 50
     for token, cues, _ in engine._groups():

@@ -24,9 +24,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from migrator import engine
-from migrator.fileio import decode_python
-from migrator.model import AddImport, InsertComment
+from migrator.base.fileio import decode_python
+from migrator.base.model import AddImport, InsertComment
+from migrator.run import engine
 
 settings.register_profile("dflash-ci", max_examples=60, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from migrator import engine
-from migrator.engine import Options
+from migrator.run import engine
+from migrator.run.engine import Options
 
 T = "0.5.17"
 

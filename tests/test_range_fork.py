@@ -28,7 +28,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 import sglang_env
 from test_legacy_fork_imports import PROBE
 

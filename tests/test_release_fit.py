@@ -1,4 +1,4 @@
-"""Issue 30: a fix serves every release of the target (``migrator.release_fit``), existing
+"""Issue 30: a fix serves every release of the target (``migrator.python.release_fit``), existing
 fallbacks stay fallbacks, probes keep their meaning, and reaches through a fork module's
 alias of a V1 module are renamed with it.
 
@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 from codemod_helpers import migrate, todo_lines, write_tree
-from migrator import target as targets
+
+from migrator.catalog import target as targets
 
 V2 = targets.v2_releases()  # 0.5.14..0.5.23
 UTILS = "sglang.srt.speculative.dflash_utils"

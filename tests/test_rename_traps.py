@@ -9,7 +9,6 @@ import textwrap
 import types
 
 import pytest
-
 from codemod_helpers import migrate, todo_lines
 from flakes import new_flakes
 

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from migrator import report
-from migrator.model import (
+from migrator.base.model import (
     AddKeyword,
     FileError,
     FileResult,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator import rewrite
-from migrator.engine import Options, chosen_edits, might_match, process_bytes
-from migrator.model import InsertComment, Replace
+from migrator.base.model import InsertComment, Replace
+from migrator.edit import splice as rewrite
+from migrator.run.engine import Options, chosen_edits, might_match, process_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_FILES = sorted(p for p in (ROOT / "examples" / "legacy_fork").rglob("*.py") if might_match(p.read_bytes()))

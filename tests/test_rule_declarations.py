@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-import migrator.rules as rules_package
+import migrator.python.rules as rules_package
 from migrator import catalog
-from migrator.engine import Options, run
-from migrator.rules import MODULES, RULES
-from migrator.textrules import emitted_codes, text_rules
-from migrator.textrules.filetypes import MODULES as TEXT_MODULES
+from migrator.python.rules import MODULES, RULES
+from migrator.run.engine import Options, run
+from migrator.text import emitted_codes, text_rules
+from migrator.text.filetypes import MODULES as TEXT_MODULES
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES_DIR = ROOT / "migrator" / "rules"
-TEXT_DIR = ROOT / "migrator" / "textrules"
+RULES_DIR = ROOT / "migrator" / "python" / "rules"
+TEXT_DIR = ROOT / "migrator" / "text"
 CODE = re.compile(r"\bDFM\d{3}\b")
 
 
@@ -34,7 +34,7 @@ def test_every_rule_module_is_registered_once_and_runs_in_declared_order() -> No
 
 
 def test_two_rules_with_one_order_or_an_unexplained_share_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.rules import imports, references
+    from migrator.python.rules import imports, references
 
     declared = references.RULE
     monkeypatch.setattr(references, "RULE", declared._replace(order=imports.RULE.order))
@@ -87,10 +87,11 @@ def test_generic_code_spells_no_rule_code() -> None:
     docstrings that give an example aside); ``verify`` owns its own DFM9xx codes."""
     package = ROOT / "migrator"
     owners = {RULES_DIR / f"{name}.py" for name in MODULES} | {TEXT_DIR / f"{name}.py" for name in TEXT_MODULES}
-    examples = {package / "commands" / "common.py", package / "commands" / "rules.py", package / "commands" / "verify.py",
-                package / "suppressions.py"}  # help and error texts that show the syntax with an example code
+    commands = package / "cli" / "commands"
+    examples = {commands / "common.py", commands / "rules.py", commands / "verify.py",
+                package / "run" / "suppressions.py"}  # help and error texts that show the syntax with an example code
     spelled = {str(path.relative_to(ROOT)): codes_in_code(path) for path in package.rglob("*.py")
-               if path not in owners | examples and path.name not in ("catalog.py", "catalog_scope.py")  # the catalog and its data
+               if path not in owners | examples and path not in (package / "catalog" / "__init__.py", package / "catalog" / "scope.py")  # the catalog and its data
                and "verify" not in path.parts}
     assert {path: codes for path, codes in spelled.items() if codes} == {}
 
@@ -98,7 +99,7 @@ def test_generic_code_spells_no_rule_code() -> None:
 @pytest.mark.parametrize("path", sorted([*RULES_DIR.glob("*.py"), *TEXT_DIR.glob("*.py")]), ids=lambda p: p.name)
 def test_no_rule_imports_another_rules_private_name(path: Path) -> None:
     tree = ast.parse(path.read_text())
-    package = "migrator.rules" if path.parent == RULES_DIR else "migrator.textrules"
+    package = "migrator.python.rules" if path.parent == RULES_DIR else "migrator.text"
     for node in ast.walk(tree):
         if not isinstance(node, ast.ImportFrom):
             continue
@@ -156,7 +157,7 @@ def test_text_rules_emit_what_they_declare(tmp_path: Path) -> None:
 
     corpus = [ROOT / "examples" / "legacy_fork", ROOT / "tests" / "data", tmp_path, example_tree()]
     result = run(corpus, Options(mode="lint", target_version=catalog.NEWEST_RELEASE, jobs=1))
-    from migrator.textrules import module_for
+    from migrator.text import module_for
 
     seen: set[str] = set()
     for file_result in result.results:

@@ -246,7 +246,7 @@ def test_shim_opt_in_does_something() -> None:
 def test_migrator_import_does_not_install_the_shim() -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DFLASH_MIGRATE_SHIM")}
     env["PYTHONPATH"] = str(REPO)
-    code = ("import sys; n = len(sys.meta_path); import migrator.engine, migrator.cli, migrator.catalog; "
+    code = ("import sys; n = len(sys.meta_path); import migrator.run.engine, migrator.cli.main, migrator.catalog; "
             "print(len(sys.meta_path) == n, any(m.startswith('sglang') for m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert proc.stdout.split() == ["True", "False"], proc.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.fileio import decode_python
+from migrator.base.fileio import decode_python
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -46,7 +46,7 @@ def _summary(stderr: str) -> dict[str, int]:
 
 
 def test_rewrite_sglang_0_5_13_tree(tmp_path: Path) -> None:
-    from migrator.verify.wheels import WheelError, unpacked_wheel
+    from migrator.releases.wheels import WheelError, unpacked_wheel
 
     try:
         source = unpacked_wheel("0.5.13") / "sglang"
@@ -88,7 +88,7 @@ def test_string_and_text_findings_on_sglang_0_5_13_point_at_v1_spellings() -> No
     import json
 
     from migrator import catalog
-    from migrator.verify.wheels import WheelError, unpacked_wheel
+    from migrator.releases.wheels import WheelError, unpacked_wheel
 
     try:
         tree = unpacked_wheel("0.5.13") / "sglang"
@@ -119,7 +119,7 @@ def test_sglang_v2_trees_gain_no_finding(version: str, expected: list[str]) -> N
     follow V1 objects through uses, strings, tables and unique names find nothing new there."""
     import json
 
-    from migrator.verify.wheels import WheelError, unpacked_wheel
+    from migrator.releases.wheels import WheelError, unpacked_wheel
 
     try:
         tree = unpacked_wheel(version) / "sglang"

@@ -16,11 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+import sglang_env
 
 from migrator import catalog
 from shims import _switches
-
-import sglang_env
 
 pytestmark = pytest.mark.slow
 

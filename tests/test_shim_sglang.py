@@ -1,6 +1,6 @@
 """The shim against real sglang releases from PyPI (installed ``--no-deps`` per release, CPU only).
 
-The environments are built by ``tests/sglang_env.py`` under ``migrator.verify.wheels.cache_dir()``
+The environments are built by ``tests/sglang_env.py`` under ``migrator.releases.wheels.cache_dir()``
 (first run: several minutes; later runs reuse them). Bypasses, both outside SGLang's code
 and explained in ``tests/shim_sglang_probe.py``: CUDA is reported available
 (``_handle_dflash`` rejects non-CUDA devices from 0.5.16 and the V2 worker's imports
@@ -11,13 +11,11 @@ take ``is_cuda()`` branches), and torchvision/torchaudio/sgl_kernel are inert st
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+import sglang_env
 
 from migrator import catalog
-
-import sglang_env
 
 pytestmark = pytest.mark.slow
 

@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 import sglang_env
 
 pytestmark = pytest.mark.slow

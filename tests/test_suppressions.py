@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from migrator.model import Finding, Span
-from migrator.suppressions import filter_findings, parse
+from migrator.base.model import Finding, Span
+from migrator.run.suppressions import filter_findings, parse
 
 
 def f(line: int, code: str = "DFM101") -> Finding:
@@ -59,8 +59,8 @@ def test_other_comment_syntaxes() -> None:
 def test_notebook_cell_directive_counts_as_own_line() -> None:
     import json
 
-    from migrator.engine import Options, analyze_python
-    from migrator.textrules import handler_for
+    from migrator.run.engine import Options, analyze_python
+    from migrator.text import handler_for
 
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
             "source": ["# dflash-migrate: ignore[DFM201]\n", "!SGLANG_ENABLE_SPEC_V2=0 x\n"]}

@@ -1,4 +1,4 @@
-"""Issue 30: a run's target is a set of sglang releases (``migrator.target``): one release, a
+"""Issue 30: a run's target is a set of sglang releases (``migrator.catalog.target``): one release, a
 range, a PEP 440 specifier, or the fork's own sglang pin; the summary and every report name
 the releases and where they came from."""
 
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import write_tree
+
 from migrator import catalog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ def cli(*args: str, cwd: Path, site: Path | None = None) -> subprocess.Completed
 
 
 def test_parse_one_release_a_range_and_a_specifier() -> None:
-    from migrator import target as targets
+    from migrator.catalog import target as targets
 
     assert targets.parse("0.5.17", "--target-version").releases == ("0.5.17",)
     assert targets.parse("0.5.14..0.5.23", "--target-version").releases == V2
@@ -115,7 +115,7 @@ def test_reports_name_the_range_and_its_source(tmp_path: Path) -> None:
     assert "(target sglang 0.5.22..0.5.23 (sglang>=0.5.22 in requirements.txt))" in text
 
 
-PROBE = "import sys; from migrator.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n" \
+PROBE = "import sys; from migrator.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n" \
         "print('PACKAGING', 'packaging' in sys.modules)\n"
 
 

@@ -17,8 +17,8 @@ import subprocess
 
 import pytest
 
-from migrator.engine import Options, analyze_python
-from migrator.textrules import handler_for
+from migrator.run.engine import Options, analyze_python
+from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"
 IGNORE_FILE = "dflash-migrate: ignore-file"

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from migrator.engine import Options, analyze_python
-from migrator.textrules import handler_for
+from migrator.run.engine import Options, analyze_python
+from migrator.text import handler_for
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -302,8 +302,8 @@ def test_every_corpus_fixed_still_parses_and_has_no_bare_export(unsafe: bool) ->
 
 
 def test_add_noqa_counts_shell_lines_as_bash_does(repo: Path) -> None:
-    from migrator import add_noqa
-    from migrator.engine import run
+    from migrator.run import add_noqa
+    from migrator.run.engine import run
 
     (repo / "run.sh").write_text(f"echo a\fb\nexport {ENV}=1 && python -m sglang.launch_server\n")
     results = run([Path(".")], Options(mode="lint", jobs=1)).results
@@ -315,7 +315,7 @@ def test_add_noqa_counts_shell_lines_as_bash_does(repo: Path) -> None:
 
 
 def test_python_guard_refusals_are_counted_in_the_summary_too(tmp_path: Path) -> None:
-    from migrator.engine import run
+    from migrator.run.engine import run
 
     (tmp_path / "fork.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n"
                                       "w = DFlashWorker()\n")

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator import engine
-from migrator.engine import Options, analyze_python
-from migrator.textrules import accepts, handler_for, module_for
+from migrator.run import engine
+from migrator.run.engine import Options, analyze_python
+from migrator.text import accepts, handler_for, module_for
 
 T = "0.5.17"
 

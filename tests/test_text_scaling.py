@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator.engine import Options, analyze_python
-from migrator.textrules import handler_for
+from migrator.run.engine import Options, analyze_python
+from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"
 PACKAGE = str(Path(__import__("migrator").__file__).parent)

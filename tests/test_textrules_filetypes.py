@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from migrator.engine import Options, analyze_python
 
 import pytest
 
-from migrator.textrules import handler_for, module_for
+from migrator.run.engine import Options, analyze_python
+from migrator.text import handler_for, module_for
 
 T = "0.5.20"
 FLAG = "--disable-overlap-schedule"
@@ -245,7 +245,7 @@ class TestNotebook:
 
 
 def test_removed_line_between_blank_lines_takes_one_blank_line_along() -> None:
-    from migrator.engine import Options, process_bytes
+    from migrator.run.engine import Options, process_bytes
 
     text = "#!/bin/sh\nset -e\n\nexport SGLANG_ENABLE_SPEC_V2=1\n\npython -m sglang.launch_server --speculative-algorithm DFLASH\n"
     result = process_bytes("serve.sh", text.encode(), Options(mode="fix", target_version="0.5.17"))

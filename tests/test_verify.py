@@ -1,4 +1,4 @@
-"""``verify`` against the real sglang 0.5.17 wheel (cached by migrator.verify.wheels).
+"""``verify`` against the real sglang 0.5.17 wheel (cached by migrator.releases.wheels).
 
 Small V1-era and migrated forks are written to tmp dirs and checked: a V1 fork must
 report what 0.5.17 lacks (with the catalog's replacement as the hint, and overrides of

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from migrator.verify.sglang_index import SglangIndex
+from migrator.releases.index import SglangIndex
 from migrator.verify import Target, exit_code, verify_paths, verify_source
 
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
-from migrator.cli import main as cli_main
-from migrator.verify import drop_acknowledged
-from migrator.verify import target_for_version, verify_paths
+from migrator.cli.main import main as cli_main
+from migrator.verify import drop_acknowledged, target_for_version, verify_paths
 
 pytestmark = pytest.mark.slow
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "legacy_fork"

@@ -1,9 +1,9 @@
-"""Report formats for ``dflash-migrate lint`` and ``verify`` (the commands: :mod:`migrator.commands`).
+"""Report formats for ``dflash-migrate lint`` and ``verify`` (the commands: :mod:`migrator.cli.commands`).
 
 One module per format, each with ``render(results, summary) -> str``. Modules are imported
 lazily so that a run that prints nothing never pays for XML or JSON machinery.
 
-Column conventions: :mod:`migrator.model` keeps 0-based character columns; every format
+Column conventions: :mod:`migrator.base.model` keeps 0-based character columns; every format
 here prints 1-based columns (``column + 1``), and end positions are exclusive (the column
 just after the last character), as SARIF and most editors expect.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from .common import (  # noqa: F401 - the helpers the formats share (migrator.report.common), also named here
+from migrator.report.common import (  # noqa: F401 - the helpers the formats share (migrator.report.common), also named here
     JSON_SCHEMA_VERSION,
     TOOL_NAME,
     docs_url,
@@ -26,7 +26,7 @@ from .common import (  # noqa: F401 - the helpers the formats share (migrator.re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from migrator.model import FileResult, RunSummary
+    from migrator.base.model import FileResult, RunSummary
 
 #: ``--format`` choices, default first.
 FORMATS: tuple[str, ...] = ("text", "concise", "full", "json", "json-lines", "sarif", "github", "gitlab", "junit")

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 TYPE_CHECKING = False
 
 if TYPE_CHECKING:
-    from migrator.model import FileError, FileResult, Finding, RunSummary
+    from migrator.base.model import FileError, FileResult, Finding, RunSummary
 
 TOOL_NAME = "dflash-migrate"
 JSON_SCHEMA_VERSION = 1
@@ -88,6 +88,6 @@ def target_dict(target: tuple[tuple[str, ...], str] | None) -> dict[str, object]
 
 def target_text(target: tuple[tuple[str, ...], str]) -> str:
     """``sglang 0.5.14..0.5.23 (no sglang pin found: ...)`` for summary lines."""
-    from migrator.target import label
+    from migrator.catalog.target import label
 
     return f"sglang {label(target[0])} ({target[1]})" if target[1] else f"sglang {label(target[0])}"

@@ -7,7 +7,7 @@ Escaped like ``text``.
 
 from __future__ import annotations
 
-from migrator.model import FileResult, Finding, RunSummary
+from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
 from migrator.report.text import problem_lines, summary_line

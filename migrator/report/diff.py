@@ -106,7 +106,7 @@ def write(diffs: Iterable[tuple[bytes, bytes, str]], stream: BinaryIO, terminal:
 
         token = secrets.token_hex(16).encode()
         stream.write(b"::stop-commands::" + token + b"\n")
-    from .escape import visible
+    from migrator.report.escape import visible
 
     for old, new, path in diffs:
         for line, from_file in unified(old, new, path):

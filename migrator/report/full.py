@@ -16,7 +16,7 @@ no longer be read get no snippet. Source lines pass through
 
 from __future__ import annotations
 
-from migrator.model import FileResult, Finding, RunSummary
+from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
 from migrator.report.text import format_finding, problem_lines, summary_line
@@ -27,13 +27,13 @@ def _lines_of(path: str, sources: dict[str, bytes]) -> list[str] | None:
         return None
     data = sources.get(path)
     if data is None:
-        from migrator.fileio import SourceError, read_bytes
+        from migrator.base.fileio import SourceError, read_bytes
 
         try:
             data = read_bytes(path)
         except SourceError:
             return None
-    from migrator.lines import split_lines
+    from migrator.base.lines import split_lines
 
     return [line.rstrip("\r\n") for line in split_lines(data.decode("utf-8", "replace"))]
 

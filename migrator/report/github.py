@@ -17,7 +17,7 @@ character), then as the Actions toolkit does (``%25``, ``%0D``, ``%0A``; plus ``
 
 from __future__ import annotations
 
-from migrator.model import FileResult, RunSummary
+from migrator.base.model import FileResult, RunSummary
 from migrator.report.common import errors_of, findings_of, unused_suppressions_of
 from migrator.report.escape import visible
 from migrator.report.locations import report_path

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from migrator.model import FileResult, RunSummary
+from migrator.base.model import FileResult, RunSummary
 from migrator.report.common import errors_of, fingerprinted
 from migrator.report.json import dumps
 from migrator.report.locations import report_path

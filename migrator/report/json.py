@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from migrator.model import FileResult, Finding, RunSummary
+from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import (
     JSON_SCHEMA_VERSION,
     errors_of,

@@ -21,7 +21,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 
-from migrator.model import FileResult, Finding, RunSummary
+from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import TOOL_NAME, errors_of, fingerprinted
 from migrator.report.escape import visible
 from migrator.report.locations import report_path

@@ -18,8 +18,8 @@ from __future__ import annotations
 import os
 import re
 
-from migrator.repository import repo_root, root_of
-from migrator.repository import top_of as _top_of
+from migrator.base.repository import repo_root, root_of
+from migrator.base.repository import top_of as _top_of
 
 __all__ = ["repo_relative", "repo_root", "report_path", "root_of"]
 
@@ -27,7 +27,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from migrator.model import Finding
+    from migrator.base.model import Finding
 
 _CELL_POSITION = re.compile(r" \[cell \d+, line \d+\]$")
 

@@ -30,7 +30,7 @@ import os
 from urllib.parse import quote
 
 from migrator import catalog
-from migrator.model import (
+from migrator.base.model import (
     Edit,
     FileResult,
     Finding,
@@ -142,7 +142,7 @@ def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> d
     }
     if finding.code in rule_index:
         result["ruleIndex"] = rule_index[finding.code]
-    if finding.related:  # the fork modules the finding came through (migrator.forkindex)
+    if finding.related:  # the fork modules the finding came through (migrator.python.forkindex)
         result["relatedLocations"] = [
             {"id": number, "physicalLocation": {"artifactLocation": artifact_location(path), "region": {"startLine": line}},
              "message": {"text": "through this module"}}

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from migrator.model import FileResult, Finding
+from migrator.base.model import FileResult, Finding
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
 

@@ -8,7 +8,7 @@ fork nor sglang is imported.
 
 The target is one of:
 
-* ``target_for_version("0.5.17")``: the wheel from PyPI, cached by :mod:`migrator.verify.wheels`;
+* ``target_for_version("0.5.17")``: the wheel from PyPI, cached by :mod:`migrator.releases.wheels`;
 * ``target_for_tree(DIR)``: a folder holding the ``sglang`` package (or the package);
 * ``installed_target()``: the sglang installed here, located with
   ``importlib.util.find_spec`` (which does not import it).
@@ -18,7 +18,7 @@ Codes (verify-specific, not catalog entries; see :mod:`migrator.verify.checker`)
 Results are ``FileResult``s so that :mod:`migrator.report` renders them in every format
 with lint's exit codes (0 clean, 1 findings, 2 a file could not be processed). Files are
 found by the shared discovery (``.gitignore`` and the run's excludes are honoured); the
-command itself is :mod:`migrator.commands.verify`.
+command itself is :mod:`migrator.cli.commands.verify`.
 """
 
 from __future__ import annotations
@@ -29,15 +29,22 @@ from pathlib import Path
 from typing import Iterable
 
 from migrator import catalog
-from migrator.exitcode import exit_code  # the one exit-code computation (lint's convention), re-exported
-from migrator.model import FileError, FileResult, Finding, RunSummary
-from migrator.verify.sglang_index import SglangIndex
-
-from .checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target
+from migrator.base.model import FileError, FileResult, Finding, RunSummary
+from migrator.releases.index import SglangIndex
+from migrator.run.exitcode import (
+    exit_code,  # the one exit-code computation (lint's convention), re-exported
+)
+from migrator.verify.checker import (
+    OVERRIDE_CODE,
+    UNRESOLVED_CODE,
+    VERIFY_CODES,
+    FileChecker,
+    Target,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from migrator.options import Selection
+    from migrator.run.options import Selection
 
 __all__ = [
     "OVERRIDE_CODE", "UNRESOLVED_CODE", "VERIFY_CODES", "Target", "verify_source", "verify_paths",
@@ -109,8 +116,8 @@ def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selecti
     (errors, not exceptions, for paths that do not exist and files that cannot be read or
     parsed); what discovery skipped (links, special files) is appended to ``skipped``, the
     number of paths it left out (ignore files, excludes) to ``left_out``."""
-    from migrator.discovery import discover, is_python
-    from migrator.fileio import SourceError, read_bytes
+    from migrator.base.fileio import SourceError, read_bytes
+    from migrator.run.files import discover, is_python
 
     found = discover([Path(p) for p in paths], selection, accept=is_python)
     if skipped is not None:
@@ -174,7 +181,7 @@ def _statement_starts(text: str) -> dict[int, int]:
 
 
 def _at_line(finding: Finding, line: int) -> Finding:
-    from migrator.model import Span
+    from migrator.base.model import Span
 
     return finding._replace(span=Span.of(line, 0, line, 0))
 
@@ -222,8 +229,8 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
     renders (each finding says its release). ``text``: per file that fails on some release,
     those releases and the first failing name; files that resolve everywhere are counted.
     ``json``: the full release x file matrix."""
+    from migrator.catalog.target import label
     from migrator.report.common import target_dict, target_text
-    from migrator.target import label
 
     releases = tuple(matrix)
     paths = [result.path for result in next(iter(matrix.values()), [])]
@@ -236,8 +243,8 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
             failing[path] = bad
     merged = [_merged(path, {release: by_path[release][path] for release in releases}) for path in paths]
     if fmt == "json":
-        from migrator.report.json import dumps, error_dict, finding_dict
         from migrator.report.common import fingerprinted
+        from migrator.report.json import dumps, error_dict, finding_dict
 
         document = {
             "version": 1, "kind": "verify-range", "target": target_dict(target), "config": config,
@@ -271,7 +278,7 @@ def _cell(result: FileResult, finding_dict, error_dict, fingerprinted) -> dict[s
 def _merged(path: str, cells: dict[str, FileResult]) -> FileResult:
     """One file's findings over every release, each saying its release (same finding on
     several releases: once, naming them all)."""
-    from migrator.target import label
+    from migrator.catalog.target import label
 
     merged = FileResult(path)
     seen: dict[tuple, list[str]] = {}

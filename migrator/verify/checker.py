@@ -1,8 +1,8 @@
 """Check one fork file's ``sglang.*`` references against a target sglang index.
 
-The fork file is read with :mod:`migrator.analysis` (the same scope-aware import and
+The fork file is read with :mod:`migrator.python.analysis` (the same scope-aware import and
 type resolution lint uses); every name is then looked up in a
-:class:`~migrator.verify.sglang_index.SglangIndex` of the target release. Nothing on either side
+:class:`~migrator.releases.index.SglangIndex` of the target release. Nothing on either side
 is imported.
 
 Checked:
@@ -29,10 +29,17 @@ import difflib
 from pathlib import Path
 from typing import NamedTuple
 
-from migrator import analysis, catalog
-from migrator.model import Fix, Finding, Span
-from migrator.records import record
-from migrator.verify.sglang_index import Ref, ReleaseClass, SglangIndex, _parse_class, dotted_name
+from migrator import catalog
+from migrator.base.model import Finding, Fix, Span
+from migrator.base.records import record
+from migrator.python import analysis
+from migrator.releases.index import (
+    Ref,
+    ReleaseClass,
+    SglangIndex,
+    _parse_class,
+    dotted_name,
+)
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"

@@ -1,7 +1,7 @@
 """What a downstream fork can touch that changed between two sglang releases, read from
 their wheels: the evidence behind the catalog's completeness (issue 14 item 4).
 
-``removals(old, new)`` compares two :class:`~migrator.verify.sglang_index.SglangIndex`
+``removals(old, new)`` compares two :class:`~migrator.releases.index.SglangIndex`
 trees in the modules of :data:`SCOPE` and lists every
 
 * module that is gone,
@@ -15,7 +15,7 @@ spec v1/v2 or ``SGLANG_ENABLE_SPEC_V2`` (:data:`MENTION`). Environment definitio
 ``Envs`` class members of ``srt/environ.py`` and come out as members.
 
 The catalog's test (``tests/test_catalog_scope.py``) asks that every item is a catalog
-name or in :data:`migrator.catalog_scope.NOT_COVERED`. Run it by hand to see the list:
+name or in :data:`migrator.catalog.scope.NOT_COVERED`. Run it by hand to see the list:
 ``python -m migrator.verify.wheel_diff 0.5.13 0.5.14``.
 
 Nothing is imported from the trees; sources are read with ``ast``.
@@ -28,8 +28,8 @@ import re
 import sys
 from typing import Mapping, NamedTuple
 
-from ..records import record
-from .sglang_index import FunctionInfo, Import, ReleaseClass, SglangIndex
+from migrator.base.records import record
+from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex
 
 #: The modules compared: a prefix ending in ``.`` covers a package's modules.
 SCOPE: tuple[str, ...] = (
@@ -115,7 +115,7 @@ def _definitions(index: SglangIndex, module: str) -> dict[str, _Def]:
 
 def _top_nodes(body: list[ast.stmt]) -> dict[str, ast.stmt]:
     """Name -> the (first runtime) statement binding it at module level."""
-    from .sglang_index import runtime_statements
+    from migrator.releases.index import runtime_statements
 
     nodes: dict[str, ast.stmt] = {}
     for statement in runtime_statements(body):
@@ -191,8 +191,8 @@ class _Callers:
         self._importers: dict[tuple[str, str], set[str]] = {}
 
     def _build(self) -> list[_Caller]:
-        from ..analysis import resolve_relative
-        from .sglang_index import dotted_name
+        from migrator.python.analysis import resolve_relative
+        from migrator.releases.index import dotted_name
 
         callers: list[_Caller] = []
         pattern = re.compile(MENTION.pattern.encode(), re.IGNORECASE)

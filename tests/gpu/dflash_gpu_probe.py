@@ -212,18 +212,18 @@ def _start_monitor() -> None:
         return
     prefixes = _watched_prefixes()
     try:
-        from sglang.srt.managers.scheduler import Scheduler
-
         import inspect
+
+        from sglang.srt.managers.scheduler import Scheduler
 
         # unwrap: a shared decorator wrapper's code object would match every decorated method
         run_batch_code = inspect.unwrap(Scheduler.run_batch).__code__
     except Exception:
         run_batch_code = None
     try:  # positive control: the real worker's per-step entry point
-        from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2
-
         import inspect
+
+        from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2
 
         control_code = inspect.unwrap(DFlashWorkerV2.forward_batch_generation).__code__
     except Exception:

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/deferred_import.py: a module-level import of a
+"""Valid/invalid cases for migrator/python/deferred_import.py: a module-level import of a
 removed name without replacement (DFM104) moves into the functions that use it, as an
 unsafe fix, only where every use provably moves with it."""
 
@@ -8,11 +8,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from codemod_helpers import migrate, write_tree
 from flakes import new_flakes
-from migrator import catalog, engine, rewrite
-from migrator.engine import Options, chosen_edits, process_bytes
+
+from migrator import catalog
+from migrator.edit import splice as rewrite
+from migrator.run import engine
+from migrator.run.engine import Options, chosen_edits, process_bytes
 
 INFO = "sglang.srt.speculative.dflash_info"
 TODO = catalog.todo_comment(catalog.get("DFM104"))

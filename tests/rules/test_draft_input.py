@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/draft_input.py."""
+"""Valid/invalid cases for migrator/python/rules/draft_input.py."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def test_each_removed_keyword_on_its_own_line() -> None:
 def test_each_removed_keyword_in_a_notebook_cell(tmp_path) -> None:  # noqa: ANN001
     import json
 
-    from migrator import engine
+    from migrator.run import engine
 
     cell = ["from sglang.srt.speculative.dflash_info import DFlashDraftInput\n", "\n",
             "d = DFlashDraftInput(\n", "    target_hidden=h,\n", "    ctx_lens=c,\n", ")\n"]

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/fork_uses.py: every use of a V1 object that a file
+"""Valid/invalid cases for migrator/python/rules/fork_uses.py: every use of a V1 object that a file
 reaches through the fork's compat module, each on its own line."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from codemod_helpers import write_tree
 
-from migrator import engine
+from migrator.run import engine
 
 COMPAT = """\
 try:

@@ -1,9 +1,8 @@
-"""Valid/invalid cases for migrator/rules/imports.py (every import form)."""
+"""Valid/invalid cases for migrator/python/rules/imports.py (every import form)."""
 
 from __future__ import annotations
 
 import pytest
-
 from codemod_helpers import codes, migrate, todo_lines
 
 

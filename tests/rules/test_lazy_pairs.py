@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/lazy_pairs.py: (module, name) string pairs of lazy
+"""Valid/invalid cases for migrator/python/rules/lazy_pairs.py: (module, name) string pairs of lazy
 registries that do not resolve on the target."""
 
 from __future__ import annotations

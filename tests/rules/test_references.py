@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/references.py (expressions, chains, aliases)."""
+"""Valid/invalid cases for migrator/python/rules/references.py (expressions, chains, aliases)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/reflection_names.py: removed member names that reach
+"""Valid/invalid cases for migrator/python/rules/reflection_names.py: removed member names that reach
 ``getattr``/``setattr``/``hasattr``/``delattr``/``mock.patch.object`` as data."""
 
 from __future__ import annotations

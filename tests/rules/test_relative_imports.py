@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from codemod_helpers import write_tree
-from migrator.engine import Options, run
+
+from migrator.run.engine import Options, run
 
 
 def test_relative_imports_in_sglang_fork(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/server_args.py (DFM203, DFM204)."""
+"""Valid/invalid cases for migrator/python/rules/server_args.py (DFM203, DFM204)."""
 
 from __future__ import annotations
 

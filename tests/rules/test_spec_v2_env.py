@@ -1,9 +1,8 @@
-"""Valid/invalid cases for migrator/rules/spec_v2_env.py (DFM201)."""
+"""Valid/invalid cases for migrator/python/rules/spec_v2_env.py (DFM201)."""
 
 from __future__ import annotations
 
 import pytest
-
 from codemod_helpers import codes, migrate, todo_lines
 
 

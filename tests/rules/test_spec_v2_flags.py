@@ -1,9 +1,8 @@
-"""Valid/invalid cases for migrator/rules/spec_v2_flags.py (DFM205, DFM206)."""
+"""Valid/invalid cases for migrator/python/rules/spec_v2_flags.py (DFM205, DFM206)."""
 
 from __future__ import annotations
 
 import pytest
-
 from codemod_helpers import codes, migrate
 
 SOURCE = """

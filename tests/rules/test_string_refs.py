@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/string_refs.py."""
+"""Valid/invalid cases for migrator/python/rules/string_refs.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/unique_names.py: the removed API reached by its unique
+"""Valid/invalid cases for migrator/python/rules/unique_names.py: the removed API reached by its unique
 names on receivers of unknown type (a module passed as a parameter)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/v2_era.py (and DFM111 on ``DFlashWorkerV2`` in
+"""Valid/invalid cases for migrator/python/rules/v2_era.py (and DFM111 on ``DFlashWorkerV2`` in
 worker_subclass): changes inside the V2 era, reported when the target reaches them."""
 
 from __future__ import annotations

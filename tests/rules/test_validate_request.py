@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/validate_request.py (DFM307)."""
+"""Valid/invalid cases for migrator/python/rules/validate_request.py (DFM307)."""
 
 from __future__ import annotations
 

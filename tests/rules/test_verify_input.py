@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/verify_input.py."""
+"""Valid/invalid cases for migrator/python/rules/verify_input.py."""
 
 from __future__ import annotations
 

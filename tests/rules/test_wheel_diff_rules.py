@@ -135,7 +135,8 @@ def test_a_hint_to_set_the_variable_to_1_is_one_finding_that_says_drop_it() -> N
 
 def test_an_added_import_keeps_the_relative_form_of_a_fork_of_sglang(tmp_path) -> None:  # noqa: ANN001
     from codemod_helpers import write_tree
-    from migrator.engine import Options, run
+
+    from migrator.run.engine import Options, run
 
     uses = "def accept(x):\n    return dflash_info.compute_dflash_correct_drafts_and_bonus(x), other.y\n"
     write_tree(tmp_path, {

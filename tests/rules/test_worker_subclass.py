@@ -1,4 +1,4 @@
-"""Valid/invalid cases for migrator/rules/worker_subclass.py."""
+"""Valid/invalid cases for migrator/python/rules/worker_subclass.py."""
 
 from __future__ import annotations
 

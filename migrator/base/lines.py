@@ -1,0 +1,96 @@
+"""Line splitting that agrees with Python's tokenizer (and ``ast`` line numbers), and blanking a
+trailing comment out of a line (:func:`strip_comment`).
+
+``str.splitlines`` also breaks on form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` and the
+Unicode line separators, which Python source treats as ordinary characters; using it
+would shift line numbers and columns on such files. Only ``\\r\\n``, ``\\r`` and ``\\n``
+end a line here.
+
+Other readers end lines elsewhere, and a text rule must split a file where the program
+that reads it does (``split_lines(text, reader)``, the one helper every text rule uses):
+bash (also Dockerfiles, Makefiles, TOML) only at ``\\n``, so a form feed or a lone CR is
+an ordinary character inside a command; YAML as PyYAML does (``\\r\\n``, ``\\r``, ``\\n``,
+NEL, LS, PS); Markdown (CommonMark) like Python. Text embedded in another file (a YAML
+``run: |`` script, a Markdown fence) is split by its container first.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_YAML_LINE = re.compile("[^\r\n\x85\u2028\u2029]*(?:\r\n|[\r\n\x85\u2028\u2029])|[^\r\n\x85\u2028\u2029]+$")
+_YAML_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+#: Which lines each reader sees: "python" (also Markdown), "shell" (LF only), "yaml".
+READERS = ("python", "markdown", "shell", "yaml")
+
+
+def offsets(text: str | bytes, word: str | bytes, limit: int | None = None) -> list[int]:
+    """Where ``word`` starts in ``text``, every occurrence (overlapping ones too), in order;
+    at most ``limit`` of them. A search in C per occurrence, never a Python test per line."""
+    found: list[int] = []
+    at = text.find(word)  # type: ignore[arg-type]
+    while at != -1 and (limit is None or len(found) < limit):
+        found.append(at)
+        at = text.find(word, at + 1)  # type: ignore[arg-type]
+    return found
+
+
+def split_lines(text: str, reader: str = "python") -> list[str]:
+    """Lines with their endings kept, as ``reader`` (one of ``READERS``) ends them;
+    ``"".join(split_lines(t, reader)) == t``."""
+    if reader == "yaml" and any(ch in text for ch in _YAML_BREAKS):
+        return _YAML_LINE.findall(text)
+    if "\r" in text and reader in ("python", "markdown"):
+        return _LINE.findall(text)
+    lines = text.split("\n")  # ~10x faster than the pattern on the usual LF-only source
+    last = lines.pop()
+    lines = [line + "\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def line_ending(line: str, default: str = "\n") -> str:
+    if line.endswith("\r\n"):
+        return "\r\n"
+    if line.endswith(("\n", "\r")):
+        return line[-1]
+    return default
+
+
+def splice(text: str, replacements: "list[tuple[int, int, str]]") -> str:
+    """``text`` with each ``(start, end, new)`` offset range replaced, in one pass (a
+    string rebuilt per edit is quadratic: minutes for a few MB of fixable lines).
+    ``replacements`` are sorted by start and do not overlap."""
+    pieces: list[str] = []
+    position = 0
+    for start, end, new in replacements:
+        pieces.append(text[position:start])
+        pieces.append(new)
+        position = max(position, end)
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def strip_comment(line: str, marker: str = "#") -> str:
+    """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = ""
+            elif ch == "\\" and quote == '"':
+                continue
+        elif ch in "'\"":
+            quote = ch
+        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
+            return line[:i] + " " * (len(line) - i)
+    return line
+
+
+def may_suppress(text: str, python: bool) -> bool:
+    """Can ``text`` hold a suppression comment (``migrator.run.suppressions``)? A substring test
+    that spares the tokenizer (and the suppressions module's imports) almost every file:
+    ``dflash-migrate:``, or in Python a ``noqa`` with one of this tool's codes."""
+    return "dflash-migrate:" in text or (python and "DFM" in text and "noqa" in text.lower())

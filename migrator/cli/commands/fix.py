@@ -1,0 +1,195 @@
+"""``dflash-migrate fix [PATH ...]`` (also the default command): rewrite in place;
+``--diff`` prints a unified diff and writes nothing; ``--check`` writes nothing.
+
+Exit codes: 0 nothing left to do; 1 changes would be made (``--diff``/``--check``) or
+manual findings remain; 2 some file could not be processed (every other file is still
+processed and reported).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from migrator.cli.commands.common import (
+    SHARED,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    run_target,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
+from migrator.cli.commands.params import Command, Param
+from migrator.run.exitcode import CLEAN, exit_code
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator
+
+    from migrator.base.model import Finding
+    from migrator.run.engine import RunResult
+    from migrator.run.options import Options
+
+PARAMS = (
+    Param("paths", (), "paths", "PATH", "Files or folders (default: .). `-` reads stdin and writes stdout."),
+    Param("diff", ("--diff",), "flag", None, "Print a unified diff; write nothing."),
+    Param("check", ("--check",), "flag", None, "Write nothing; exit 1 if anything would change."),
+    Param("unsafe_fixes", ("--unsafe-fixes",), "flag", None, "Also apply fixes marked unsafe."),
+    Param("allow_dirty", ("--allow-dirty",), "flag", None, "Modify files with uncommitted git changes."),
+    Param("write_read_only", ("--write-read-only",), "flag", None, "Also rewrite read-only files (no write permission bits)."),
+    Param("stdin_filename", ("--stdin-filename",), "text", "NAME", "Name to report for `-` input."),
+    Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on skipped files."),
+    Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with work left (2 still means a file could not be processed)."),
+    Param("statistics", ("--statistics",), "flag", None,
+          "Print the number of findings per rule code instead of one line per finding (as `lint --statistics`)."),
+    *SHARED,
+)
+
+
+def _status(finding: Finding, options: Options, written: bool) -> str:
+    """What became of a finding's fix: ``fixed`` only where its file was written."""
+    fix = finding.fix
+    if fix is None or fix.applicability == "manual":
+        return "manual"
+    if fix.applicability == "unsafe" and not options.unsafe_fixes:
+        return "unsafe fix available with --unsafe-fixes; TODO left" if options.mode == "fix" else "unsafe fix available"
+    if options.mode != "fix":
+        return "fixable"
+    return "fixed" if written else "fixable; file left unchanged"
+
+
+def _finding_line(path: str, finding: Finding, options: Options, written: bool) -> str:
+    from migrator.report.escape import visible
+
+    return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} "
+                   f"[{_status(finding, options, written)}]")
+
+
+def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin: bool = False,
+               statistics: bool = False) -> None:
+    """Report lines (``path:line:col: CODE message [status]``; ``statistics``: the count per
+    rule code instead) and errors, then the summary (``quiet``: the lines and errors only,
+    as ruff's ``-q``). The lines go to stdout unless stdout carries the diff or (``stdin``)
+    the fixed source."""
+    out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
+    from migrator.report import colour
+    from migrator.report.common import target_text
+    from migrator.report.escape import visible
+    from migrator.report.text import counted
+
+    paint = colour.coloured if colour.wanted(out) else str
+    for result in outcome.results:
+        if result.error is not None:
+            print(visible(str(result.error)), file=sys.stderr)
+        for finding in () if statistics else result.findings:
+            print(paint(_finding_line(finding.path, finding, options, result.written)), file=out)
+    if statistics:
+        from migrator.report.statistics import statistics as table
+
+        out.write(table(outcome.results, options.unsafe_fixes))
+    if quiet:
+        return
+    for path, reason in outcome.skipped:
+        print(visible(f"{path}: skipped: {reason}"), file=sys.stderr)
+    summary = outcome.summary
+    verb = {"fix": "changed", "check": "would change", "diff": "would change"}[options.mode]
+    line = (
+        f"dflash-migrate: {counted(summary.files_scanned, 'file')} scanned, {summary.files_changed} {verb}, "
+        f"{counted(summary.fixes_applied, 'fix', 'fixes')} {'applied' if options.mode == 'fix' else 'available'}, "
+        f"{counted(summary.todos_left, 'manual TODO')} left, {counted(summary.files_with_errors, 'file')} with errors"
+        + (f", {counted(summary.left_out, 'path')} left out by ignore files and excludes" if summary.left_out else "")
+        + (f", {counted(summary.fixes_refused, 'fix', 'fixes')} refused by the write guard (left as TODOs)"
+           if summary.fixes_refused else "")
+        + f" (target {target_text(run_target(options))}{f'; config {options.config}' if options.config else ''})"
+    )
+    if summary.own_outputs:
+        line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
+    if outcome.interrupted:
+        line += "; INTERRUPTED: files not yet processed were left untouched"
+    print(line, file=sys.stderr)
+
+
+def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) -> None:
+    """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`);
+    ``originals``: the bytes each diff starts from where they were not read from disk."""
+    from migrator.report import diff
+
+    def diffs() -> Iterator[tuple[bytes, bytes, str]]:
+        for result in outcome.results:
+            if result.new_bytes is None:
+                continue
+            old = (originals or {}).get(result.path)
+            if old is None:
+                try:
+                    old = Path(result.path).read_bytes()
+                except OSError:
+                    continue
+            yield old, result.new_bytes, result.path
+
+    sys.stdout.flush()
+    diff.write(diffs(), sys.stdout.buffer, sys.stdout.isatty())
+
+
+def _run_stdin(name: str, options: Options, quiet: bool, statistics: bool, exit_zero: bool) -> int:
+    """``-``: the same processing, report and exit code as a file of that name; the fixed
+    source (``fix``) or the diff (``--diff``) goes to stdout, the report to stderr."""
+    from migrator.run.engine import run_bytes
+
+    data = sys.stdin.buffer.read()
+    outcome = run_bytes(name, data, options)
+    if options.writes:
+        write_fixed_stdin(outcome, data, options)
+    elif options.mode == "diff":
+        print_diff(outcome, {name: data})
+    report_run(outcome, options, quiet, stdin=True, statistics=statistics)
+    return exit_code(outcome.results, options.mode, unsafe_fixes=options.unsafe_fixes, exit_zero=exit_zero)
+
+
+def run(
+    paths: list[Path] | None = None,
+    *,
+    diff: bool = False,
+    check: bool = False,
+    unsafe_fixes: bool = False,
+    allow_dirty: bool = False,
+    write_read_only: bool = False,
+    stdin_filename: str | None = None,
+    quiet: bool = False,
+    exit_zero: bool = False,
+    statistics: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
+    **shared: object,
+) -> int:
+    """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
+    import time
+
+    from migrator.run.engine import run as run_engine
+
+    started = time.monotonic()
+    mode = "diff" if diff else "check" if check else "fix"
+    paths = paths_or_here(paths)
+    options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
+    options = options._replace(write_read_only=write_read_only)
+    if shown(paths, options, show_files, show_settings):
+        return CLEAN
+    if [str(p) for p in paths] == ["-"]:
+        return _run_stdin(stdin_filename or "<stdin>.py", options, quiet, statistics, exit_zero)
+    if options.writes:
+        require_existing(paths)
+    with progress("migrating") as on_progress:
+        outcome = run_engine(paths, options, on_progress=on_progress)
+    if mode == "diff":
+        print_diff(outcome)
+    report_run(outcome, options, quiet, statistics=statistics)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started)
+    return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
+                     exit_zero=exit_zero)
+
+
+COMMAND = Command("fix", run, PARAMS, "Rewrite every reference to the removed V1 API (the default command).", fast=True)

@@ -1,0 +1,256 @@
+"""``dflash-migrate lint [PATH ...]`` (also ``check``, as ruff users type it): report every
+DFLASH V1 reference in every file type, in one of the report formats.
+
+Exit codes: 0 clean, 1 findings, 2 a file could not be processed (every other file is
+still reported); ``--exit-zero`` turns 1 into 0 (never 2).
+
+ruff's flags mean what they mean in ruff: ``--output-format`` (alias of ``--format``),
+``--statistics`` (a table by code instead of the report), ``--fix`` (apply the safe fixes,
+then report what is left; ``--unsafe-fixes`` too), ``--show-fixes``,
+``--exit-non-zero-on-fix``, ``-`` with ``--stdin-filename``, ``-q``; and
+``--extend-select``/``--extend-ignore``/``--config``/``--isolated`` (:mod:`.common`).
+Gradual adoption: ``--write-baseline FILE`` / ``--baseline FILE`` (:mod:`migrator.report.baseline`)
+and ``--add-noqa`` (:mod:`migrator.run.add_noqa`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from migrator.cli.commands.common import (
+    SHARED,
+    UsageError,
+    build_options,
+    paths_or_here,
+    progress,
+    require_existing,
+    run_target,
+    shown,
+    verbose_note,
+    write_fixed_stdin,
+)
+from migrator.cli.commands.params import Command, Param
+from migrator.report import FORMATS
+from migrator.run.exitcode import CLEAN, exit_code
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
+
+    from migrator.base.model import FileResult
+    from migrator.run.engine import RunResult
+    from migrator.run.options import Options
+
+PARAMS = (
+    Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
+    Param("fmt", ("--format", "--output-format"), "choice", "FORMAT", "Report format.", "text", FORMATS),
+    Param("output", ("--output", "--output-file", "-o"), "path", "FILE",
+          "Write the report to FILE instead of standard output (never scanned by this run)."),
+    Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with findings (2 still means a file could not be processed)."),
+    Param("statistics", ("--statistics",), "flag", None, "Print the number of findings per rule code instead of the report."),
+    Param("fix", ("--fix",), "flag", None, "Apply the safe fixes (as `dflash-migrate fix` does), then report what is left."),
+    Param("unsafe_fixes", ("--unsafe-fixes",), "flag", None, "With --fix: also apply fixes marked unsafe."),
+    Param("allow_dirty", ("--allow-dirty",), "flag", None, "With --fix or --add-noqa: modify files with uncommitted git changes."),
+    Param("show_fixes", ("--show-fixes",), "flag", None, "List the fixes applied by --fix (without it: the fixes it would apply)."),
+    Param("exit_non_zero_on_fix", ("--exit-non-zero-on-fix",), "flag", None,
+          "With --fix: exit 1 when anything was fixed, even if nothing is left."),
+    Param("stdin_filename", ("--stdin-filename",), "text", "NAME",
+          "Name of the `-` input (chooses the rules by its type; default <stdin>.py)."),
+    Param("quiet", ("--quiet", "-q"), "flag", None, "Print the findings only: no summary, no notes on stderr."),
+    Param("baseline", ("--baseline",), "path", "FILE",
+          "Report and fail only on findings not recorded in FILE (see --write-baseline); say how many entries are fixed."),
+    Param("write_baseline", ("--write-baseline",), "path", "FILE",
+          "Record every finding of this run in FILE (by fingerprint, robust to line moves) and exit 0."),
+    Param("add_noqa", ("--add-noqa",), "flag", None,
+          "Write a `# dflash-migrate: ignore[CODE]` comment for every finding where one changes nothing else."),
+    *SHARED,
+)
+
+
+def run(
+    paths: list[Path] | None = None,
+    *,
+    fmt: str = "text",
+    output: Path | None = None,
+    exit_zero: bool = False,
+    statistics: bool = False,
+    fix: bool = False,
+    unsafe_fixes: bool = False,
+    allow_dirty: bool = False,
+    show_fixes: bool = False,
+    exit_non_zero_on_fix: bool = False,
+    stdin_filename: str | None = None,
+    quiet: bool = False,
+    baseline: Path | None = None,
+    write_baseline: Path | None = None,
+    add_noqa: bool = False,
+    show_files: bool = False,
+    show_settings: bool = False,
+    verbose: bool = False,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    **shared: object,
+) -> int:
+    """Lint ``paths``; print or write the report; return the exit code. ``shared``: the
+    parameters of :data:`common.SHARED` (``select``, ``target_version``, ...)."""
+    import time
+
+    from migrator import report
+
+    started = time.monotonic()
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    paths = paths_or_here(paths)
+    if fix and (add_noqa or write_baseline is not None):
+        raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
+    options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
+                            **shared)  # type: ignore[arg-type]
+    options = options._replace(own_outputs=frozenset(
+        os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
+    if shown(paths, options, show_files, show_settings, stdout):
+        return CLEAN
+    stdin = [str(p) for p in paths] == ["-"]
+    if (fix or add_noqa) and not stdin:
+        require_existing(paths)
+
+    def note(text: str) -> None:
+        if not quiet:
+            stderr.write(report.stderr_line(fmt, text) + "\n")
+
+    stdin_data: dict[str, bytes] = {}  # the `full` format shows its lines
+    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout, stdin_data) if stdin else \
+        _run_tree(paths, options, stderr)
+    if not stdin:
+        for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
+            note(f"{skipped_path}: skipped: {reason}")
+    results = outcome.results
+    if write_baseline is not None:
+        return _write_baseline(write_baseline, results, note)
+    if add_noqa:
+        return _add_noqa(results, note, allow_dirty)
+    listing = None
+    if show_fixes:
+        from migrator.report.statistics import fixes
+
+        listing = fixes(results, applied=fix, unsafe_fixes=options.unsafe_fixes)
+    fixed = _keep_what_is_left(results, options) if fix else 0
+    if baseline is not None:
+        _apply_baseline(baseline, results, note)
+    if statistics:
+        from migrator.report.statistics import statistics as table
+
+        text = table(results, options.unsafe_fixes)
+    else:
+        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data,
+                             target=run_target(options))
+        if quiet and fmt in report.HUMAN_FORMATS:
+            text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
+    if listing is not None:
+        if fmt in report.HUMAN_FORMATS and output is None and not stdin:
+            text += listing
+        else:
+            stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
+    if output is not None:
+        _write_report(output, text)
+    else:
+        stream = stderr if stdin and fix else stdout
+        if fmt in report.HUMAN_FORMATS or statistics:
+            from migrator.report import colour
+
+            if colour.wanted(stream):
+                text = colour.coloured(text)
+        stream.write(text)
+    if verbose:
+        verbose_note(options, outcome.summary.files_scanned, started, stderr)
+    return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
+                     exit_zero=exit_zero)
+
+
+def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
+    from migrator.run import engine
+
+    with progress("linting", stderr) as on_progress:
+        return engine.run(paths, options, on_progress)
+
+
+def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, bytes]) -> RunResult:
+    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout);
+    ``read`` receives the bytes read, under ``name``."""
+    from migrator.run import engine
+
+    data = read[name] = sys.stdin.buffer.read()
+    outcome = engine.run_bytes(name, data, options)
+    if options.writes:
+        stdout.flush()
+        write_fixed_stdin(outcome, data, options)
+    return outcome
+
+
+def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
+    """After ``--fix``: drop the findings that were fixed; return how many."""
+    from migrator.run.exitcode import left_for_humans
+
+    fixed = 0
+    for result in results:
+        if result.written:
+            left = [f for f in result.findings if left_for_humans(f, options.unsafe_fixes)]
+            fixed += len(result.findings) - len(left)
+            result.findings = left
+    return fixed
+
+
+def _write_report(path: Path, text: str) -> None:
+    """``--output``: through the one write path (never through a committed symbolic link)."""
+    from migrator.base.fileio import SourceError, create_or_replace
+
+    try:
+        create_or_replace(path, text.encode("utf-8"))
+    except SourceError as error:
+        raise UsageError(f"{path}: cannot write the report: {error.message}") from None
+
+
+def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
+    from migrator.report.baseline import BaselineError, apply, load
+
+    try:
+        known = load(path)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+    applied = apply(results, known)
+    fixed = f"; {applied.fixed} baseline entr{'ies' if applied.fixed != 1 else 'y'} fixed" if applied.fixed else ""
+    hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
+    note(f"{path}: {applied.matched} known finding{'s' if applied.matched != 1 else ''} not reported{fixed}{hint}")
+
+
+def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
+    from migrator.report.baseline import BaselineError, write
+
+    try:
+        count = write(path, results)
+    except BaselineError as error:
+        raise UsageError(str(error)) from None
+    note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
+    return exit_code(results, exit_zero=True)  # recorded findings are no work left
+
+
+def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
+    from migrator.run.add_noqa import add
+    from migrator.run.uncommitted import Uncommitted
+
+    dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
+    counts = add(results, dirty)
+    note(f"added {counts.comments} suppression comment{'s' if counts.comments != 1 else ''} in {counts.files} "
+         f"file{'s' if counts.files != 1 else ''}")
+    if counts.left:
+        note(f"{counts.left} finding{'s' if counts.left != 1 else ''} left without a comment (JSON, Markdown, notebooks, "
+             "strings, YAML block scalars): record them with --write-baseline")
+    for error in counts.errors:
+        note(error)
+    return exit_code(results, failed=bool(counts.errors), exit_zero=True)
+
+
+COMMAND = Command("lint", run, PARAMS, "Report every DFLASH V1 reference; exit 0 clean, 1 findings, 2 a file could not be processed.",
+                  fast=True, aliases=("check",))

@@ -1,0 +1,318 @@
+"""Command line: ``dflash-migrate [COMMAND] [ARGS]...``.
+
+Every command lives in :mod:`migrator.cli.commands` (``fix`` the default, ``lint`` alias
+``check``, ``rules``, ``explain``, ``verify``, ``doctor``) and declares its parameters once,
+as data (:mod:`migrator.cli.commands.params`). This module reads those declarations two ways:
+
+* :func:`build_app`: the typer app (help, usage errors, every unusual command line);
+* :func:`parse_fast`: plain ``fix``/``lint`` command lines parsed without importing typer,
+  which is most of the start-up time of a run that finds nothing. Anything it does not
+  fully understand goes to typer, which stays the reference behaviour.
+
+``--version`` answers before anything else is imported. The first argument picks the
+command: a command name wins over a folder of the same name (``./check`` or ``-- check``
+for the folder). Without a command the fix runs, which writes, so the command line must
+say so plainly: a first word that is no existing path (``format .``, or ``lnt``, then named
+as a likely typo) and a command name placed after options (``-q lint .``) are usage errors
+before anything is read or written. Shell completion is typer's
+(``--install-completion``; the shell's requests go straight to the typer app).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from migrator import __version__
+from migrator.run.exitcode import CLEAN, USAGE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import typer
+
+    from migrator.cli.commands.params import Command, Param
+
+EPILOG = ("COMMAND defaults to fix: `dflash-migrate PATH...` is `dflash-migrate fix PATH...`. A command name wins over "
+          "a folder of that name: write `./check` or `-- check` for the folder. Options go after the command. "
+          "Rule reference: MIGRATION.md. "
+          "Exit codes: 0 clean, 1 work left, 2 a file could not be processed or the command line is wrong.")
+#: The variable through which a shell asks click (typer) for completions of ``dflash-migrate``.
+COMPLETE_VARIABLE = "_DFLASH_MIGRATE_COMPLETE"
+#: How close (difflib ratio) a first argument must be to a command name to be taken for a typo of it.
+TYPO_CUTOFF = 0.75
+
+
+def commands() -> tuple[Command, ...]:
+    """Every subcommand, in help order."""
+    from migrator.cli.commands import doctor, fix, lint, rules, verify
+
+    return (fix.COMMAND, lint.COMMAND, rules.RULES, rules.EXPLAIN, verify.COMMAND, doctor.COMMAND)
+
+
+def by_name() -> dict[str, Command]:
+    """Command by name and by alias."""
+    return {name: command for command in commands() for name in (command.name, *command.aliases)}
+
+
+def split_command(args: list[str]) -> tuple[Command | None, list[str]]:
+    """The command a command line runs and its arguments (None: the app's own ``--help``).
+    Raises UsageError for a command line without a command that cannot be meant as one
+    (:func:`_check_implicit_fix`)."""
+    names = by_name()
+    if not args:
+        return names["fix"], []
+    first = args[0]
+    if first in names:
+        return names[first], args[1:]
+    if first in ("--help", "-h"):
+        return None, args
+    _check_implicit_fix(args, names)
+    return names["fix"], args
+
+
+def _check_implicit_fix(args: list[str], names: dict[str, Command]) -> None:
+    """A command line without a command runs ``fix``, which writes: refuse it (UsageError,
+    before anything is read) when its first path does not exist (a mistyped or unknown
+    command: ``format .``) or when a later word is a command name (an option placed before
+    the command: ``-q lint .``)."""
+    from migrator.cli.commands.common import UsageError
+
+    positional, after_dashes = _positionals(args, names["fix"])
+    for word in positional[:len(positional) - after_dashes]:
+        if word in names:
+            raise UsageError(f"options go after the command: `dflash-migrate {word} "
+                             f"{' '.join(a for a in args if a != word)}` (a folder of that name: ./{word}; nothing was run)")
+    if not positional or positional[0] == "-" or os.path.lexists(positional[0]):
+        return
+    first = positional[0]
+    import difflib
+
+    close = difflib.get_close_matches(first.lower(), list(names), n=1, cutoff=TYPO_CUTOFF)
+    hint = f"; did you mean `dflash-migrate {close[0]}`?" if close else " (`dflash-migrate --help` lists the commands)"
+    raise UsageError(f"{first!r} is no command and no file or folder{hint} (nothing was run)")
+
+
+def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
+    """The positional words of ``command``'s arguments (option values skipped) and how many
+    of them came after ``--`` (paths, even where they spell a command name)."""
+    takes_value = {flag for param in command.params if param.kind not in ("flag", "paths") for flag in param.flags}
+    words: list[str] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            words.extend(args[index:])
+            return words, len(args) - index
+        if arg == "-" or not arg.startswith("-"):
+            words.append(arg)
+        elif "=" not in arg and arg in takes_value:
+            index += 1
+    return words, 0
+
+
+# ---- the fast path ------------------------------------------------------------------
+
+
+def parse_fast(command: str, args: list[str]) -> dict[str, object] | None:
+    """Keyword arguments for a plain command line of ``command`` (one with ``fast``),
+    parsed from its declaration without typer; None for anything unusual (``--help``,
+    unknown or malformed options, a value that looks like an option, an unknown choice),
+    which typer then parses and reports."""
+    declared = by_name().get(command)
+    if declared is None or not declared.fast:
+        return None
+    options = {flag: param for param in declared.params for flag in param.flags}
+    parsed: dict[str, object] = {param.name: _default(param) for param in declared.params}
+    paths: list[Path] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        index += 1
+        if arg == "--":
+            paths.extend(Path(rest) for rest in args[index:])
+            break
+        if arg == "-" or not arg.startswith("-"):
+            paths.append(Path(arg))
+            continue
+        flag, equals, value = arg.partition("=")
+        param = options.get(flag)
+        if param is None:
+            return None
+        if param.kind == "flag":
+            if equals:
+                return None
+            parsed[param.name] = True
+            continue
+        if not equals:
+            if index >= len(args):
+                return None
+            value = args[index]
+            index += 1
+        if not value or value.startswith("-"):
+            return None
+        converted = _convert(param, value)
+        if converted is None:
+            return None
+        parsed[param.name] = [*(parsed[param.name] or []), converted] if param.kind == "multi" else converted  # type: ignore[misc]
+    parsed["paths"] = paths or None
+    return parsed
+
+
+def _default(param: Param) -> object:
+    return False if param.kind == "flag" else param.default
+
+
+def _convert(param: Param, value: str) -> object | None:
+    if param.kind == "int":
+        return int(value) if value.isdigit() else None
+    if param.kind == "path":
+        return Path(value)
+    if param.kind == "choice":
+        return value if value in param.choices else None
+    return value
+
+
+# ---- the typer app ------------------------------------------------------------------
+
+
+def build_app() -> typer.Typer:
+    """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
+    import typer
+
+    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
+                      help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker.")
+
+    def show_version(value: bool) -> None:
+        if value:
+            typer.echo(f"dflash-migrate {__version__}")
+            raise typer.Exit(0)
+
+    @app.callback()
+    def _group(
+        version: bool = typer.Option(False, "--version", "-V", help="Show the version and exit.",
+                                     is_eager=True, callback=show_version),
+    ) -> None:
+        """Migrate code from SGLang's removed DFLASH V1 path to the V2 worker."""
+
+    for command in commands():
+        app.command(command.name, help=command.help, epilog=EPILOG)(_typer_callback(command))
+        for alias in command.aliases:
+            app.command(alias, help=f"Same as `{command.name}`.", epilog=EPILOG)(_typer_callback(command))
+    return app
+
+
+def click_app():  # noqa: ANN201 - the click group typer builds
+    """The app as the click group that runs it. Typer labels a positional argument with its
+    Python type (``[PATH]... <list[Path]>``) whatever its metavar: the label is dropped."""
+    import typer.main
+
+    group = typer.main.get_command(build_app())
+    for command in group.commands.values():  # type: ignore[attr-defined]
+        for param in command.params:
+            if param.param_type_name == "argument":
+                param.display_type_rich = lambda ctx: None
+    return group
+
+
+def _typer_callback(command: Command):  # noqa: ANN202 - a function with a generated signature
+    import inspect
+
+    import typer
+
+    def callback(**keywords: object) -> None:
+        plain = {name: getattr(value, "value", value) if name in choices else value for name, value in keywords.items()}
+        raise typer.Exit(run_command(command, plain))
+
+    choices = {param.name: _choice_type(param) for param in command.params if param.kind == "choice"}
+
+    callback.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
+        inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, default=_typer_default(param),
+                          annotation=choices.get(param.name) or _annotation(param))
+        for param in command.params
+    ])
+    callback.__name__ = command.name
+    return callback
+
+
+def _annotation(param: Param) -> object:
+    return {"paths": list[Path] | None, "argument": str, "flag": bool, "multi": list[str] | None,
+            "text": str | None, "int": int | None, "path": Path | None}[param.kind]
+
+
+def _choice_type(param: Param) -> type:
+    """An Enum of the choices: what typer shows as ``[text|json|...]`` and checks."""
+    import enum
+
+    return enum.Enum(param.name, {choice: choice for choice in param.choices})  # type: ignore[return-value]
+
+
+def _typer_default(param: Param) -> object:
+    import typer
+
+    if param.kind == "paths":
+        return typer.Argument(None, metavar=param.metavar, help=param.help, show_default=False)
+    if param.kind == "argument":
+        return typer.Argument(..., metavar=param.metavar, help=param.help)
+    if param.kind == "flag":
+        return typer.Option(False, *param.flags, help=param.help)
+    if param.kind == "choice":
+        return typer.Option(param.default, *param.flags, help=param.help)
+    return typer.Option(None, *param.flags, metavar=param.metavar, help=param.help, show_default=False)
+
+
+def _completion(args: list[str]) -> bool:
+    """Is this typer's shell completion (``--install-completion``, ``--show-completion``, or
+    the shell asking for completions through ``_DFLASH_MIGRATE_COMPLETE``)? It goes to the
+    typer app as it is: never to the default command, which would run a fix."""
+    return args[:1] in (["--install-completion"], ["--show-completion"]) or COMPLETE_VARIABLE in os.environ
+
+
+# ---- running ------------------------------------------------------------------------
+
+
+def run_command(command: Command, keywords: dict[str, object]) -> int:
+    """Run ``command``; an error that stops it before it starts is printed in the one
+    format (``dflash-migrate: error: ...``) and exits 2."""
+    from migrator.cli.commands.common import UsageError
+
+    try:
+        return command.run(**keywords)
+    except UsageError as error:
+        from migrator.report.escape import visible
+
+        print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
+        return USAGE
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] in (["--version"], ["-V"]):
+        print(f"dflash-migrate {__version__}")
+        return 0
+    from migrator.cli.commands.common import UsageError
+
+    try:
+        command, rest = (None, args) if _completion(args) else split_command(args)
+    except UsageError as error:
+        print(f"dflash-migrate: error: {error}", file=sys.stderr)
+        return USAGE
+    if command is not None:
+        fast = parse_fast(command.name, rest)
+        if fast is not None:
+            return run_command(command, fast)
+        args = [command.name, *rest]
+    try:
+        click_app().main(args=args, prog_name="dflash-migrate", standalone_mode=True)
+    except SystemExit as exit_:
+        code = exit_.code
+        if isinstance(code, str):
+            print(code, file=sys.stderr)
+            return USAGE
+        return CLEAN if code is None else code
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Applying edits to bytes: splices where they suffice, libcst for structural edits."""

@@ -1,0 +1,1 @@
+"""Python files: one ``ast`` analysis, the fork index, the rules, release fitting and the write guard."""

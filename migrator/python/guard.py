@@ -1,0 +1,558 @@
+"""The write guard: a fix is written only if its output is at least as correct as its input.
+
+Before the engine keeps a file's fixed text (in every fixing mode: ``fix``, ``--diff``
+and ``--check`` give the same outcome), ``problems`` compares the text before and after:
+
+* the fixed text must parse;
+* it must not use a name that no scope binds where the original did not (free names,
+  from the stdlib ``symtable``'s scope analysis: lambdas, comprehensions, class bodies
+  and ``global`` declarations behave as Python resolves them);
+* it must not use more names that are bound only on some paths at module level (one
+  branch of an ``if``/``else`` or of a ``try``/``except``) than the original did;
+* a star import must not change (the names it provides cannot be checked);
+* a name other modules of the fork import from this one (``migrator.python.forkindex``) or that
+  ``__all__`` lists must stay bound on every path it was bound on;
+* a name the fix uses more often must not be one the original binds itself other than
+  by an import (a fork's own ``class DFlashWorkerV2(DFlashWorker)`` would capture every
+  renamed ``DFlashWorker()`` call);
+* names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
+* every ``sglang.*`` import it adds or changes (and ``getattr(module, "Name")`` on an
+  imported sglang module) must exist in the target release: from a
+  verify index of a wheel already in the cache (``migrator.releases.wheels``), else from the
+  catalog (a name some entry says exists there). The guard never downloads anything.
+
+When the fixed text fails, ``refuse`` turns the fixes to blame into TODO comments that
+say why (``settle`` drives the retries). Never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import symtable
+from collections import Counter
+from functools import cache, lru_cache
+
+from migrator import catalog
+from migrator.base.fileio import SourceError, decode_python
+from migrator.base.model import Finding, Fix, InsertComment
+from migrator.python.analysis import resolve_relative
+from migrator.python.fallbacks import catalog_names
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterator
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+MODULE_NAMES = frozenset({"__name__", "__file__", "__doc__", "__spec__", "__loader__", "__package__",
+                          "__builtins__", "__path__", "__annotations__", "__dict__", "__cached__",
+                          "__debug__", "__class__", "__qualname__", "__module__"})
+BUILTIN_NAMES = frozenset(dir(builtins)) | MODULE_NAMES
+
+
+class Problem:
+    """Why a fixed text is refused: ``reason`` for users, ``names`` (local names or dotted
+    imports) and ``lines`` (lines of the fixed text) to find the fixes to blame."""
+
+    __slots__ = ("reason", "names", "lines")
+
+    def __init__(self, reason: str, names: frozenset[str] = frozenset(), lines: frozenset[int] = frozenset()) -> None:
+        self.reason = reason
+        self.names = names
+        self.lines = lines
+
+    def __repr__(self) -> str:
+        return f"Problem({self.reason!r})"
+
+
+def problems(before: str, after: str, target: str | tuple[str, ...], module_name: str | None = None,
+             is_package: bool = False, exported: frozenset[str] = frozenset()) -> list[Problem]:
+    """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it).
+    ``target``: the release, or the releases oldest first (``migrator.catalog.target``).
+    ``exported``: names other modules of the fork import from this one (``migrator.python.forkindex``)
+    or its ``__all__`` lists; each must stay bound on every path it was bound on."""
+    try:
+        new = parsed(after)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
+        return [Problem(f"the fixed code would not parse ({error})")]
+    try:
+        old = parsed(before)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []  # nothing to compare with: the engine reports the original's syntax error
+    old_tree, old_table, new_tree, new_table = old.tree, old.table, new.tree, new.table
+    found: list[Problem] = []
+    new_free = free_names(new_table) - free_names(old_table)
+    if new_free:
+        found.append(Problem("it would leave undefined " + _names(new_free), frozenset(new_free)))
+    old_partly, new_partly = partly_bound_used(old_tree, old_table), partly_bound_used(new_tree, new_table)
+    if len(new_partly - old_partly) > len(old_partly - new_partly):
+        added = new_partly - old_partly
+        found.append(Problem("it would use " + _names(added) + " bound on only some paths", frozenset(added)))
+    old_stars, new_stars = star_imports(old, module_name, is_package), star_imports(new, module_name, is_package)
+    if old_stars != new_stars:
+        lines = frozenset(line for module, line in new_stars.items() if old_stars.get(module) is None)
+        found.append(Problem("it changes a star import, whose names cannot be checked", lines=lines))
+    if exported:
+        kept = definitely_bound(new_tree.body)
+        lost = frozenset((exported & definitely_bound(old_tree.body)) - kept)
+        if lost:
+            found.append(Problem("other modules of the fork import " + _names(lost) + " from this one, which it "
+                                 "would no longer bind on every path", lost))
+    captured = captured_names(old, new)
+    if captured:
+        found.append(Problem("a renamed reference would mean the " + _names(captured) + " this file defines itself",
+                             frozenset(captured)))
+    old_bound, new_bound = old.module_bindings | old.global_bindings, new.module_bindings | new.global_bindings
+    old_own, new_own = old.module_bindings, new.module_bindings
+    for label, old_names, new_names, old_set, new_set in (
+            ("exports", all_names(old_tree), all_names(new_tree), old_bound, new_bound),
+            ("deletes or declares global", deleted_or_global(old), deleted_or_global(new), old_own, new_own)):
+        lost = (new_names - new_set) - (old_names - old_set)
+        if lost:
+            found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
+    old_imports = set(imported_names(old, module_name, is_package)) | set(reflected_names(old, module_name, is_package))
+    new_imports = {**imported_names(new, module_name, is_package), **reflected_names(new, module_name, is_package)}
+    releases = (target,) if isinstance(target, str) else target
+    fallbacks = None
+    for dotted, line in new_imports.items():
+        if dotted in old_imports or not (dotted == "sglang" or dotted.startswith("sglang.")):
+            continue
+        if len(releases) == 1:
+            missing = _missing_in(dotted, releases[0])
+        else:
+            if fallbacks is None:
+                from migrator.python.fallbacks import branches
+
+                fallbacks = branches(new_tree, releases)
+            missing = _missing_over(dotted, line, releases, fallbacks)
+        if missing:
+            found.append(Problem(missing, frozenset({dotted}), frozenset({line})))
+    return found
+
+
+def _names(names: set[str] | frozenset[str]) -> str:
+    shown = ", ".join(f"`{name}`" for name in sorted(names))
+    return ("name " if len(names) == 1 else "names ") + shown
+
+
+class Parsed:
+    """One text's tree and symbol table, and what the checks read from the tree, gathered
+    in one walk: sglang's ``server_args.py`` has ~100k nodes, and a walk per check cost
+    seconds per file. The original text is the same in every round of ``settle``, so its
+    ``Parsed`` is kept (``parsed``)."""
+
+    __slots__ = ("tree", "table", "loads", "stores", "defined", "declared_global", "imports", "reflecting_calls",
+                 "module_bindings", "global_bindings")
+
+    def __init__(self, text: str, label: str) -> None:
+        self.tree = ast.parse(text)
+        self.table = symtable.symtable(text, label, "exec")
+        #: how often each name is read; names written or deleted; names of defs and classes
+        self.loads: Counter = Counter()
+        self.stores: set[str] = set()
+        self.defined: set[str] = set()
+        self.declared_global: set[str] = set()
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        #: ``getattr(name, "Attr")`` / ``hasattr(name, "Attr")`` calls
+        self.reflecting_calls: list[ast.Call] = []
+        #: names the module scope binds itself (``del`` does not bind), and through ``global``
+        self.module_bindings: set[str] = set()
+        self.global_bindings: set[str] = set()
+        self._walk()
+
+    def _walk(self) -> None:
+        # One pass, carrying for each node whether it runs in the module scope and which
+        # outermost function, class or lambda holds it (its ``global`` declarations and
+        # stores bind module names). A comprehension's first iterable runs in the enclosing
+        # scope; the rest is the comprehension's own.
+        scopes: dict[int, tuple[set[str], set[str]]] = {}  # owner -> (declared global, stored)
+        stack: list[tuple[ast.AST, bool, int]] = [(node, True, 0) for node in reversed(self.tree.body)]
+        module_scope_names = self.module_bindings
+        while stack:
+            node, at_module, owner = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                if isinstance(node.ctx, ast.Load):
+                    self.loads[node.id] += 1
+                else:
+                    self.stores.add(node.id)
+                    if isinstance(node.ctx, ast.Store):
+                        if at_module:
+                            module_scope_names.add(node.id)
+                        elif owner:
+                            scopes[owner][1].add(node.id)
+                continue
+            if kind is ast.Import or kind is ast.ImportFrom:
+                self.imports.append(node)
+                if at_module:
+                    module_scope_names.update((a.asname or a.name).partition(".")[0] for a in node.names if a.name != "*")
+            elif kind is ast.Call:
+                if (isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+                        and isinstance(node.args[0], ast.Name) and isinstance(node.args[1], ast.Constant)
+                        and isinstance(node.args[1].value, str)):
+                    self.reflecting_calls.append(node)
+            elif kind is ast.Global:
+                self.declared_global.update(node.names)
+                if owner:
+                    scopes[owner][0].update(node.names)
+            inner = at_module
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef or kind is ast.Lambda:
+                if kind is not ast.Lambda:
+                    self.defined.add(node.name)
+                    if at_module:
+                        module_scope_names.add(node.name)
+                if at_module:
+                    owner = id(node)
+                    scopes[owner] = (set(), set())
+                inner = False
+            elif at_module and (kind is ast.ListComp or kind is ast.SetComp or kind is ast.GeneratorExp or kind is ast.DictComp):
+                first = node.generators[0].iter
+                stack.append((first, True, owner))
+                stack.extend((child, False, owner) for child in ast.iter_child_nodes(node) if child is not node.generators[0])
+                generator = node.generators[0]
+                stack.extend((child, False, owner) for child in ast.iter_child_nodes(generator) if child is not first)
+                continue
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    stack.append((value, inner, owner))
+                elif isinstance(value, list):
+                    stack.extend((item, inner, owner) for item in value if isinstance(item, ast.AST))
+        for declared, stored in scopes.values():
+            self.global_bindings |= stored & declared
+        self.global_bindings -= module_scope_names
+
+
+@lru_cache(maxsize=2)
+def parsed(text: str) -> Parsed:
+    return Parsed(text, "<source>")
+
+
+# ---- scopes -------------------------------------------------------------------------
+
+
+def _tables(table: symtable.SymbolTable) -> Iterator[symtable.SymbolTable]:
+    stack = [table]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.get_children())
+
+
+def free_names(module: symtable.SymbolTable) -> set[str]:
+    """Names used somewhere that resolve to the module scope, which never binds them."""
+    bound = {s.get_name() for s in module.get_symbols() if s.is_assigned() or s.is_imported() or s.is_namespace()}
+    for table in _tables(module):  # ``global x`` then ``x = ...`` in a function binds a module name
+        bound.update(s.get_name() for s in table.get_symbols() if s.is_declared_global() and s.is_assigned())
+    free: set[str] = set()
+    for table in _tables(module):
+        for symbol in table.get_symbols():
+            name = symbol.get_name()
+            if not symbol.is_referenced() or name in bound or name in BUILTIN_NAMES:
+                continue
+            if table.get_type() == "module" or symbol.is_global():
+                free.add(name)
+    return free
+
+
+def partly_bound_used(tree: ast.Module, module: symtable.SymbolTable) -> frozenset[str]:
+    """Module names used somewhere but bound on only some paths of the module body."""
+    used = {s.get_name() for table in _tables(module) for s in table.get_symbols()
+            if s.is_referenced() and (table.get_type() == "module" or s.is_global())}
+    bound_somewhere = {s.get_name() for s in module.get_symbols() if s.is_assigned() or s.is_imported()}
+    return frozenset((used & bound_somewhere) - definitely_bound(tree.body))
+
+
+def definitely_bound(body: list[ast.stmt]) -> set[str]:
+    """Names every path through ``body`` that falls through binds."""
+    return _through(body)[0]
+
+
+def _through(body: list[ast.stmt]) -> tuple[set[str], bool]:
+    """(names bound on every path, whether some path falls through to the end)."""
+    bound: set[str] = set()
+    for statement in body:
+        if isinstance(statement, ast.If):
+            paths = [statement.body, statement.orelse]
+        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            paths = [statement.body + statement.orelse, *(handler.body for handler in statement.handlers)]
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            paths = [statement.body]
+            bound |= {n for item in statement.items if item.optional_vars for n in _target_names(item.optional_vars)}
+        elif isinstance(statement, (ast.Raise, ast.Return)):
+            return bound, False
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, getattr(ast, "Match", ast.If))):
+            continue  # a loop body may not run; a match may have no matching case
+        else:
+            bound |= _bound_by(statement)
+            continue
+        met: set[str] | None = None
+        for path in paths:
+            names, falls = _through(path)
+            if falls:
+                met = set(names) if met is None else met & names
+        if met is None:
+            return bound, False
+        bound |= met
+        if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            bound |= _through(statement.finalbody)[0]
+    return bound, True
+
+
+def _bound_by(statement: ast.stmt) -> set[str]:
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).partition(".")[0] for alias in statement.names if alias.name != "*"}
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, ast.Assign):
+        return {name for target in statement.targets for name in _target_names(target)}
+    if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and getattr(statement, "value", None) is not None:
+        return _target_names(statement.target)
+    return set()
+
+
+def _target_names(target: ast.AST) -> set[str]:
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _target_names(element)}
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return set()
+
+
+def captured_names(old: Parsed, new: Parsed) -> set[str]:
+    """Names the fix uses more often that the original binds other than by an import (its
+    own ``class DFlashWorkerV2(DFlashWorker)``, a parameter, a loop variable): a renamed
+    reference would resolve to that binding, not to the renamed import."""
+    grown = {name for name, count in new.loads.items() if count > old.loads.get(name, 0)}
+    if not grown:
+        return set()
+    own: set[str] = set()
+    for table in _tables(old.table):
+        for symbol in table.get_symbols():
+            if symbol.get_name() in grown and (symbol.is_parameter() or symbol.is_assigned() or symbol.is_namespace()):
+                own.add(symbol.get_name())
+    imported = {(a.asname or a.name).partition(".")[0] for node in old.imports for a in node.names}
+    return {name for name in own if name not in imported or name in old.stores or name in old.defined}
+
+
+def all_names(tree: ast.Module) -> set[str]:
+    """The names of a module-level ``__all__`` list or tuple of strings."""
+    names: set[str] = set()
+    for statement in tree.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else (
+            [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else [])
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = getattr(statement, "value", None)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                names.update(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    return names
+
+
+def deleted_or_global(facts: Parsed) -> set[str]:
+    """Module names a ``del`` at module level or a ``global`` declaration names."""
+    names = set(facts.declared_global)
+    for statement in facts.tree.body:
+        for node in ast.walk(statement) if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+            if isinstance(node, ast.Delete):
+                names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def reflected_names(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str, int]:
+    """``getattr(module, "Name")`` / ``hasattr`` on an imported module -> ``module.Name``."""
+    if not facts.reflecting_calls:
+        return {}
+    modules: dict[str, str] = {}
+    for node in facts.imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    modules[alias.asname] = alias.name
+        else:
+            base = resolve_relative(node.module, node.level, module_name, is_package)
+            if base:
+                for alias in node.names:
+                    modules[alias.asname or alias.name] = f"{base}.{alias.name}"
+    found: dict[str, int] = {}
+    for node in facts.reflecting_calls:
+        if node.args[0].id in modules:  # type: ignore[attr-defined]
+            found.setdefault(f"{modules[node.args[0].id]}.{node.args[1].value}", node.lineno)  # type: ignore[attr-defined]
+    return found
+
+
+# ---- imports ------------------------------------------------------------------------
+
+
+def imported_names(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str, int]:
+    """Every dotted name an import statement reaches (``from m import n``: ``m.n``) -> line."""
+    found: dict[str, int] = {}
+    for node in facts.imports:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                found.setdefault(alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            module = resolve_relative(node.module, node.level, module_name, is_package)
+            if module is None:
+                continue
+            for alias in node.names:
+                found.setdefault(module if alias.name == "*" else f"{module}.{alias.name}", node.lineno)
+    return found
+
+
+def star_imports(facts: Parsed, module_name: str | None, is_package: bool) -> dict[str | None, int]:
+    return {resolve_relative(node.module, node.level, module_name, is_package): node.lineno for node in facts.imports
+            if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)}
+
+
+def _missing_in(dotted: str, target: str) -> str | None:
+    """Why ``dotted`` cannot be shown to exist in sglang ``target`` (None: it exists)."""
+    index = cached_index(target)
+    if index is not None:
+        if not index.resolve(dotted).missing:
+            return None
+        return f"`{dotted}` does not exist in sglang {target}"
+    if dotted in catalog_names(target):
+        return None
+    return f"nothing shows that `{dotted}` exists in sglang {target} (no cached wheel, not in the catalog)"
+
+
+def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: list) -> str | None:
+    """Why ``dotted`` (imported at ``line``) cannot be shown to exist on the releases that
+    line runs on, from the catalog alone (the same answer on every machine): inside the body
+    of a ``try`` guarding imports, on one of ``releases``; in a handler, on each release it
+    serves; elsewhere on each of ``releases``."""
+    from migrator.catalog.target import label
+    from migrator.python.fallbacks import branch_at
+
+    branch = branch_at(fallbacks, line)
+    if branch is not None and branch.is_body:
+        if any(dotted in catalog_names(release) for release in releases):
+            return None
+        return f"nothing shows that `{dotted}` exists in a release of sglang {label(releases)} (catalog)"
+    scope = releases if branch is None else branch.releases
+    lacking = tuple(release for release in scope if dotted not in catalog_names(release))
+    if not lacking:
+        return None
+    return f"nothing shows that `{dotted}` exists in sglang {label(lacking)} (catalog)"
+
+
+@cache
+def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported lazily: it is large)
+    """The verify index of sglang ``target``'s wheel if it is already cached, else None."""
+    from migrator.releases import wheels
+
+    try:
+        wheel = wheels.cached_wheel(target)
+    except wheels.WheelError:  # bytes that are not the release's: as if not cached (the fix is refused)
+        return None
+    if wheel is None:
+        return None
+    from migrator.releases.index import SglangIndex
+
+    try:
+        return SglangIndex.from_wheel(wheel)
+    except (OSError, ValueError):
+        return None
+
+
+# ---- refusing fixes -----------------------------------------------------------------
+
+MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the file is refused
+
+
+def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str | tuple[str, ...],
+           unsafe: bool, module_name: str | None = None, is_package: bool = False,
+           exported: frozenset[str] = frozenset()) -> tuple[list[Finding], bytes]:
+    """The findings with every fix the guard refuses turned into a TODO that says why, and
+    the bytes those findings give (``apply``). A fix is refused when the text with it has
+    a problem the original has not; the fixes whose replacement text names what is wrong
+    are refused first, then all of them."""
+    current = findings
+    for round_number in range(MAX_ROUNDS + 1):
+        new = apply(current)
+        try:
+            text = decode_python(new)
+        except SourceError as error:
+            text = f"<{error.message}>"  # does not parse: refused like any text that does not
+        found = problems(source, text, target, module_name, is_package, exported)
+        if not found:
+            return current, new
+        applied = [f for f in current if _applied(f, unsafe)]
+        blamed = _blamed(applied, found) if round_number < MAX_ROUNDS else set()
+        if not blamed:
+            blamed = {id(f) for f in applied}
+        if not blamed:
+            return current, new  # nothing left to refuse: only comments change
+        current = _refuse(current, blamed, found, source)
+    return current, apply(current)
+
+
+def _applied(finding: Finding, unsafe: bool) -> bool:
+    fix = finding.fix
+    return fix is not None and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
+
+
+def _blamed(applied: list[Finding], found: list[Problem]) -> set[int]:
+    words: set[str] = set()
+    for problem in found:
+        for name in problem.names:
+            parts = name.split(".")
+            words.update(parts[-2:])
+    blamed: set[int] = set()
+    for finding in applied:
+        for edit in finding.fix.edits:
+            text = getattr(edit, "text", None) or " ".join(str(v) for v in edit if isinstance(v, str))
+            if words & set(_IDENTIFIER.findall(text)):
+                blamed.add(id(finding))
+    return blamed
+
+
+def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], source: str) -> list[Finding]:
+    reason = "; ".join(dict.fromkeys(problem.reason for problem in found))
+    anchors = _Anchors(source)
+    refused: list[Finding] = []
+    comments: set[str] = set()
+    for finding in findings:
+        if id(finding) not in blamed:
+            refused.append(finding)
+            continue
+        entry = catalog.get(finding.code)
+        comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {reason}")
+        comments.add(_leftover_message(finding.code, comment))
+        fix = Fix("manual", (InsertComment(anchors.line_for(finding.span.start.line), comment),))
+        refused.append(finding._replace(fix=fix))
+    # A TODO this refusal wrote on an earlier run is the refused finding itself, not a leftover.
+    return [f for f in refused if not (f.fix is None and f.message in comments)]
+
+
+def _leftover_message(code: str, comment: str) -> str:
+    return "unresolved migration TODO: " + comment.split(code, 1)[1].strip()
+
+
+class _Anchors:
+    """The first line (first decorator) of the innermost statement holding a line."""
+
+    def __init__(self, source: str) -> None:
+        self.statements: list[tuple[int, int, int]] = []
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, ast.stmt):
+                decorators = getattr(node, "decorator_list", ())
+                first = min([node.lineno, *(d.lineno for d in decorators)])
+                self.statements.append((node.lineno, node.end_lineno or node.lineno, first))
+
+    def line_for(self, line: int) -> int:
+        best: tuple[int, int, int] | None = None
+        for start, end, first in self.statements:
+            if start <= line <= end and (best is None or start > best[0] or (start == best[0] and end < best[1])):
+                best = (start, end, first)
+        if best is not None and best[0] < line:  # inside a compound statement's body: the header is not it
+            return best[2]
+        return best[2] if best is not None else line

@@ -1,0 +1,89 @@
+"""``supports_spec_v2()`` (DFM205) and ``ScheduleBatch.is_spec_v2`` (DFM206), both removed
+in 0.5.14 together with the V1/V2 worker split.
+
+In 0.5.13 both were False for batches without speculative decoding (``NONE``) and for
+DFLASH; 0.5.14 rewrote every call site as a test for "speculative at all": ``batch.is_spec_v2``
+became ``not batch.spec_algorithm.is_none()`` and ``algo.supports_spec_v2()`` became
+``not algo.is_none()``. That is the fix here, never the constant ``True``, which would send
+non-speculative batches down the speculative path. It is *unsafe*: DFLASH batches take the
+V2 branch on purpose, which deserves a human look; without ``--unsafe-fixes`` a TODO is left.
+
+The member names are distinctive to SGLang, so any access in a file that imports SGLang
+(or lives inside an SGLang fork) is reported; the receiver's type is rarely known
+(``self.spec_algorithm.supports_spec_v2()``). A plugin's own ``supports_spec_v2`` (a
+``CustomSpecAlgo`` subclass, which returned ``supports_overlap``) has no such meaning: its
+definition and calls on ``self`` inside it get a TODO.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from migrator.python.rules.context import Rule, RuleContext
+
+#: Parents under which ``not x.is_none()`` needs no parentheses.
+_LOOSE_PARENTS = (ast.If, ast.While, ast.IfExp, ast.BoolOp, ast.Assert, ast.Return, ast.Assign, ast.AnnAssign,
+                  ast.keyword, ast.Expr, ast.comprehension, ast.NamedExpr, ast.Call)
+
+
+def _in_sglang_context(ctx: RuleContext) -> bool:
+    return ctx.analysis.imports_sglang or ctx.analysis.module_name.startswith("sglang")
+
+
+def _replace_with_test(ctx: RuleContext, receiver: ast.expr, replaced: ast.expr, entry, path: str = "") -> None:  # noqa: ANN001
+    """``replaced`` becomes ``not <receiver><path>.is_none()``, parenthesised where its parent
+    binds tighter than ``not``; ``not replaced`` becomes ``<receiver><path>.is_none()``."""
+    test = f"{ctx.analysis.segment(receiver)}{path}.is_none()"
+    parent = ctx.analysis.parents.get(replaced)
+    if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+        ctx.replace(parent, test, entry, applicability="unsafe")
+        return
+    loose = isinstance(parent, _LOOSE_PARENTS) and not (isinstance(parent, ast.Call) and parent.func is replaced)
+    ctx.replace(replaced, f"not {test}" if loose else f"(not {test})", entry, applicability="unsafe")
+
+
+def _plugin_classes(ctx: RuleContext, member: str) -> set[int]:
+    """Ids of the class nodes that define ``member`` themselves (a plugin's own method)."""
+    return {id(info.node) for info in ctx.analysis.classes.values()
+            if any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == member for s in info.node.body)}
+
+
+def _enclosing_class(ctx: RuleContext, node: ast.AST) -> ast.ClassDef | None:
+    current = ctx.analysis.parents.get(node)
+    while current is not None and not isinstance(current, ast.ClassDef):
+        current = ctx.analysis.parents.get(current)
+    return current
+
+
+def check(ctx: RuleContext) -> None:
+    if not _in_sglang_context(ctx):
+        return
+    analysis = ctx.analysis
+    supports = ctx.entry("DFM205")
+    if supports is not None:
+        plugins = _plugin_classes(ctx, supports.member)
+        for node in analysis.attributes_by_name.get(supports.member, []):
+            parent = analysis.parents.get(node)
+            on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
+            owner = _enclosing_class(ctx, node)
+            if on_self and owner is not None and id(owner) in plugins:
+                ctx.todo(node, supports, f"a plugin's own `{supports.member}` (it returned `supports_overlap`): "
+                         "decide what the V2 worker should do instead")
+            elif isinstance(parent, ast.Call) and parent.func is node and not parent.args and not parent.keywords:
+                _replace_with_test(ctx, node.value, parent, supports)
+            else:
+                ctx.todo(node, supports)
+        for info in analysis.classes.values():
+            for statement in info.node.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == supports.member:
+                    ctx.todo(statement, supports, f"override of `{statement.name}`: {supports.message}")
+    is_v2 = ctx.entry("DFM206")
+    if is_v2 is not None:
+        for node in analysis.attributes_by_name.get(is_v2.member, []):
+            if isinstance(node.ctx, ast.Load):
+                _replace_with_test(ctx, node.value, node, is_v2, ".spec_algorithm")
+            else:
+                ctx.todo(node, is_v2)
+
+
+RULE = Rule("spec_v2_flags", 340, check, owns=("DFM205", "DFM206"))

@@ -1,0 +1,113 @@
+"""The removed API reached by its unique names on receivers nothing resolves.
+
+A module object handed around as a value (``def install(module): cls = module.DFlashWorker``)
+or a package the file imports without the fork index knowing it has no static type, yet some
+attribute names say V1 whatever the receiver: no other library names a class
+``DFlashWorker``/``DFlashDraftInput`` or a function ``_compute_paged_keep_slots``. So:
+
+* ``<anything>.DFlashWorker`` (the last name of a removed class or function whose
+  replacement is named otherwise, or that has none): that name's code, as a TODO (how the fix
+  treats such chains belongs to the release-range rules; this rule finds them);
+* a removed member read or assigned on such a chain (``module.DFlashVerifyInput.verify =
+  patched``) or on a local name the same function (or module) assigned one
+  (``cls = module.DFlashWorker`` then ``cls._prepare_for_speculative_decoding = ...``): the
+  member's code.
+
+Chains that resolve to a V1 name are the reference and fork rules'; V2 names
+(``.DFlashWorkerV2``) and the team's own classes spelled otherwise never match.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+
+from migrator import catalog
+from migrator.python.rules.context import (
+    Rule,
+    RuleContext,
+    assigned_values,
+    removed_members,
+)
+
+
+@cache
+def _unique_names() -> dict[str, catalog.Entry]:
+    """Last name of a removed class or function that no replacement keeps -> its first entry."""
+    table: dict[str, catalog.Entry] = {}
+    for entry in catalog.entries_of_kind("class", "function"):
+        last = entry.old.rpartition(".")[2]
+        if (entry.replacement_for(catalog.NEWEST_RELEASE) or "").rpartition(".")[2] != last:
+            table.setdefault(last, entry)
+    return table
+
+
+@cache
+def _owners() -> dict[str, str]:
+    """Last name of a class with removed members -> its qualname."""
+    return {entry.owner_class.rpartition(".")[2]: entry.owner_class
+            for entries in removed_members().values() for entry in entries if entry.owner_class}
+
+
+def check(ctx: RuleContext) -> None:
+    by_name = ctx.analysis.attributes_by_name
+    # what another rule reported (``dynamic_modules`` follows ``import_module`` results into
+    # the functions they are passed to): one finding of a code per line
+    seen = {(f.line, f.code) for f in ctx.findings}
+    for name, entry in _unique_names().items():
+        for node in by_name.get(name, ()):
+            if _unknown_root(ctx, node) and ctx.entry(entry.code) is not None and (node.lineno, entry.code) not in seen:
+                ctx.todo(node, entry, f"`.{name}` on a receiver of unknown type is the V1 `{name}`: {entry.message}")
+    owners = _owners()
+    for member, entries in removed_members().items():
+        for node in by_name.get(member, ()):
+            owner = _owner_of(ctx, node.value, owners)
+            entry = next((e for e in entries if e.owner_class == owner), None)
+            if (entry is not None and ctx.entry(entry.code) is not None and id(node) not in ctx.claimed
+                    and (node.lineno, entry.code) not in seen):
+                ctx.todo(node, ctx.entry(entry.code), f"`{ctx.analysis.segment(node)}`: {entry.message}")
+
+
+def _unknown_root(ctx: RuleContext, node: ast.expr) -> bool:
+    """Is the root of the chain ``node`` a name nothing here binds to a known value (a
+    parameter, a global set elsewhere)? An import is the reference and fork rules' (or another
+    package's: sgl_jax has a ``DFlashWorker`` of its own), a local assigned a value (a module
+    ``import_module`` returned) ``dynamic_modules``'."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return (isinstance(root, ast.Name) and ctx.analysis.qualname(root) is None
+            and root.id not in ctx.analysis.module_scope.names and not assigned_values(ctx, root))
+
+
+def _owner_of(ctx: RuleContext, receiver: ast.expr, owners: dict[str, str]) -> str | None:
+    """The owner class ``receiver`` is by its unique name where no qualified-name rule sees
+    it: ``x.DFlashVerifyInput`` on an unknown ``x``, a name the file imports from its own
+    package when the fork index does not carry it (``from .compat import DFlashVerifyInput``),
+    or a local name assigned such a chain in the enclosing function or module."""
+    if isinstance(receiver, ast.Attribute):
+        return owners.get(receiver.attr) if _unknown_root(ctx, receiver) else None
+    if not isinstance(receiver, ast.Name):
+        return None
+    binding = ctx.analysis.module_scope.names.get(receiver.id)
+    if binding is not None and binding.kind in ("from", "from-as") and binding.qualname and _own_package(ctx, receiver):
+        return owners.get(binding.qualname.rpartition(".")[2])
+    for value in assigned_values(ctx, receiver):
+        if isinstance(value, ast.Attribute) and value.attr in owners and _unknown_root(ctx, value):
+            return owners[value.attr]
+    return None
+
+
+def _own_package(ctx: RuleContext, name: ast.Name) -> bool:
+    """Does ``name`` resolve to a name of the file's own top package, not through the fork index?"""
+    resolved = ctx.analysis.qualname(name)
+    own = ctx.analysis.module_name.partition(".")[0]
+    return resolved is not None and resolved[1].kind != "fork" and resolved[0].partition(".")[0] == own
+
+
+RULE = Rule(
+    "unique_names", 530, check,
+    shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
+    why="removed classes, functions and members reached by their unique names on receivers of unknown "
+    "type; each name's own code, as the rules that resolve them use",
+)

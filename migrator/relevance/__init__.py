@@ -1,0 +1,1 @@
+"""Which bytes can matter to a rule: the prefilters a run applies before parsing."""

@@ -1,0 +1,143 @@
+"""The byte-level prefilter every file goes through first: can any rule possibly fire on
+these bytes? (:func:`might_match`). A module below the engine, so that what the engine
+uses (the fork index's second step) can ask too without importing the engine.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from migrator import catalog
+from migrator.base.lines import offsets
+
+#: Every trigger token, lower-cased, contains one of these, or every cue it needs does
+#: (``num_correct_drafts_per_req_cpu`` matters only beside ``DFlashWorker``); checked by a
+#: test. One lower() and four scans reject almost every file before the exact token scans.
+COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots", b"filter_batch")
+
+
+def might_match(data: bytes) -> bool:
+    """Cheap byte-level prefilter: can any rule possibly fire on this file?
+
+    Python reads identifiers NFKC-normalised (``ＤFlashWorker`` is ``DFlashWorker``), so a
+    file that fails the byte check but holds non-ASCII bytes gets a second look in its
+    NFKC form, if it holds a character NFKC turns into ASCII (``migrator.base.compat``; only
+    those files: ``isascii`` is a C loop over the bytes).
+    """
+    if _matches_bytes(data):
+        return True
+    if data.isascii():
+        return False
+    from migrator.base.compat import text_pattern
+
+    # Only the non-ASCII characters can be compatibility characters: search those alone
+    # (deleting ASCII bytes keeps every UTF-8 sequence whole; a C loop, unlike the search).
+    if not text_pattern().search(data.translate(None, _ASCII).decode("utf-8", "replace")):
+        return False
+    import unicodedata
+
+    text = data.decode("utf-8", "replace")
+    return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
+
+
+_ASCII = bytes(range(128))
+
+
+#: A Perl-compatible pattern (``git grep -P -i``) every coding cookie naming an encoding
+#: other than UTF-8 matches (PEP 263: a comment holding ``coding[:=]``, blanks, a name): such
+#: a file is read by the Python prefilter (``migrator.run.gitscan``), which looks at its first
+#: two lines. Starting at ``#`` (one byte, which pcre2 finds with a vectorised scan), it
+#: costs git no more than a fixed string, and leaves out ``encoding="utf-8"``,
+#: ``encoding: str`` and ``# -*- coding: utf-8 -*-``: 5 of sglang 0.5.13's 2,409 files
+#: match, where the fixed strings below send 115 to Python.
+COOKIE_PCRE = r"#.*coding[:=][ \t]*(?!utf[-_]?8)[-\w.]"
+#: Fixed strings one of which every coding cookie holds: the same search where git has no
+#: Perl-compatible regular expressions (``git grep -P`` is a build option).
+COOKIE_GREP = ("coding:", "coding=")
+
+
+def might_match_python(data: bytes) -> bool:
+    """``might_match`` for Python source, which the interpreter decodes by its coding
+    cookie first: ``# coding: utf-7`` makes ``+AGQ-flash_worker`` read ``dflash_worker``.
+    Where the first two lines declare an encoding other than UTF-8, the decoded text is
+    searched; a file that cannot be decoded so is a candidate (its analysis says why)."""
+    if might_match(data):
+        return True
+    from migrator.base.fileio import SourceError, declared_encoding, decode_python
+
+    try:
+        if declared_encoding(data) in ("utf-8", "utf-8-sig"):
+            return False
+        text = decode_python(data)
+    except SourceError:
+        return True
+    return might_match(text.encode("utf-8", "surrogatepass"))
+
+
+#: Past this many occurrences of a marker, its tokens are searched in the whole file.
+_MAX_MARKER_POSITIONS = 64
+
+
+def _matches_bytes(data: bytes) -> bool:
+    """A token can only stand where its marker does (``bytes.lower`` keeps every offset): a
+    file is searched for each marker once, and each token is compared at the places its
+    marker was found, not searched for in the whole file (21 tokens hold ``dflash``)."""
+    lowered = data.lower()
+    for marker, groups in _groups_by_marker():
+        positions: list[int] | None = offsets(lowered, marker, _MAX_MARKER_POSITIONS + 1)
+        if not positions:
+            continue
+        if len(positions) > _MAX_MARKER_POSITIONS:
+            positions = None
+        for token, offset, cues, patterns in groups:
+            if offset is None or positions is None:
+                present = token in data
+            else:
+                present = any(data.startswith(token, where - offset) for where in positions if where >= offset)
+            if present and (not cues or any(cue in data for cue in cues)) and (
+                    not patterns or any(p.search(data) for p in patterns)):
+                return True
+    return False
+
+
+Group = tuple[bytes, tuple[bytes, ...], tuple[re.Pattern[bytes], ...]]
+
+
+@cache
+def _groups() -> tuple[Group, ...]:
+    """(token, cues, compiled patterns) from ``catalog.trigger_groups``, and the TODO marker."""
+    return tuple((token, cues, tuple(re.compile(p) for p in patterns))
+                 for token, cues, patterns in (*catalog.trigger_groups(), (catalog.TODO_MARKER.encode(), (), ())))
+
+
+def markers_of(token: bytes, cues: tuple[bytes, ...]) -> tuple[bytes, ...]:
+    """The coarse markers a file holding ``token`` (and one of its ``cues``, if any) must
+    hold: the token's own, else those of its cues where every cue holds one (else none:
+    the token is not covered, which a test forbids)."""
+    own = tuple(marker for marker in COARSE_MARKERS if marker in token.lower())
+    if own or not cues:
+        return own
+    by_cue = [tuple(marker for marker in COARSE_MARKERS if marker in cue.lower()) for cue in cues]
+    return tuple(sorted({m for markers in by_cue for m in markers})) if all(by_cue) else ()
+
+
+def uncovered_tokens() -> list[bytes]:
+    """Trigger tokens (and the TODO marker) for which no marker is needed (must be empty)."""
+    return [token for token, cues, _ in _groups() if not markers_of(token, cues)]
+
+
+@cache
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, int | None, tuple[bytes, ...],
+                                                          tuple[re.Pattern[bytes], ...]], ...]], ...]:
+    """Each coarse marker with the token groups that need it (``markers_of``), each token
+    with where the marker starts in it (None: the token holds no marker, its cues do): a
+    file is scanned only for the tokens its markers allow (most files with a marker hold
+    no token)."""
+    return tuple((marker, tuple((token, token.lower().find(marker) if marker in token.lower() else None, cues, patterns)
+                                for token, cues, patterns in _groups() if marker in markers_of(token, cues)))
+                 for marker in COARSE_MARKERS)
+
+
+def _tokens() -> tuple[bytes, ...]:
+    return (*catalog.trigger_tokens(), catalog.TODO_MARKER.encode())

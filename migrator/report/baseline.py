@@ -1,0 +1,109 @@
+"""Baselines: adopt the lint on a large fork gradually, failing CI only on new references.
+
+``dflash-migrate lint --write-baseline FILE`` records every finding of the run by its
+fingerprint (:mod:`migrator.report.locations`: repository-relative path, code, message and
+occurrence number, not the line, so moving code does not invalidate the file).
+``--baseline FILE`` drops the findings it lists from the report and the exit code, and
+says how many of its entries were not seen again among the files scanned ("fixed": run
+``--write-baseline`` again to shrink the file). Entries of files that were not scanned
+(pre-commit passes only the changed files) are neither matched nor counted as fixed.
+
+The file is JSON (``version``, then ``findings`` with ``fingerprint`` and, for people
+reading a review, ``path``, ``line``, ``code`` and ``message``), sorted, one entry per
+line, so that its diffs are readable.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from migrator.base.model import FileResult
+from migrator.report.common import fingerprinted
+from migrator.report.locations import report_path
+
+VERSION = 1
+
+
+class BaselineError(Exception):
+    """A baseline file that cannot be read or written (the message names it)."""
+
+
+class Baseline:
+    """The entries of a baseline file: fingerprint -> repository-relative path."""
+
+    __slots__ = ("source", "entries")
+
+    def __init__(self, source: str, entries: dict[str, str]) -> None:
+        self.source = source
+        self.entries = entries
+
+
+class Applied:
+    """What :func:`apply` did: findings hidden, entries fixed (among the files scanned)."""
+
+    __slots__ = ("matched", "fixed")
+
+    def __init__(self, matched: int, fixed: int) -> None:
+        self.matched = matched
+        self.fixed = fixed
+
+
+def render(results: list[FileResult]) -> str:
+    rows = []
+    for finding, fingerprint in fingerprinted(results):
+        rows.append(json.dumps({"fingerprint": fingerprint, "path": report_path(finding.path), "line": finding.line,
+                                "code": finding.code, "message": finding.message}, ensure_ascii=True))
+    body = ",\n    ".join(rows)
+    return f'{{\n  "version": {VERSION},\n  "tool": "dflash-migrate",\n  "findings": [\n    {body}\n  ]\n}}\n' if rows \
+        else f'{{\n  "version": {VERSION},\n  "tool": "dflash-migrate",\n  "findings": []\n}}\n'
+
+
+def write(path: Path, results: list[FileResult]) -> int:
+    """Write the baseline of ``results`` to ``path`` (:func:`migrator.base.fileio.create_or_replace`:
+    atomic, never through a symbolic link); return the entry count."""
+    from migrator.base.fileio import SourceError, create_or_replace
+
+    text = render(results)
+    try:
+        create_or_replace(path, text.encode("ascii"))
+    except SourceError as error:
+        raise BaselineError(f"{path}: cannot write the baseline: {error.message}") from None
+    return text.count('"fingerprint"')
+
+
+def load(path: Path) -> Baseline:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise BaselineError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
+    except ValueError as error:
+        raise BaselineError(f"{path}: not a dflash-migrate baseline: {error}") from None
+    if not isinstance(document, dict) or document.get("version") != VERSION or not isinstance(
+            document.get("findings"), list):
+        raise BaselineError(f"{path}: not a dflash-migrate baseline (version {VERSION} with a findings list)")
+    entries: dict[str, str] = {}
+    for number, row in enumerate(document["findings"], start=1):
+        if not (isinstance(row, dict) and isinstance(row.get("fingerprint"), str) and isinstance(row.get("path"), str)):
+            raise BaselineError(f"{path}: entry {number} has no fingerprint and path")
+        entries[row["fingerprint"]] = row["path"]
+    return Baseline(str(path), entries)
+
+
+def apply(results: list[FileResult], baseline: Baseline) -> Applied:
+    """Remove the baseline's findings from ``results`` (in place)."""
+    seen: set[str] = set()
+    keep: dict[int, bool] = {}
+    for finding, fingerprint in fingerprinted(results):
+        known = fingerprint in baseline.entries
+        keep[id(finding)] = not known
+        if known:
+            seen.add(fingerprint)
+    matched = 0
+    for result in results:
+        kept = [f for f in result.findings if keep.get(id(f), True)]
+        matched += len(result.findings) - len(kept)
+        result.findings = kept
+    scanned = {report_path(r.path) for r in results}
+    fixed = sum(1 for fp, path in baseline.entries.items() if fp not in seen and path in scanned)
+    return Applied(matched, fixed)

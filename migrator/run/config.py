@@ -1,0 +1,277 @@
+"""``[tool.dflash-migrate]`` in the nearest ``pyproject.toml``; command-line flags override it
+(:func:`migrator.cli.commands.common.build_options` merges the two into ``Options``).
+
+::
+
+    [tool.dflash-migrate]
+    select = ["DFM1", "DFM201"]          # codes or prefixes; default: every rule
+    ignore = ["DFM305"]
+    exclude = ["vendor/", "*.generated.py"]          # gitignore-style, relative to this file
+    target-version = "0.5.17"           # or "0.5.14..0.5.23", or ">=0.5.16,<0.5.22"
+    [tool.dflash-migrate.per-file-ignores]
+    "tests/**" = ["DFM105"]
+    "docs/*.md" = ["DFM201"]
+
+One config per run: the search starts at the first path of the command line (its folder
+for a file), walks up and stops at the first ``pyproject.toml`` that has the table (a
+``pyproject.toml`` without it is skipped, like ruff does). It never goes above the top of
+the git repository (a folder holding ``.git``): a fork checked out inside another project
+is configured by its own files only. Outside any repository only the scanned folder (a
+file's folder) is searched, wherever the run starts, so a ``pyproject.toml`` in some
+writable parent folder (``/tmp``, a shared home) can never switch rules off. That folder,
+:func:`project_root`, is also the one the fork index covers. Paths in the table are relative to the file's folder.
+Unknown keys and unknown codes are errors, so a typo never silently lints with the wrong
+rules.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterable, NamedTuple
+
+from migrator import catalog
+from migrator.base.records import record
+
+KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version")
+
+
+class ConfigError(ValueError):
+    """A malformed ``[tool.dflash-migrate]`` table (message names file and key)."""
+
+
+@record
+class Config(NamedTuple):
+    """``[tool.dflash-migrate]``: ``select``/``ignore``/``exclude`` (tuples of text),
+    ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``root`` is the folder
+    relative patterns are anchored at (the pyproject's), ``source`` the file it came from
+    (not part of equality, so ``migrator.base.records.record`` is not used)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    target_version: str | None = None
+    root: Path | None = None
+    source: Path | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Config and self[:-1] == other[:-1]  # type: ignore[index]
+
+    def __hash__(self) -> int:
+        return hash(("Config", *self[:-1]))
+
+
+def unknown_code(codes: Iterable[str]) -> str | None:
+    """The first of ``codes`` that is no rule code nor a prefix of one, or None."""
+    known = catalog.by_code()
+    for code in codes:
+        if not code.startswith("DFM") or not any(k.startswith(code) for k in known):
+            return code
+    return None
+
+
+def _codes(value: object, key: str, source: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] {key} must be a list of strings")
+    out = tuple(v.strip().upper() for v in value)
+    unknown = unknown_code(out)
+    if unknown is not None:
+        raise ConfigError(f"{source}: [tool.dflash-migrate] {key}: unknown rule code {unknown!r}")
+    return out
+
+
+def parse_table(table: dict[str, object], source: Path) -> Config:
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{source}: unknown key(s) in [tool.dflash-migrate]: {', '.join(unknown)}")
+    exclude = table.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(v, str) for v in exclude):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] exclude must be a list of strings")
+    pfi = table.get("per-file-ignores", {})
+    if not isinstance(pfi, dict):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] per-file-ignores must be a table")
+    target = table.get("target-version")
+    if target is not None:
+        if not isinstance(target, str):
+            raise ConfigError(f"{source}: [tool.dflash-migrate] target-version must be a string")
+        from migrator.catalog.target import TargetError, parse
+
+        try:
+            parse(target, "target-version")
+        except TargetError as exc:
+            raise ConfigError(f"{source}: [tool.dflash-migrate] {exc}") from None
+        target = target.strip()
+    return Config(
+        select=_codes(table.get("select", []), "select", source),
+        ignore=_codes(table.get("ignore", []), "ignore", source),
+        exclude=tuple(exclude),
+        per_file_ignores=tuple((pat, _codes(codes, f"per-file-ignores.{pat!r}", source)) for pat, codes in pfi.items()),
+        target_version=target,
+        root=source.parent,
+        source=source,
+    )
+
+
+def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        if data is None:
+            data = path.read_bytes()
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def _search_path(start: Path) -> list[Path]:
+    """``start``'s folder and its parents up to the repository top; outside a repository,
+    ``start``'s folder alone."""
+    here = start.resolve()
+    if not here.is_dir():
+        here = here.parent
+    chain = [here, *here.parents]
+    for index, directory in enumerate(chain):
+        if (directory / ".git").exists():
+            return chain[: index + 1]
+    return [here]
+
+
+def project_root(start: Path) -> Path:
+    """The highest folder the configuration search looks at from ``start``: the repository
+    top, or outside a repository the scanned folder (``start``, a file's folder). The fork
+    index (``migrator.python.forkindex``) covers the same folder."""
+    return _search_path(start)[-1]
+
+
+def _read_config(path: Path) -> bytes:
+    """A ``pyproject.toml``'s bytes (empty if it cannot be read), its size checked first:
+    a sparse 1 GiB one in a downloaded archive is an error, not gigabytes read."""
+    from migrator.base.fileio import SourceError, read_bytes
+
+    try:
+        return read_bytes(path)
+    except SourceError as error:
+        if error.message.startswith("file too large"):
+            raise ConfigError(f"{path}: {error.message}") from None
+        return b""
+
+
+def _find(start: Path) -> tuple[Path, dict[str, object]] | None:
+    for directory in _search_path(start):
+        candidate = directory / "pyproject.toml"
+        text = _read_config(candidate) if candidate.is_file() else b""
+        # A file that never spells the name cannot hold the table: not parsed (importing
+        # tomllib alone costs ~12 ms of a run), and not an error if it is broken.
+        if b"dflash-migrate" in text:
+            data = _toml_load(candidate, text)
+            if isinstance(data.get("tool"), dict) and "dflash-migrate" in data["tool"]:
+                return candidate, data
+    return None
+
+
+def find(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start`` that has ``[tool.dflash-migrate]``,
+    looking no higher than the top of the git repository ``start`` is in (outside a
+    repository: ``start``'s folder only)."""
+    found = _find(start)
+    return found[0] if found else None
+
+
+def load(start: Path) -> Config:
+    """Config for a run started at ``start`` (a file or directory); defaults if none found."""
+    found = _find(start)
+    if found is None:
+        return Config()
+    source, data = found
+    table = data["tool"]["dflash-migrate"]  # type: ignore[index]
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] must be a table")
+    return parse_table(table, source)
+
+
+def load_file(path: Path) -> Config:
+    """Config from a file named on the command line (``--config``): a ``pyproject.toml``-style
+    file with ``[tool.dflash-migrate]``, or a file whose top level holds the same keys."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: --config: no such file")
+    data = _toml_load(path)
+    tool = data.get("tool")
+    table = tool.get("dflash-migrate") if isinstance(tool, dict) and "dflash-migrate" in tool else data
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.dflash-migrate] must be a table")
+    return parse_table(table, path.resolve())
+
+
+# ---- the fork's sglang pin ---------------------------------------------------------------
+
+
+def pin_root(start: Path) -> Path:
+    """Where a run without a configuration looks for pins: the nearest folder from ``start``
+    up to the repository top (the configuration search) holding a ``pyproject.toml`` or a
+    ``requirements*.txt``; ``start``'s folder when none does."""
+    chain = _search_path(start)
+    for folder in chain:
+        if (folder / "pyproject.toml").is_file() or any(folder.glob("requirements*.txt")):
+            return folder
+    return chain[0]
+
+
+def sglang_pins(folder: Path) -> list[tuple[Path, str, str]]:
+    """(file, specifier text, requirement as written) of each sglang requirement in ``folder``'s ``pyproject.toml``
+    (``[project] dependencies``) and ``requirements*.txt``: the fork's own pin, which decides
+    the releases a run migrates to when none is given (``migrator.catalog.target``). Raises
+    ConfigError for a ``pyproject.toml`` that is not TOML; ``packaging`` is imported only
+    where a file mentions sglang."""
+    found: list[tuple[Path, str, str]] = []
+    pyproject = folder / "pyproject.toml"
+    data = _read(pyproject)
+    if data is not None and "sglang" in data:
+        project = _toml_load(pyproject, data.encode("utf-8")).get("project")
+        dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
+        for line in dependencies if isinstance(dependencies, list) else []:
+            spec = _sglang_specifier(line) if isinstance(line, str) else None
+            if spec is not None:
+                found.append((pyproject, spec, line.strip()))
+    try:
+        requirements = sorted(folder.glob("requirements*.txt"))
+    except OSError:
+        requirements = []
+    for path in requirements:
+        text = _read(path)
+        if text is None or "sglang" not in text:
+            continue
+        for line in text.splitlines():
+            requirement = line.partition(" #")[0].strip()
+            spec = _sglang_specifier(requirement)
+            if spec is not None:
+                found.append((path, spec, requirement))
+    return found
+
+
+def _sglang_specifier(line: str) -> str | None:
+    if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    try:
+        requirement = Requirement(line)
+    except InvalidRequirement:
+        return None
+    if canonicalize_name(requirement.name) != "sglang":
+        return None
+    if requirement.marker is not None and not requirement.marker.evaluate():
+        return None
+    return str(requirement.specifier)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+    except OSError:
+        return None

@@ -1,0 +1,46 @@
+"""The exit code of every command, computed here and nowhere else (a test scans for a
+second computation): 0 clean, 1 work is left, 2 a file could not be processed, the run
+was interrupted, or the command line is wrong (:data:`USAGE`).
+
+"Work left" depends on the mode: after ``fix`` the findings a human must still handle
+(manual ones, TODOs, unsafe fixes not applied); after ``--check``/``--diff`` anything
+found or anything that would change; after ``lint`` and ``verify`` any finding reported.
+``stdin`` runs, baselines and ``--add-noqa`` go through the same function, so a file
+named on the command line and the same bytes on standard input exit alike.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+    from migrator.base.model import FileResult, Finding
+
+CLEAN, WORK_LEFT, FAILED = 0, 1, 2
+#: A command line or configuration that cannot run (nothing was read or written).
+USAGE = 2
+
+
+def left_for_humans(finding: Finding, unsafe_fixes: bool) -> bool:
+    """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
+    fix = finding.fix
+    return fix is None or fix.applicability == "manual" or (fix.applicability == "unsafe" and not unsafe_fixes)
+
+
+def exit_code(results: Sequence[FileResult], mode: str = "lint", *, unsafe_fixes: bool = False,
+              interrupted: bool = False, failed: bool = False, fixed: bool = False, exit_zero: bool = False) -> int:
+    """The exit code of a run over ``results`` in ``mode`` ("fix", "check", "diff" or
+    "lint"; ``verify`` is "lint"). ``failed``: something outside the files failed (a
+    suppression comment that could not be written); ``fixed``: count what was fixed as
+    work left (``--exit-non-zero-on-fix``); ``exit_zero``: 1 becomes 0 (2 never does)."""
+    if interrupted or failed or any(result.error is not None for result in results):
+        return FAILED
+    if mode == "fix":
+        left = any(left_for_humans(finding, unsafe_fixes) for result in results for finding in result.findings)
+    elif mode in ("check", "diff"):
+        left = any(result.findings or result.changed for result in results)
+    else:
+        left = any(result.findings for result in results)
+    code = WORK_LEFT if left or fixed else CLEAN
+    return CLEAN if exit_zero and code == WORK_LEFT else code

@@ -1,0 +1,323 @@
+"""Which files a run looks at.
+
+Every folder below the roots (an explicit stack, no recursion), in deterministic (sorted)
+order; honours ``.gitignore`` files (with pathspec's git semantics, including those between
+the git top level and the root) for untracked files only (as git does: inside a work tree a
+file git tracks is always scanned, whatever a committed ``.gitignore`` says; ``--exclude``
+is the visible way to leave it out) and ``--exclude``
+patterns (one matcher for every command: :class:`migrator.run.options.Selection`, patterns relative
+to the folder they were written for); prunes the usual non-source folders. With
+``force_exclude`` the exclude patterns also drop paths given by name (how pre-commit passes
+files). Symbolic links are never followed and never
+written through: a linked file is either reached directly under the root anyway, or it
+points outside the root, where this tool never reads or writes. Each skipped link is
+reported, not dropped silently.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from migrator.run.options import compile_ignore
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Sequence
+
+    from migrator.run.options import Selection
+
+#: Version-control folders: left out without being counted (every checkout has one).
+_VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})
+DEFAULT_EXCLUDES = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "build", "dist", "site-packages",
+    "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
+})
+PYTHON_SUFFIXES = (".py", ".pyi")
+#: The report and baseline names the README and the CI examples write inside a checkout:
+#: the tool's own outputs, never its inputs (a JUnit or SARIF report quotes every finding,
+#: so the next run would report them again). Matched by exact file name, never by content
+#: (a file that could hide itself by its content would let hostile code hide too).
+REPORT_NAMES = frozenset({"dflash-migrate-junit.xml", "gl-code-quality-report.json", "dflash-migrate.sarif",
+                          "dflash-baseline.json"})
+#: The reason given (and counted in the summary) for a file left out as the tool's own output.
+OWN_OUTPUT = "the tool's own report or baseline: not scanned"
+
+
+class Discovered:
+    """What a walk found."""
+
+    __slots__ = ("files", "skipped", "missing", "left_out")
+
+    def __init__(self) -> None:
+        #: Paths as text (the root as given joined with the names below it): a ``Path``
+        #: per file would cost a third of the walk on a 3,000-file fork.
+        self.files: list[str] = []
+        #: (path, reason) for things deliberately not processed (symlinks, missing paths).
+        self.skipped: list[tuple[Path, str]] = []
+        #: Paths given on the command line that do not exist.
+        self.missing: list[Path] = []
+        #: Files and folders left out by an ignore file, an exclude pattern or the default
+        #: folder excludes (``.venv``, ``node_modules``...; not ``.git``): a folder counts once.
+        self.left_out = 0
+
+    def own_outputs(self) -> int:
+        """How many files were left out as the tool's own reports or baselines."""
+        return sum(1 for _, reason in self.skipped if reason is OWN_OUTPUT)
+
+
+def is_python(path: Path | str) -> bool:
+    return str(path).endswith(PYTHON_SUFFIXES)
+
+
+def _default_accept(path: str) -> bool:
+    if path.endswith(PYTHON_SUFFIXES):
+        return True
+    from migrator.text import accepts
+
+    return accepts(path)  # decided by name: no file is opened, no handler is imported
+
+
+class _IgnoreRules:
+    """``.gitignore`` files seen so far (folder -> compiled spec) plus the exclude patterns.
+    Folders and paths are plain strings: this runs for every file of a 3,000-file fork.
+
+    An ignore file's match is overruled for a path git tracks (a file in the index, or a
+    folder holding one): asked of ``tracked`` once per root, only when some ignore file
+    matches, so a run whose ignore files match nothing never asks git."""
+
+    def __init__(self, selection: Selection | None, respect_gitignore: bool, root: str,
+                 tracked: Callable[[str], frozenset[str] | None] | None) -> None:
+        self.respect_gitignore = respect_gitignore
+        self.specs: dict[str, object] = {}
+        self.selection = selection if selection is not None and selection.exclude else None
+        self.root = root
+        self.tracked_source = tracked
+        self.tracked: tuple[frozenset[str], frozenset[str]] | None = None
+        self.asked = False
+
+    def load(self, folder: str) -> None:
+        if not self.respect_gitignore or folder in self.specs:
+            return
+        ignore_file = os.path.join(folder, ".gitignore")
+        if os.path.isfile(ignore_file) and not os.path.islink(ignore_file):
+            try:
+                with open(ignore_file, encoding="utf-8", errors="replace") as handle:
+                    lines = handle.read().splitlines()
+            except OSError:
+                return
+            self.specs[folder] = compile_ignore(lines)
+
+    def ignored(self, path: str, absolute: str, absolute_root: str, is_dir: bool) -> bool:
+        slash = "/" if is_dir else ""
+        if self.selection is not None and self.selection.excluded(absolute, is_dir, absolute_root):
+            return True
+        for folder, spec in self.specs.items():
+            relative = _relative(path, folder)
+            if relative is not None and spec.match_file(relative + slash):  # type: ignore[attr-defined]
+                return not self._is_tracked(path, is_dir)
+        return False
+
+    def _is_tracked(self, path: str, is_dir: bool) -> bool:
+        if not self.asked:
+            self.asked = True
+            files = self.tracked_source(self.root) if self.tracked_source is not None else None
+            if files is not None:
+                folders = {parent for file in files for parent in _parents(file)}
+                self.tracked = (files, frozenset(folders))
+        if self.tracked is None:
+            return False
+        relative = _relative(path, self.root)
+        return relative is not None and relative in self.tracked[1 if is_dir else 0]
+
+
+def _parents(relative: str) -> Iterable[str]:
+    """``a/b/c.py`` -> ``a/b``, ``a``."""
+    end = relative.rfind("/")
+    while end > 0:
+        yield relative[:end]
+        end = relative.rfind("/", 0, end)
+
+
+def _tracked_files(root: str) -> frozenset[str] | None:
+    from migrator.run.gitscan import tracked_files
+
+    return tracked_files(root)
+
+
+def _relative(path: str, folder: str) -> str | None:
+    """``path`` relative to ``folder`` with forward slashes, or None if it is not below it."""
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    if not path.startswith(prefix):
+        return None
+    relative = path[len(prefix):]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+
+def _git_ancestors(root: Path) -> Iterable[Path]:
+    """Folders from the git top level down to ``root`` (their .gitignore files apply)."""
+    chain = [root, *root.parents]
+    for index, folder in enumerate(chain):
+        if (folder / ".git").exists():
+            return reversed(chain[: index + 1])
+    return [root]
+
+
+def discover(
+    paths: Sequence[Path],
+    selection: Selection | None = None,
+    respect_gitignore: bool = True,
+    accept: Callable[[str], bool] = _default_accept,
+    force_exclude: bool = False,
+    tracked: Callable[[str], frozenset[str] | None] | None = _tracked_files,
+    own_outputs: frozenset[str] = frozenset(),
+) -> Discovered:
+    """The files under ``paths``. ``tracked``: the paths (relative, with ``/``) git tracks
+    under a root folder, None outside a work tree (default: asks ``git ls-files``; the
+    engine passes the listing its git scan reads anyway). ``own_outputs``: absolute paths of
+    files the run writes (left out, as are the :data:`REPORT_NAMES`)."""
+    found = Discovered()
+    seen: set[str] = set(own_outputs)
+    for given in paths:
+        if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
+            found.left_out += 1
+            continue
+        if given.is_symlink():
+            found.skipped.append((given, "symbolic link: not followed"))
+            continue
+        if not given.exists():
+            found.missing.append(given)
+            continue
+        if not given.is_file() and not given.is_dir():
+            found.skipped.append((given, _special_reason(given)))
+            continue
+        escape = _escapes_through_link(given)
+        if escape:
+            found.skipped.append((given, escape))
+            continue
+        if given.is_file():
+            key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
+            if given.name in REPORT_NAMES or key in own_outputs:
+                found.skipped.append((given, OWN_OUTPUT))
+            elif key not in seen:
+                seen.add(key)
+                found.files.append(str(given))
+            continue
+        root = str(given)
+        rules = _IgnoreRules(selection, respect_gitignore, root, tracked)
+        resolved = given.resolve()
+        for folder in _git_ancestors(resolved):
+            rules.load(str(folder) if folder != resolved else root)
+        _walk(root, root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
+    return found
+
+
+def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+          seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> None:
+    """Files of each folder (sorted), then its subfolders, depth first: ``os.walk``'s order,
+    on ``os.scandir`` entries, whose file types come with the listing: no file costs a
+    syscall of its own (the engine asks the size of the few it analyses). An explicit
+    stack of folders, not recursion: a tree 1,000 folders deep must not exhaust the
+    interpreter's stack."""
+    pending = [top]
+    while pending:
+        folder = pending.pop()
+        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root, own_outputs)
+        pending.extend(reversed(subfolders))  # the first subfolder is walked next
+
+
+def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+                 seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> list[str]:
+    """The files of one folder into ``found``; its subfolders to walk, sorted."""
+    rules.load(folder)
+    try:
+        with os.scandir(folder) as scan:
+            entries = sorted(scan, key=lambda entry: entry.name)
+    except OSError as error:
+        found.skipped.append((Path(folder), f"cannot list folder: {error.strerror or error}"))
+        return []
+    subfolders: list[str] = []
+    for entry in entries:
+        path = entry.path
+        is_link = entry.is_symlink()
+        try:
+            is_dir = entry.is_dir()  # follows links: a link to a folder is reported as one
+        except OSError:  # a link loop
+            is_dir = False
+        if is_dir:
+            if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, absolute_root + path[len(root):], absolute_root, True):
+                found.left_out += entry.name not in _VCS_FOLDERS
+                continue
+            if is_link:
+                found.skipped.append((Path(path), "symbolic link to a folder: not followed"))
+                continue
+            subfolders.append(path)
+            continue
+        key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
+        if not accept(path):
+            continue
+        if rules.ignored(path, key, absolute_root, False):
+            found.left_out += 1
+            continue
+        if is_link:
+            found.skipped.append((Path(path), _symlink_reason(Path(path), Path(root))))
+            continue
+        try:
+            regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no syscall
+        except OSError as error:
+            found.skipped.append((Path(path), f"cannot stat: {error.strerror or error}"))
+            continue
+        if not regular:
+            found.skipped.append((Path(path), _special_reason(Path(path))))
+            continue
+        if key not in seen:
+            if entry.name in REPORT_NAMES:
+                found.skipped.append((Path(path), OWN_OUTPUT))
+                continue
+            seen.add(key)
+            found.files.append(path)
+        elif key in own_outputs:
+            found.skipped.append((Path(path), OWN_OUTPUT))
+    return subfolders
+
+
+def _escapes_through_link(path: Path) -> str | None:
+    """A path written under the current folder whose folders include a symbolic link to
+    somewhere outside it (``src/linked_folder/deep.py``): never followed, like links met
+    while walking. Paths written outside the current folder are the user's explicit choice."""
+    here = Path.cwd()
+    absolute = Path(os.path.abspath(path))
+    try:
+        absolute.relative_to(here)
+    except ValueError:
+        return None
+    try:
+        path.resolve().relative_to(here.resolve())
+    except ValueError:
+        return "reached through a symbolic link to outside the current folder: never read or written"
+    except (OSError, RuntimeError):
+        return "symbolic link that cannot be resolved (dangling or a loop): skipped"
+    return None
+
+
+def _special_reason(path: Path) -> str:
+    """Why a FIFO, socket or device is skipped (reading a FIFO would block forever)."""
+    try:
+        mode = path.lstat().st_mode
+    except OSError:
+        return "not a regular file: skipped"
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file"
+    return f"{kind}, not a regular file: never read"
+
+
+def _symlink_reason(link: Path, root: Path) -> str:
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "symbolic link that cannot be resolved (dangling or a loop): skipped"
+    try:
+        target.relative_to(root.resolve())
+    except ValueError:
+        return "symbolic link to a file outside the root: never read or written"
+    return "symbolic link: its target under the root is processed directly"

@@ -1,0 +1,268 @@
+"""What a run does (:class:`Options`) and the one matcher that decides, per file, whether it
+is excluded and which rule codes are on (:class:`Selection`).
+
+A leaf module: it imports nothing of the project, so the engine, the text rules, the
+configuration and the commands all share it without import cycles. ``Options`` are built
+for every command by :func:`migrator.cli.commands.common.build_options` (command line over
+``[tool.dflash-migrate]``); code that drives the engine directly builds them by hand.
+
+Patterns are gitignore-style (pathspec's git semantics), and each carries the folder it
+is relative to: ``exclude`` and ``per-file-ignores`` from ``pyproject.toml`` are relative to
+that file's folder, ``--exclude`` on the command line to the current folder (as in ruff).
+A pattern without a slash (``vendor/``, ``*.gen.py``) matches at any depth. Every glob
+(these and ``.gitignore`` files, which discovery reads) is compiled by :func:`compile_ignore`,
+whose matching takes linear time whatever a hostile tree writes.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Callable, Iterable, Literal, NamedTuple, Sequence
+
+from migrator.base.records import record
+
+Mode = Literal["fix", "check", "diff", "lint"]
+
+
+def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
+    """``--select DFM1,DFM201 --select dfm3`` -> {"DFM1", "DFM201", "DFM3"}; None when empty."""
+    if not values:
+        return None
+    codes = frozenset(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return codes or None
+
+
+@record
+class Options(NamedTuple):
+    """What the user asked a run to do; ``options._replace(field=value)`` for a changed copy.
+    What the run learns as it goes (the files holding uncommitted work, the fork index) is
+    passed beside it (``migrator.run.engine.Pass``, ``write_result``'s ``dirty``), never inside.
+
+    * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the newest sglang
+      release migrated to (None: the newest release the catalog knows); ``target_releases``:
+      every release migrated to, oldest first (empty: ``target_version`` alone; a fix is
+      kept only where its result serves each of them, ``migrator.catalog.target``);
+      ``target_source``: where they came from, for the summary and reports;
+    * ``select`` (code prefixes, None: all) and ``ignore``;
+    * ``exclude``: (folder, pattern) pairs; ``per_file_ignores``: (folder, pattern, codes);
+      ``force_exclude``: excludes also apply to paths named on the command line;
+    * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``allow_dirty``, ``respect_gitignore``;
+    * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
+      match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
+    * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
+    * ``write_read_only``: also rewrite files without write permission bits;
+    * ``own_outputs``: absolute paths of the files this run writes or keeps its state in
+      (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``).
+
+    A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
+    imports): equal only to options.
+    """
+
+    mode: Mode = "fix"
+    target_version: str | None = None
+    target_releases: tuple[str, ...] = ()
+    target_source: str = ""
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+    unsafe_fixes: bool = False
+    jobs: int | None = None
+    exclude: tuple[tuple[str, str], ...] = ()
+    allow_dirty: bool = False
+    respect_gitignore: bool = True
+    per_file_ignores: tuple[tuple[str, str, frozenset[str]], ...] = ()
+    parse_all: bool = False
+    force_exclude: bool = False
+    config: str | None = None
+    write_read_only: bool = False
+    own_outputs: frozenset[str] = frozenset()
+
+    @property
+    def writes(self) -> bool:
+        return self.mode == "fix"
+
+    @property
+    def fixes(self) -> bool:
+        return self.mode != "lint"
+
+    def enabled(self, code: str) -> bool:
+        """Whether ``code`` is on by --select/--ignore (per-file-ignores aside: :func:`selection`)."""
+        code = code.upper()
+        if self.select is not None and not any(code.startswith(s) for s in self.select):
+            return False
+        return not any(code.startswith(i) for i in self.ignore)
+
+
+class Selection:
+    """The one matcher: is a path excluded, which codes are on for a file. Built once per
+    process for a set of options (:func:`selection`); paths are matched relative to the
+    folder each pattern belongs to."""
+
+    __slots__ = ("options", "exclude", "per_file", "cwd")
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.cwd = os.getcwd()
+        self.exclude = [(folder, _spec(patterns)) for folder, patterns in _by_folder(options.exclude, self.cwd)]
+        self.per_file = [(folder, _spec((pattern,)), frozenset(codes))
+                         for folder, pattern, codes in _absolute(options.per_file_ignores, self.cwd)]
+
+    def absolute(self, path: str) -> str:
+        return path if os.path.isabs(path) else os.path.normpath(os.path.join(self.cwd, path))
+
+    def excluded(self, path: str, is_dir: bool = False, root: str | None = None) -> bool:
+        """Whether an exclude pattern matches ``path`` (absolute or relative to the current
+        folder). Outside a pattern's folder it is matched relative to ``root`` (the folder
+        being walked), so ``vendor/`` still drops ``vendor`` folders of any scanned tree."""
+        if not self.exclude:
+            return False
+        absolute = self.absolute(path)
+        suffix = "/" if is_dir else ""
+        for folder, spec in self.exclude:
+            relative = _relative(absolute, folder)
+            if relative is None and root is not None:
+                relative = _relative(absolute, self.absolute(root))
+            if relative and spec.match_file(relative + suffix):
+                return True
+        return False
+
+    def enabled_for(self, path: str) -> Callable[[str], bool]:
+        """Is a rule code on for ``path``: --select/--ignore and per-file-ignores."""
+        ignored: set[str] = set()
+        if self.per_file:
+            absolute = self.absolute(path)
+            for folder, spec, codes in self.per_file:
+                relative = _relative(absolute, folder)
+                if relative and spec.match_file(relative):
+                    ignored |= codes
+        enabled = self.options.enabled
+        if not ignored:
+            return enabled
+        return lambda code: enabled(code) and not any(code.upper().startswith(i) for i in ignored)
+
+
+def selection(options: Options) -> Selection:
+    """The matcher for ``options`` (compiled once per process and set of selection fields)."""
+    return _selection(Options(select=options.select, ignore=options.ignore, exclude=options.exclude,
+                              per_file_ignores=options.per_file_ignores))
+
+
+@lru_cache(maxsize=8)
+def _selection(fields: Options) -> Selection:
+    return Selection(fields)
+
+
+def enabled_for(path: str, options: Options) -> Callable[[str], bool]:
+    """Which rule codes are on for ``path`` under ``options``."""
+    if not options.per_file_ignores:
+        return options.enabled
+    return selection(options).enabled_for(path)
+
+
+def _absolute(rows: Iterable[tuple], cwd: str) -> list[tuple]:
+    return [(os.path.normpath(os.path.join(cwd, row[0] or ".")), *row[1:]) for row in rows]
+
+
+def _by_folder(pairs: Iterable[tuple[str, str]], cwd: str) -> list[tuple[str, tuple[str, ...]]]:
+    grouped: dict[str, list[str]] = {}
+    for folder, pattern in _absolute(pairs, cwd):
+        grouped.setdefault(folder, []).append(pattern)
+    return [(folder, tuple(patterns)) for folder, patterns in grouped.items()]
+
+
+def _relative(path: str, folder: str) -> str | None:
+    """``path`` below ``folder`` with forward slashes ("" for the folder itself), else None."""
+    if path == folder:
+        return ""
+    prefix = folder if folder.endswith(os.sep) else folder + os.sep
+    if not path.startswith(prefix):
+        return None
+    relative = path[len(prefix):]
+    return relative if os.sep == "/" else relative.replace(os.sep, "/")
+
+
+def compile_ignore(lines: Sequence[str]) -> object:
+    """A ``pathspec.GitIgnoreSpec`` of ``lines`` whose matching takes linear time.
+
+    pathspec turns each ``*`` into ``[^/]*``: ``****...x`` or ``*a*a*a...b`` in a
+    scanned tree's ``.gitignore`` (or in ``exclude``) then backtracks for minutes on one
+    30-character name. Here runs of ``*`` count as one, and every ``*`` but a segment's
+    last is matched as "skip to the leftmost place the next piece fits", with no way
+    back (an atomic group): right for globs, whose pieces between stars each match a
+    fixed number of characters, so the leftmost fit never loses a match.
+    """
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines(lines, _linear_pattern_class())
+
+
+def _split_stars(glob: str) -> list[str]:
+    """``glob`` split at each run of unescaped ``*`` outside a bracket expression."""
+    pieces, current, i = [], [], 0
+    while i < len(glob):
+        char = glob[i]
+        if char == "\\":
+            current.append(glob[i:i + 2])
+            i += 2
+            continue
+        if char == "[":
+            j = i + 1
+            if j < len(glob) and glob[j] in "!^":
+                j += 1
+            if j < len(glob) and glob[j] == "]":
+                j += 1
+            close = glob.find("]", j)
+            if close >= 0:
+                current.append(glob[i:close + 1])
+                i = close + 1
+                continue
+        if char == "*":
+            pieces.append("".join(current))
+            current = []
+            while i < len(glob) and glob[i] == "*":
+                i += 1
+            continue
+        current.append(char)
+        i += 1
+    pieces.append("".join(current))
+    return pieces
+
+
+_LINEAR: list[type] = []
+
+
+def _linear_pattern_class() -> type:
+    if _LINEAR:
+        return _LINEAR[0]
+    import itertools
+    import sys
+
+    try:
+        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as base
+    except ImportError:  # pathspec < 1.0
+        from pathspec.patterns.gitwildmatch import GitWildMatchPattern as base
+    names = itertools.count()
+
+    def skip_to(piece: str) -> str:
+        if sys.version_info >= (3, 11):
+            return f"(?>[^/]*?{piece})"
+        name = f"dfm{next(names)}"  # a lookahead and a backreference: the same, before 3.11
+        return f"(?=(?P<{name}>[^/]*?{piece}))(?P={name})"
+
+    class LinearPattern(base):  # type: ignore[misc, valid-type]
+        __slots__ = ()
+
+        @staticmethod
+        def _translate_segment_glob(pattern: str, *args: object) -> str:
+            pieces = [base._translate_segment_glob(piece, *args) for piece in _split_stars(pattern)]
+            if len(pieces) == 1:
+                return pieces[0]
+            middle = "".join(skip_to(piece) for piece in pieces[1:-1] if piece)
+            return pieces[0] + middle + "[^/]*" + pieces[-1]
+
+    _LINEAR.append(LinearPattern)
+    return LinearPattern
+
+
+def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
+    return compile_ignore(patterns)  # linear-time matching: patterns may come from a hostile tree

@@ -1,0 +1,129 @@
+"""Which files hold work that git has not committed (``fix`` refuses to write them
+without ``--allow-dirty``).
+
+A file is committed when the innermost git repository holding it (a nested repository
+or a submodule counts as its own) tracks it, has no staged change for it, and its bytes
+are the blob the index records. Everything else in a repository is refused: untracked
+files (ignored ones too), changed files, staged changes, merge conflicts, and every file
+of a repository git cannot read (say, one git refuses as owned by someone else). Files
+in no repository are written (nothing to compare with).
+
+Git is asked only for the index (``ls-files -s``) and the staged paths
+(``diff-index --cached HEAD``), under ``gitscan``'s fixed environment; the file's bytes
+are hashed here. So git never reads a work-tree file, and a hostile ``.git/config``
+(``core.fsmonitor``, a ``filter.<x>.clean`` command that ``git status`` would run on a
+stat-dirty file) has nothing to run. A file git converts on checkout (a filter, or
+line endings other than CRLF vs LF) reads as changed: refused, the safe side.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import NamedTuple
+
+from migrator.base.records import record
+
+
+@record
+class _Repository(NamedTuple):
+    index: dict[str, tuple[str, str]]  # path relative to the top, "/" separated -> (blob id, stage)
+    staged: frozenset[str]
+    error: str | None = None  # git could not read it: every file is refused
+
+
+class Uncommitted:
+    """Filled by ``scan`` in the parent process; read by ``reason`` in the workers."""
+
+    __slots__ = ("tops", "repositories")
+
+    def __init__(self, tops: dict[str, str | None] | None = None,
+                 repositories: dict[str, _Repository | None] | None = None) -> None:
+        self.tops: dict[str, str | None] = {} if tops is None else tops  # folder -> innermost repository top
+        self.repositories: dict[str, _Repository | None] = (
+            {} if repositories is None else repositories)  # None: not a repository
+
+    def top(self, folder: str) -> str | None:
+        if folder in self.tops:
+            return self.tops[folder]
+        parent = os.path.dirname(folder)
+        if os.path.lexists(os.path.join(folder, ".git")):
+            found: str | None = folder
+        else:
+            found = None if parent == folder else self.top(parent)
+        self.tops[folder] = found
+        return found
+
+    def scan(self, files: list[str]) -> "Uncommitted":
+        for path in files:
+            top = self.top(os.path.dirname(os.path.realpath(path)))
+            if top is not None and top not in self.repositories:
+                self.repositories[top] = _read_repository(top)
+        return self
+
+    def reason(self, path: str, data: bytes) -> str | None:
+        """Why ``path`` (whose bytes are ``data``) must not be written; None: it may be."""
+        real = os.path.realpath(path)
+        top = self.top(os.path.dirname(real))
+        if top is None:
+            return None
+        if top not in self.repositories:
+            self.repositories[top] = _read_repository(top)
+        repository = self.repositories[top]
+        if repository is None:
+            return None
+        if repository.error is not None:
+            return f"is in a git repository that git cannot read ({repository.error}); pass --allow-dirty to write it"
+        relative = Path(os.path.relpath(real, top)).as_posix()
+        entry = repository.index.get(relative)
+        if entry is None:
+            return f"is not committed (untracked in the git repository {top}); commit it first or pass --allow-dirty"
+        blob, stage = entry
+        if stage != "0" or relative in repository.staged or not _same_blob(blob, data):
+            return "has uncommitted changes; commit them first or pass --allow-dirty"
+        return None
+
+
+def _same_blob(blob: str, data: bytes) -> bool:
+    def blob_id(content: bytes) -> str:
+        import hashlib  # here: OpenSSL's start-up (~10 ms) only where fix mode asks git
+
+        digest = hashlib.sha256() if len(blob) == 64 else hashlib.sha1()
+        digest.update(b"blob %d\0" % len(content))
+        digest.update(content)
+        return digest.hexdigest()
+
+    # ``text=auto`` / ``core.autocrlf`` keep LF in the index for a CRLF work-tree file.
+    return blob_id(data) == blob or (b"\r\n" in data and blob_id(data.replace(b"\r\n", b"\n")) == blob)
+
+
+def _read_repository(top: str) -> _Repository | None:
+    from migrator.run.gitscan import git_command, git_env
+
+    where = ["--git-dir", os.path.join(top, ".git"), "--work-tree", top]
+    env = git_env()
+    try:
+        listing = subprocess.run(git_command([*where, "ls-files", "-s", "-z"]), cwd=top, env=env,
+                                 capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+        if listing.returncode != 0:
+            message = os.fsdecode(listing.stderr).strip().splitlines()
+            if message and "not a git repository" in message[0]:
+                return None  # a stray ``.git`` folder: no repository here
+            return _Repository({}, frozenset(), (message[0] if message else "git failed").removeprefix("fatal: "))
+        staged = subprocess.run(git_command([*where, "diff-index", "--cached", "--name-only", "-z", "--no-renames",
+                                             "--no-ext-diff", "--no-textconv", "HEAD", "--"]),
+                                cwd=top, env=env, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return _Repository({}, frozenset(), str(error))
+    index: dict[str, tuple[str, str]] = {}
+    for entry in listing.stdout.split(b"\0"):
+        meta, tab, name = entry.partition(b"\t")
+        parts = meta.split()
+        if tab and len(parts) == 3:
+            index[os.fsdecode(name)] = (parts[1].decode("ascii", "replace"), parts[2].decode("ascii", "replace"))
+    if staged.returncode == 0:
+        changed = frozenset(os.fsdecode(name) for name in staged.stdout.split(b"\0") if name)
+    else:  # no commit yet: everything in the index is uncommitted
+        changed = frozenset(index)
+    return _Repository(index, changed)

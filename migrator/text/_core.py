@@ -1,0 +1,350 @@
+"""Shared machinery for non-Python files: decoding, findings, text edits, the handler driver.
+
+Every handler is ``analyze(path, text, ctx) -> list[Finding]``, a pure function of the
+decoded text; :func:`run` turns it into the engine's ``(path, data, options, python) ->
+FileResult`` (``python``: the engine's analyser for embedded Python, kept in ``ctx``):
+it decodes (keeping a BOM and the line-ending style), drops rules that are not selected or
+do not fire for the target release, applies suppression comments, and outside lint mode
+applies the fixes by splicing text, so every byte outside an edit is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
+
+from migrator import catalog
+from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
+from migrator.base.model import (
+    Edit,
+    FileError,
+    FileResult,
+    Finding,
+    Fix,
+    InsertComment,
+    RemoveStatement,
+    Replace,
+    Span,
+)
+from migrator.base.records import record
+from migrator.text.filetypes import module_for
+
+ENV = catalog.ENV_SPEC_V2
+ENV_RE = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ENV)}(?![A-Za-z0-9_])")
+LAUNCH = catalog.LAUNCH_SERVER_MODULE
+LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
+FLAG = catalog.DISABLE_OVERLAP_FLAG
+ENV_ENTRY = catalog.by_name()[ENV]
+_CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
+BOM = "\ufeff"
+#: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
+BREAKS = "\r\n\x85\u2028\u2029"
+PythonAnalyzer = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
+
+
+@record
+class Ctx(NamedTuple):
+    """The target release, and the engine's Python analyser for code embedded in text
+    (``python(source, path, options) -> (findings, new source or None)``, raising
+    ``SourceError`` when the code does not parse)."""
+
+    target: str
+    python: PythonAnalyzer | None = None
+
+    def fires(self, code: str) -> bool:
+        return catalog.get(code).fires_for(self.target)
+
+
+Analyzer = Callable[[str, str, Ctx], list[Finding]]
+
+
+@record
+class TextRule(NamedTuple):
+    """A text-rule module's declaration of itself (``RULE = TextRule(...)``).
+
+    * ``name``: the module, as :func:`migrator.text.filetypes.module_for` names it;
+    * ``codes``: the codes its own scanner emits;
+    * ``dotted_names``: fully qualified removed names (``worker_cls: sglang...DFlashWorker``)
+      are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
+      classes and functions), renamed unless ``fixes`` is False (report-only formats);
+    * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
+      block in shell, a notebook cell); ``"python"`` is the Python rules;
+    * ``reader``: where its files' own reader ends a line (``migrator.base.lines.split_lines``):
+      findings, suppressions and edits all count lines that way.
+
+    The registry (:func:`migrator.text.text_rules`) adds up what each module may emit.
+    """
+
+    name: str
+    codes: tuple[str, ...]
+    dotted_names: bool = False
+    fixes: bool = True
+    embeds: tuple[str, ...] = ()
+    reader: str = "python"
+
+
+def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
+    return catalog.todo_comment(entry, detail)
+
+
+FALSY_NO_LAUNCH = (
+    f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; pass `{FLAG}` to `{LAUNCH}` where this applies"
+)
+UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was falsy, use `{FLAG}`"
+READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
+
+
+def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = ENV_ENTRY.code,
+            message: str | None = None) -> Finding:
+    msg = message or catalog.get(code).message
+    return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
+
+
+def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
+    return Fix("manual", (InsertComment(line, todo(detail, entry)),))
+
+
+#: ``"sglang.launch_server"`` as an item of a list (TOML array, YAML flow sequence).
+_LAUNCH_ITEM = re.compile(rf"(['\"]){re.escape(LAUNCH)}\1(?=\s*[,\]])")
+
+
+def disable_overlap_edits(line_no: int, line: str) -> list[Replace]:
+    """Where ``--disable-overlap-schedule`` goes on a line that launches the server: after
+    the module as a list item (``, "FLAG"``, same quotes), else after the module in a command."""
+    items = [Replace(Span.of(line_no, m.end(), line_no, m.end()), f", {m.group(1)}{FLAG}{m.group(1)}")
+             for m in _LAUNCH_ITEM.finditer(line)]
+    return items or [Replace(Span.of(line_no, m.end(), line_no, m.end()), " " + FLAG) for m in LAUNCH_RE.finditer(line)]
+
+
+def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: bool = True) -> list[Finding]:
+    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file."""
+    out = []
+    for entry in _CLI_FLAG_ENTRIES:
+        if not ctx.fires(entry.code):
+            continue
+        new = entry.replacement_for(ctx.target)
+        for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
+            span = Span.of(line_no, m.start(), line_no, m.end())
+            fix = Fix(entry.fix, (Replace(span, new),) if rewrite and new else (), new) if new else None
+            out.append(Finding(path, span, entry.code, entry.message, fix))
+    return out
+
+
+DOTTED_KINDS = ("module", "class", "function")
+
+
+def _dotted_pattern() -> "re.Pattern[str]":
+    names = sorted((n for e in catalog.entries_of_kind(*DOTTED_KINDS) for n in e.names), key=len, reverse=True)
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?<![\w.])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
+
+
+_DOTTED = _dotted_pattern()
+
+
+def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python") -> list[Finding]:
+    """Fully qualified removed names in config and scripts (``worker_cls:
+    sglang.srt.speculative.dflash_worker.DFlashWorker``): renamed where the catalog has a
+    replacement for the target, otherwise reported. Comment lines are skipped."""
+    from migrator.python.analysis import rename_qualname
+
+    out: list[Finding] = []
+    for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
+        if line.lstrip().startswith(("#", "//")):
+            continue
+        for m in _DOTTED.finditer(line):
+            entry = catalog.matching_entry(m.group(0))
+            if entry is None or not ctx.fires(entry.code):
+                continue
+            new = rename_qualname(m.group(0), ctx.target)
+            span = Span.of(number, m.start(), number, m.end())
+            if new != m.group(0) and rewrite:
+                fix = Fix("safe", (Replace(span, new),), new)
+            elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
+                fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
+            else:
+                fix = Fix("manual", (), new if new != m.group(0) else None)
+            out.append(Finding(path, span, entry.code, entry.message, fix))
+    return out
+
+
+# ---- applying text edits --------------------------------------------------------------
+
+
+def _offsets(lines: list[str]) -> list[int]:
+    starts, pos = [], 0
+    for line in lines:
+        starts.append(pos)
+        pos += len(line)
+    starts.append(pos)
+    return starts
+
+
+def apply_edits(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
+    """Splice ``Replace``/``RemoveStatement``/``InsertComment`` edits into ``text``.
+
+    Identical edits count once; an edit overlapping one already applied is skipped (the
+    next run picks it up). ``InsertComment`` is idempotent: nothing is added when the line
+    above already carries the same comment.
+    """
+    lines = split_lines(text, reader)
+    starts = _offsets(lines)
+    newline = "\r\n" if "\r\n" in text else "\n"
+
+    def offset(line: int, col: int) -> int:
+        if line > len(lines):
+            return len(text)
+        return starts[line - 1] + col
+
+    ops: set[tuple[int, int, str]] = set()
+    for edit in edits:
+        if isinstance(edit, Replace):
+            ops.add((offset(edit.span.start.line, edit.span.start.column),
+                     offset(edit.span.end.line, edit.span.end.column), edit.text))
+        elif isinstance(edit, RemoveStatement):
+            first, last = edit.span.start.line, edit.span.end.line
+            # A line removed from between two blank lines takes one of them along, so the
+            # file does not gain a double blank line where the setting was.
+            if 1 < first and last < len(lines) and not lines[first - 2].strip() and not lines[last].strip():
+                last += 1
+            ops.add((offset(first, 0), offset(last + 1, 0), ""))
+        elif isinstance(edit, InsertComment):
+            index = edit.line - 1
+            if index > 0 and lines[index - 1].strip() == edit.text.strip():
+                continue
+            target = lines[index] if index < len(lines) else ""
+            indent = target[: len(target) - len(target.lstrip(" \t"))]
+            ops.add((offset(edit.line, 0), offset(edit.line, 0), indent + edit.text + newline))
+    from migrator.base.lines import splice
+
+    kept = []
+    floor = len(text) + 1
+    for start, end, new in sorted(ops, key=lambda op: (op[0], op[1]), reverse=True):
+        if end > floor:
+            continue
+        kept.append((start, end, new))
+        floor = start
+    return splice(text, kept[::-1])
+
+
+# ---- the driver -----------------------------------------------------------------------
+
+
+def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit], int, int]:
+    edits: list[Edit] = []
+    fixes = todos = 0
+    for f in findings:
+        if f.fix is None or not f.fix.edits:
+            continue
+        if f.fix.applicability == "unsafe" and not unsafe:
+            if f.fix.fallback:
+                edits.extend(f.fix.fallback)
+                todos += 1
+            continue
+        edits.extend(f.fix.edits)
+        if f.fix.applicability == "manual":
+            todos += 1
+        else:
+            fixes += 1
+    return edits, fixes, todos
+
+
+Regions = Callable[[str], "tuple[set[int], set[int]]"]
+Guard = Callable[[str, str, str], "str | None"]
+
+
+def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyzer, *,
+        guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
+    """The handler driver (module docstring). ``guard``: the module's text-fix check
+    (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
+    where the file's data and embedded languages are, for suppressions."""
+    from migrator.run.suppressions import filter_findings
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return FileResult(path, error=FileError(path, f"not UTF-8 text ({exc.reason} at byte {exc.start})"))
+    bom = text.startswith(BOM)
+    if bom:
+        text = text[1:]
+    target = getattr(options, "target_version", None) or catalog.default_target_version()
+    ctx = Ctx(target, python)
+    found = analyze(path, text, ctx)
+    if rule.dotted_names:
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
+    from migrator.run.options import enabled_for
+
+    enabled = enabled_for(path, options)  # type: ignore[arg-type]
+    raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
+    from migrator.run.suppressions import syntax_of
+
+    malformed: list[tuple[int, str]] = []
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
+    result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
+                        unused_suppressions=unused)
+    if malformed:
+        result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
+    if getattr(options, "mode", "lint") != "lint":
+        unsafe = bool(getattr(options, "unsafe_fixes", False))
+        kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
+        result.findings = sorted(kept, key=Finding.sort_key)
+        if new_text is not None and new_text != text:
+            result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
+            result.fixes_applied, result.todos_added = fixes, todos
+    return result
+
+
+def applied(fix: Fix | None, unsafe: bool) -> bool:
+    return fix is not None and bool(fix.edits) and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
+
+
+def refused(finding: Finding, reason: str) -> Finding:
+    """``finding`` with its fix turned into a TODO saying why the guard refused it, above
+    the line its TODO would go (``fallback``), else above the finding's line."""
+    anchors = [e.line for e in finding.fix.fallback if isinstance(e, InsertComment)]
+    entry = catalog.get(finding.code)
+    comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {' '.join(reason.split())}")
+    return finding._replace(fix=Fix("manual", (InsertComment(anchors[0] if anchors else finding.line, comment),)))
+
+
+def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], unsafe: bool,
+            reader: str = "python") -> tuple[list[Finding], str | None, int, int, int]:
+    """(findings, fixed text, fixes, TODOs, fixes refused): the fixes applied when the
+    text-fix guard (``migrator.text._guard``) accepts their result, compared with the
+    same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
+    in a file with few fixes, else all of them) become TODOs saying why."""
+    edits, fixes, todos = chosen_edits(findings, unsafe)
+    new_text = apply_edits(text, edits, reader)
+    if new_text == text or not fixes or guard is None:
+        return findings, new_text, fixes, todos, 0
+    from migrator.text._guard import verdict
+
+    def check(chosen: list[Finding]) -> tuple[str | None, str]:
+        after = apply_edits(text, chosen_edits(chosen, unsafe)[0], reader)
+        before = apply_edits(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
+        return verdict(guard, path, before, after), after
+
+    reason, new_text = check(findings)
+    if reason is None:
+        return findings, new_text, fixes, todos, 0
+    blamed = {id(f): reason for f in findings if applied(f.fix, unsafe)}
+    if len(blamed) <= MAX_SINGLY_CHECKED:  # find the fixes to blame: each checked on its own
+        others = [f for f in findings if not applied(f.fix, unsafe)]
+        for finding in findings:
+            if id(finding) in blamed:
+                why, _ = check([*others, finding])
+                if why is None:
+                    del blamed[id(finding)]
+                else:
+                    blamed[id(finding)] = why
+        if check([refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings])[0] is not None:
+            blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
+    findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
+    edits, fixes, todos = chosen_edits(findings, unsafe)
+    return findings, apply_edits(text, edits, reader), fixes, todos, len(blamed)
+
+
+#: Up to this many fixes in a file, a refused result is tried fix by fix to find the ones to
+#: blame; above it, every fix of the file is refused (each try parses the whole file).
+MAX_SINGLY_CHECKED = 16

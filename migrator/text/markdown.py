@@ -1,0 +1,187 @@
+"""Markdown (and MDX): fenced code blocks by their language, inline code, and prose.
+
+Fenced blocks go through the rules of their language (``bash``/``sh``/``shell``/``zsh``/
+``console``, ``dockerfile``, ``yaml``/``yml``, ``toml``, ``env``/``dotenv``), with line
+numbers of the Markdown file, and are rewritten the same way; ``console`` prompts
+(``$ ``) are skipped. ``python`` blocks (also ``py``, ``python3``, ``pycon``/``>>>``
+prompts) go through the Python rules and are reported, never edited: a document may show
+old code on purpose. Prose, inline code and blocks of other or no language are scanned for
+V1 names (``migrator.text.mentions``, DFM401-DFM409, report-only; ``<!-- -->`` and
+MDX ``{/* */}`` comments skipped); the variable in inline code (`` `SGLANG_ENABLE_SPEC_V2=0` ``)
+is a manual DFM201 finding. Flags tables and instructions to hook V1-only methods:
+:mod:`.doc_prose`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from migrator import catalog
+from migrator.base.model import Finding, Fix, InsertComment, Span
+from migrator.text import (
+    _core,
+    _guard,
+    doc_prose,
+    dockerfile,
+    dotenv,
+    mentions,
+    shell,
+    toml,
+    yaml,
+)
+
+_FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
+_INLINE = re.compile(r"(`+)(.+?)\1")
+_PYTHON = frozenset(("python", "py", "python3", "pycon", "ipython"))
+_PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
+
+
+def _manual(path: str, number: int, line: str, start: int = 0) -> list[Finding]:
+    return [_core.finding(path, number, m.start(), m.end(), Fix("manual", ()))
+            for m in _core.ENV_RE.finditer(line, start)]
+
+
+_MODULES = {**dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session"), "shell"),
+            **dict.fromkeys(("dockerfile", "docker", "containerfile"), "dockerfile"),
+            **dict.fromkeys(("yaml", "yml"), "yaml"), "toml": "toml", **dict.fromkeys(("env", "dotenv"), "dotenv")}
+_CONSOLE = ("console", "terminal", "shell-session")
+_ANALYZERS: dict[str, _core.Analyzer] = {"shell": shell.analyze, "dockerfile": dockerfile.analyze, "yaml": yaml.analyze,
+                                         "toml": toml.analyze, "dotenv": dotenv.analyze}
+
+
+def module_of(lang: str) -> str | None:
+    """The text-rule module that reads a fenced block of ``lang``."""
+    return _MODULES.get(lang)
+
+
+def fences(lines: list[str]) -> Iterator[tuple[str, range]]:
+    """(language, body lines as 0-based indices) of each fenced block of ``lines``."""
+    i = 0
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if not fence:
+            i += 1
+            continue
+        marker, lang = fence.group(2), fence.group(3).lower()
+        j = i + 1
+        while j < len(lines) and not lines[j].lstrip().startswith(marker):
+            j += 1
+        yield lang, range(i + 1, j)
+        i = j + 1
+
+
+def _unprompt(lang: str, line: str) -> str:
+    """A line of a ``console`` session as a shell reads it: the command after ``$ ``, or
+    blank (output)."""
+    if lang not in _CONSOLE:
+        return line
+    return re.sub(r"^(\s*)[$#>] ", lambda g: " " * len(g.group(0)), line) if re.match(r"^\s*\$ ", line) else " " * len(line)
+
+
+def unprompted(lang: str, text: str) -> str:
+    return "\n".join(_unprompt(lang, line) for line in text.split("\n"))
+
+
+def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
+    lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "markdown")]
+    style = "mdx" if path.lower().endswith(".mdx") else "html"
+    prose = [line.rstrip("\r\n") for line in _core.split_lines(mentions.blank_comments(text, style), "markdown")]
+    out: list[Finding] = []
+    in_fence: set[int] = set()
+    for lang, body in fences(lines):
+        in_fence.update(range(body.start - 1, body.stop + 1))
+        analyzer = _ANALYZERS.get(_MODULES.get(lang, ""))
+        if lang in _PYTHON:
+            out += _python_block(path, lines, body, ctx)
+        elif analyzer is None:
+            for k in body:
+                out += _manual(path, k + 1, lines[k])
+                out += mentions.line_findings(path, k + 1, lines[k], ctx)
+        else:  # the block alone, then moved to the file's lines (linear in the number of blocks)
+            block = "\n".join(_unprompt(lang, lines[k]) for k in body) + "\n"
+            out += [_moved(f, body.start) for f in analyzer(path, block, ctx)]
+    for i, line in enumerate(lines):
+        if i in in_fence:
+            continue
+        for m in _INLINE.finditer(line):
+            out += [f for f in _manual(path, i + 1, line) if m.start() <= f.column < m.end()]
+        said = mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx)
+        out += said + doc_prose.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx, said)
+    return mentions.without_covered(out)
+
+
+def _moved(finding: Finding, lines: int) -> Finding:
+    """``finding`` (and its fix) ``lines`` lines further down."""
+    def span(old: Span) -> Span:
+        return Span.of(old.start.line + lines, old.start.column, old.end.line + lines, old.end.column)
+
+    def edit(old):  # noqa: ANN001, ANN202 - an Edit
+        return old._replace(line=old.line + lines) if isinstance(old, InsertComment) else old._replace(span=span(old.span))
+
+    fix = finding.fix
+    if fix is not None:
+        fix = fix._replace(edits=tuple(map(edit, fix.edits)), fallback=tuple(map(edit, fix.fallback)))
+    return finding._replace(span=span(finding.span), fix=fix)
+
+
+def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> list[Finding]:
+    """A Python block through the Python rules, at the Markdown file's lines and columns;
+    report-only. ``>>>``/``...`` prompts and the block's common indentation (a block in a
+    list item) are cut before parsing and added back to the columns. A block that does not
+    parse (a fragment, pseudo-code) is scanned as text."""
+    from migrator.base.fileio import SourceError
+    from migrator.run.options import Options
+
+    prompted = any(_PROMPT.match(lines[k]) for k in body)
+    cut: dict[int, int] = {}
+    for k in body:
+        prompt = _PROMPT.match(lines[k])
+        if prompted:
+            cut[k] = prompt.end() if prompt else len(lines[k])  # output lines of a session are not code
+        else:
+            cut[k] = min((len(lines[j]) - len(lines[j].lstrip()) for j in body if lines[j].strip()), default=0)
+    masked = ["" for _ in lines]
+    for k in body:
+        masked[k] = lines[k][cut[k]:]
+    try:
+        found, _ = ctx.python("\n".join(masked) + "\n", path, Options(mode="lint", target_version=ctx.target))
+    except SourceError:
+        return [f for k in body for f in mentions.line_findings(path, k + 1, lines[k], ctx)]
+    out = []
+    for f in found:
+        start, end = f.span
+        shift_start, shift_end = cut.get(start.line - 1, 0), cut.get(end.line - 1, 0)
+        span = Span.of(start.line, start.column + shift_start, end.line, end.column + shift_end)
+        out.append(f._replace(span=span, fix=Fix("manual", ())))
+    return out
+
+
+_GUARDS = {"shell": _guard.shell, "dockerfile": dockerfile.guard, "yaml": _guard.yaml, "toml": _guard.toml}
+
+
+def _fences(text: str) -> list[tuple[str, str]]:
+    lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "markdown")]
+    return [(lang, "\n".join(lines[k] for k in body) + "\n") for lang, body in fences(lines)]
+
+
+def guard(path: str, before: str, after: str) -> str | None:
+    """The text-fix guard's check of Markdown: each edited fenced block passes the check of
+    its language (``migrator.text._guard``)."""
+    old, new = _fences(before), _fences(after)
+    if len(old) != len(new):
+        return "the fixed Markdown would have another number of code blocks"
+    for (lang, a), (_, b) in zip(old, new):
+        check = _GUARDS.get(_MODULES.get(lang, ""))
+        if a != b and check is not None and (problem := check(f"block.{lang}", unprompted(lang, a),
+                                                              unprompted(lang, b))) is not None:
+            return f"in a `{lang}` block: {problem}"
+    return None
+
+
+def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
+    return _core.run(path, data, options, RULE, analyze, python, guard=guard)
+
+
+RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),
+                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"), reader="markdown")

@@ -1,0 +1,198 @@
+"""V1 names spelled in free text (DFM401-DFM409, report-only), line by line.
+
+Used by the fallback scanner (every text file no structured rule reads), by Markdown
+prose and by notebook Markdown cells. Only spellings that cannot mean anything else are
+reported on their own; the patterns are derived from ``catalog.TEXT_MIRRORS`` (which names
+which entry, and how it is spelled unambiguously), so no removed name is spelled here:
+
+* "module": the dotted module path not followed by more of a name (``dflash_worker_v2``
+  does not match), or its file path (``speculative/dflash_worker.py``); a name of another
+  package that merely ends the same way (``myport.sglang.srt...``) does not match;
+* "word": ``DFlashDraftInput``, ``_compute_paged_keep_slots``, ``SGLANG_ENABLE_SPEC_V2`` as
+  whole words (``DFlashDraftInputV2``, ``SGLANG_ENABLE_SPEC_V2_SETTING`` do not match);
+* "member": ``DFlashVerifyInput.verify`` (``DFlashVerifyInput`` alone still exists);
+* "context": names that other workers share (``DFlashWorker`` in other packages,
+  ``forward_batch_generation``, ``_prepare_for_speculative_decoding``) only on a line that
+  also holds one of the spellings above.
+
+Comments are blanked before scanning by :func:`blank_comments` where the file type's
+comment syntax is known; positions are kept (blanked text becomes spaces).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from migrator import catalog
+from migrator.base.model import Finding, Fix, Span
+
+#: Fast check before any regex: every spelling holds one of these.
+_MARKERS = ("dflash", "DFlash", "SPEC_V2", "keep_slots", "forward_batch_generation", "_prepare_for_spec")
+
+
+Pattern = tuple[str, "re.Pattern[str]", tuple[str, ...]]
+
+
+@cache
+def _patterns() -> tuple[tuple[Pattern, ...], tuple[Pattern, ...]]:
+    """(unambiguous, context-only) (code, pattern, package folders) triples, from the
+    catalog. Package folders are set for a file path: the folders written before the
+    module's own folder must be the module's packages (``sglang/srt/``), a suffix of them,
+    or nothing, so another package's ``speculative/dflash_worker.py`` does not match."""
+    plain: list[Pattern] = []
+    context: list[Pattern] = []
+    for mirror in catalog.TEXT_MIRRORS:
+        old = catalog.get(mirror.mirrors).old
+        parts = old.split(".")
+        if mirror.style == "module":
+            plain.append((mirror.code, re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])"), ()))
+            path = re.escape("/".join(parts[-2:]) + ".py")
+            plain.append((mirror.code, re.compile(rf"(?<![\w.-])((?:[\w.-]+/)*){path}(?![\w])"), tuple(parts[:-2])))
+            continue
+        spelled = ".".join(parts[-2:]) if mirror.style == "member" else parts[-1]
+        pattern = (mirror.code, re.compile(rf"(?<![\w]){re.escape(spelled)}(?![\w])"), ())
+        (context if mirror.style == "context" else plain).append(pattern)
+    return tuple(plain), tuple(context)
+
+
+def _start(match: re.Match[str], packages: tuple[str, ...]) -> int | None:
+    """Column where the spelling starts, or None when a file path is another package's."""
+    if not packages:
+        return match.start()
+    folders = match.group(1).split("/")[:-1]
+    shared = list(zip(reversed(folders), reversed(packages)))
+    if any(written != package for written, package in shared):
+        return None
+    return match.start(1) + sum(len(f) + 1 for f in folders[: len(folders) - len(shared)])
+
+
+def module_path_offsets(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each file path of a removed module in ``text`` (see ``_start``)."""
+    plain, _ = _patterns()
+    found = []
+    for _, pattern, packages in plain:
+        if packages:
+            for match in pattern.finditer(text):
+                start = _start(match, packages)
+                if start is not None:
+                    found.append((start, match.end()))
+    return found
+
+
+def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # noqa: ANN001 - _core.Ctx
+    """Findings on one line (comments already blanked), at the token's line and column."""
+    if not any(marker in line for marker in _MARKERS):
+        return []
+    plain, context = _patterns()
+    out: list[Finding] = []
+    for group in (plain, context):
+        if group is context and not out:
+            break
+        for code, pattern, packages in group:
+            if not ctx.fires(code):
+                continue
+            for match in pattern.finditer(line):
+                start = _start(match, packages)
+                if start is not None:
+                    out.append(_finding(path, number, start, match.end(), code))
+    return out
+
+
+def text_findings(path: str, text: str, ctx, lines: range | None = None) -> list[Finding]:  # noqa: ANN001
+    """Findings in ``text`` (comments already blanked), optionally only on some 0-based lines."""
+    split = text.split("\n")
+    chosen = lines if lines is not None else range(len(split))
+    out: list[Finding] = []
+    for index in chosen:
+        out += line_findings(path, index + 1, split[index].rstrip("\r"), ctx)
+    return out
+
+
+def without_covered(findings: list[Finding]) -> list[Finding]:
+    """``findings`` less the text findings that start inside another rule's finding (the
+    variable in inline code is already a DFM201 finding)."""
+    text_codes = {mirror.code for mirror in catalog.TEXT_MIRRORS}
+    by_line: dict[int, list[Span]] = {}  # each other finding's span, by the lines it covers (indexed once)
+    for f in findings:
+        if f.code not in text_codes:
+            for line in range(f.span.start.line, f.span.end.line + 1):
+                by_line.setdefault(line, []).append(f.span)
+    if not by_line:
+        return findings
+    return [f for f in findings if f.code not in text_codes
+            or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in by_line.get(f.span.start.line, ()))]
+
+
+def _finding(path: str, number: int, start: int, end: int, code: str) -> Finding:
+    return Finding(path, Span.of(number, start, number, end), code, catalog.get(code).message, Fix("manual", ()))
+
+
+# ---- comments -----------------------------------------------------------------------
+
+#: Comment syntaxes by name: line-comment openers, and (open, close) block pairs.
+STYLES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
+    "c": (("//",), (("/*", "*/"),)),  # JavaScript/TypeScript/JSX/TSX, C/C++/CUDA, Go, Rust, Java, CSS-ish
+    "hash": (("#",), ()),  # Makefile, INI/CFG (also ;), requirements, .gitignore-like files, Perl, R
+    "ini": (("#", ";"), ()),
+    "hcl": (("#", "//"), (("/*", "*/"),)),
+    "html": ((), (("<!--", "-->"),)),  # Markdown, HTML, XML, Vue
+    "mdx": ((), (("<!--", "-->"), ("{/*", "*/}"))),
+    "jinja": ((), (("{#", "#}"),)),
+    "helm": (("#",), (("{{/*", "*/}}"), ("{{- /*", "*/ -}}"))),
+}
+
+
+def blank_comments(text: str, style: str | None) -> str:
+    """``text`` with the comments of ``style`` replaced by spaces (newlines kept, so every
+    position stays). Quotes are respected for styles with line comments: ``"http://x"``
+    is a string, not a comment. ``None``: unknown type, nothing is blanked."""
+    if style is None or style not in STYLES:
+        return text
+    line_openers, blocks = STYLES[style]
+    if not any(opener in text for opener in line_openers) and not any(pair[0] in text for pair in blocks):
+        return text  # no comment at all (most Markdown): skip the character walk
+    quotes = "\"'`" if style in ("c", "hcl") else ""
+    out = list(text)
+    i, n = 0, len(text)
+    quote = ""
+    line_start = True
+    while i < n:
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 2
+                continue
+            if ch == quote or (ch == "\n" and quote != "`"):
+                quote = ""
+            i += 1
+            continue
+        block = next((pair for pair in blocks if text.startswith(pair[0], i)), None)
+        if block is not None:
+            end = text.find(block[1], i + len(block[0]))
+            end = n if end == -1 else end + len(block[1])
+            _blank(out, i, end)
+            i = end
+            continue
+        opener = next((o for o in line_openers if text.startswith(o, i)), None)
+        if opener is not None and (style not in ("hash", "ini") or line_start
+                                   or (style == "hash" and text[i - 1] in " \t")):
+            end = text.find("\n", i)
+            end = n if end == -1 else end
+            _blank(out, i, end)
+            i = end
+            continue
+        if ch in quotes:
+            quote = ch
+        if ch == "\n":
+            line_start = True
+        elif ch not in " \t":
+            line_start = False
+        i += 1
+    return "".join(out)
+
+
+def _blank(out: list[str], start: int, end: int) -> None:
+    for k in range(start, end):
+        if out[k] not in "\r\n":
+            out[k] = " "
