@@ -6,7 +6,7 @@ import pytest
 
 from migrator.cli.commands.common import build_options
 from migrator.run.config import Config, ConfigError, find, load
-from migrator.run.options import selection
+from migrator.base.options import selection
 
 
 def write(tmp_path: Path, body: str, where: str = "") -> Path:
@@ -118,8 +118,7 @@ def test_outside_a_repository_the_current_folder_does_not_widen_the_search(tmp_p
     """``cd parent && dflash-migrate lint project``: the parent's ``pyproject.toml`` is above
     the scanned folder, so it does not apply (it did while the search stopped at the current
     folder), and the fork index covers the same folder as the search."""
-    from migrator.python.forkindex import project_root as index_root
-    from migrator.run.config import project_root
+    from migrator.run.config import project_root  # also the folder the run's fork index covers
 
     (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM"]\n')
     project = tmp_path / "project"
@@ -127,11 +126,11 @@ def test_outside_a_repository_the_current_folder_does_not_widen_the_search(tmp_p
     (project / "pkg" / "m.py").write_text("")
     monkeypatch.chdir(tmp_path)
     assert find(project) is None and find(project / "pkg" / "m.py") is None and load(project) == Config()
-    assert project_root(project) == index_root([project]) == project.resolve()
-    assert project_root(project / "pkg" / "m.py") == index_root([project / "pkg" / "m.py"]) == (project / "pkg").resolve()
+    assert project_root(project) == project.resolve()
+    assert project_root(project / "pkg" / "m.py") == (project / "pkg").resolve()
     (tmp_path / ".git").mkdir()
     assert find(project / "pkg") == tmp_path / "pyproject.toml"
-    assert project_root(project / "pkg") == index_root([project / "pkg"]) == tmp_path.resolve()
+    assert project_root(project / "pkg") == tmp_path.resolve()
 
 
 def test_pyproject_without_the_name_is_neither_parsed_nor_an_error(tmp_path: Path) -> None:

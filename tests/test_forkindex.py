@@ -267,8 +267,10 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     read: list[str] = []
     real = engine._analyze
     monkeypatch.setattr(engine, "_analyze", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
-    assert forkindex.project_root([Path("proj")]) == (tmp_path / "proj").resolve()
-    assert forkindex.project_root([Path("proj/a.py")]) == (tmp_path / "proj").resolve()
+    from migrator.run.config import project_root  # the folder the run's fork index covers
+
+    assert project_root(Path("proj")) == (tmp_path / "proj").resolve()
+    assert project_root(Path("proj/a.py")) == (tmp_path / "proj").resolve()
     outcome = engine.run([Path("proj")], engine.Options(mode="lint", target_version=TARGET, jobs=1))
     assert [f.code for r in outcome.results for f in r.findings] == ["DFM101", "DFM102"]
     assert not any("elsewhere" in str(p) for p in read), read

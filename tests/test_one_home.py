@@ -29,11 +29,11 @@ def _string_sets(tree: ast.Module) -> list[tuple[int, set[str]]]:
 
 
 def test_the_import_error_names_are_spelled_once() -> None:
-    """``IMPORT_ERRORS`` (what catches a failed import) lives in ``migrator.python.analysis`` only:
+    """``IMPORT_ERRORS`` (what catches a failed import) lives in ``migrator.python.names`` only:
     at 9c817bf ``forkindex`` had its own copy, which disagreed about ``AttributeError``."""
     copies = [f"{path}:{line}" for path, tree in _modules().items() for line, strings in _string_sets(tree)
               if {"ImportError", "ModuleNotFoundError"} <= strings]
-    assert len(copies) == 1 and copies[0].startswith("migrator/python/analysis.py:"), copies
+    assert len(copies) == 1 and copies[0].startswith("migrator/python/names.py:"), copies
 
 
 def test_a_failed_import_is_not_caught_by_attribute_error() -> None:
@@ -41,7 +41,7 @@ def test_a_failed_import_is_not_caught_by_attribute_error() -> None:
     statement (``from m import Name`` raises ImportError), so a fallback in an ``except
     AttributeError`` branch is not what the module binds where a V1 import fails; a reference
     ``module.Name`` to a removed name raises it, so a version guard counts it."""
-    from migrator.python import analysis
+    from migrator.python import names
     from migrator.python.forkindex import v1_try_fallbacks
 
     def fallbacks(caught: str) -> list[str]:
@@ -52,7 +52,7 @@ def test_a_failed_import_is_not_caught_by_attribute_error() -> None:
 
     assert fallbacks("ImportError") == fallbacks("(ModuleNotFoundError, AttributeError)") == ["DFlashWorker"]
     assert fallbacks("AttributeError") == []
-    assert analysis.MISSING_NAME_ERRORS == analysis.IMPORT_ERRORS | {"AttributeError"}
+    assert names.MISSING_NAME_ERRORS == names.IMPORT_ERRORS | {"AttributeError"}
     try:
         from json import no_such_name  # type: ignore[attr-defined]  # noqa: F401
     except ImportError:
@@ -80,13 +80,13 @@ def _resolves_a_level(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 def test_relative_imports_are_resolved_in_one_function() -> None:
-    """``migrator.python.analysis.resolve_relative`` is the one resolver of ``from <dots>x import y``:
+    """``migrator.base.imports.resolve_relative`` is the one resolver of ``from <dots>x import y``:
     at c1cdd20 there were four (``Analysis._resolve_relative``, ``forkindex._absolute``,
     ``guard._absolute``, ``verify.sglang_index.resolve_relative``), with three answers for
     too many dots. A second function doing arithmetic on ``level`` fails this test."""
     resolvers = [f"{path}:{node.name}" for path, tree in _modules().items() for node in ast.walk(tree)
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _resolves_a_level(node)]
-    assert resolvers == ["migrator/python/analysis.py:resolve_relative"], resolvers
+    assert resolvers == ["migrator/base/imports.py:resolve_relative"], resolvers
 
 
 def _record_classes(tree: ast.Module) -> list[tuple[ast.ClassDef, bool]]:
@@ -125,9 +125,9 @@ def test_one_record_style() -> None:
 def test_records_equal_only_records_of_their_own_type() -> None:
     """What ``@record`` gives each of the converted stragglers: two records of different
     types holding the same values differ, and a record differs from a plain tuple."""
+    from migrator.base.options import Options
     from migrator.cli.commands.params import Command, Param
     from migrator.run.config import Config
-    from migrator.run.options import Options
 
     param = Param("jobs", ("--jobs",), "int", "N", "Worker processes.")
     assert param != tuple(param) and param == param._replace()

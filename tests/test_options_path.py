@@ -162,7 +162,7 @@ def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(t
     import pickle
 
     from migrator.run import engine, pool
-    from migrator.run.options import Options
+    from migrator.base.options import Options
 
     assert not {"dirty", "fork"} & set(Options._fields)
 

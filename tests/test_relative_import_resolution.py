@@ -4,7 +4,7 @@ At c1cdd20 four functions resolved ``from <dots>x import y``, with different ans
 too many dots: the analysis and the fork index cut a list with an index that went negative
 and wrapped, so ``from ......srt.speculative.dflash_worker import DFlashWorker`` inside
 ``sglang.srt.speculative.patch`` (six dots, three levels of package) became sglang's V1
-module, found and rewritten on a line that cannot run. ``migrator.python.analysis.resolve_relative``
+module, found and rewritten on a line that cannot run. ``migrator.base.imports.resolve_relative``
 is now the one answer, checked against Python's own (``importlib.util.resolve_name``), and
 each former caller is checked through its own entry point. The second-copy check lives in
 ``tests/test_one_home.py``.
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from migrator.python.analysis import analyze, resolve_relative
+from migrator.base.imports import resolve_relative
+from migrator.python.analysis import analyze
 from migrator.python.forkindex import v1_imports
 from migrator.python.guard import imported_names, parsed
 from migrator.releases.index import Import, SglangIndex

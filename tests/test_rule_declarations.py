@@ -89,7 +89,7 @@ def test_generic_code_spells_no_rule_code() -> None:
     owners = {RULES_DIR / f"{name}.py" for name in MODULES} | {TEXT_DIR / f"{name}.py" for name in TEXT_MODULES}
     commands = package / "cli" / "commands"
     examples = {commands / "common.py", commands / "rules.py", commands / "verify.py",
-                package / "run" / "suppressions.py"}  # help and error texts that show the syntax with an example code
+                package / "base" / "suppressions.py"}  # help and error texts that show the syntax with an example code
     spelled = {str(path.relative_to(ROOT)): codes_in_code(path) for path in package.rglob("*.py")
                if path not in owners | examples and path not in (package / "catalog" / "__init__.py", package / "catalog" / "scope.py")  # the catalog and its data
                and "verify" not in path.parts}

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from migrator.base.model import Finding, Span
-from migrator.run.suppressions import filter_findings, parse
+from migrator.base.suppressions import filter_findings, parse
 
 
 def f(line: int, code: str = "DFM101") -> Finding:

@@ -90,7 +90,7 @@ def strip_comment(line: str, marker: str = "#") -> str:
 
 
 def may_suppress(text: str, python: bool) -> bool:
-    """Can ``text`` hold a suppression comment (``migrator.run.suppressions``)? A substring test
+    """Can ``text`` hold a suppression comment (``migrator.base.suppressions``)? A substring test
     that spares the tokenizer (and the suppressions module's imports) almost every file:
     ``dflash-migrate:``, or in Python a ``noqa`` with one of this tool's codes."""
     return "dflash-migrate:" in text or (python and "DFM" in text and "noqa" in text.lower())

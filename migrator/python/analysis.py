@@ -37,26 +37,22 @@ from contextlib import contextmanager
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 from migrator import catalog
+from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
+from migrator.python.names import (
+    MISSING_NAME_ERRORS,
+    all_names,
+    class_ancestors,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from migrator.python.forkindex import ForkView
 
-#: The exception names a handler catches a failed import statement with: ``ImportError``
-#: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.
-#: The failed-import exceptions themselves: a ``try`` whose handler names one of these is a
-#: written fallback (``migrator.python.fallbacks``); a broad ``except Exception`` is not one.
-IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError"})
-IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
-#: What a reference to a name that a release lacks raises: an import error, or
-#: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
-#: error is one). A version guard, and an optional reference in ``verify``, catch either.
-MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset(catalog.REFLECTION_CALLS)
 
@@ -166,22 +162,6 @@ def module_name_for(path: Path) -> str | None:
             tail.pop()
         return ".".join(tail)
     return None
-
-
-def resolve_relative(module: str | None, level: int, current: str | None, is_package: bool) -> str | None:
-    """The absolute module of ``from <level dots><module> import ...`` written in the module
-    ``current`` (a package's ``__init__`` when ``is_package``), as Python resolves it; None
-    where Python raises ImportError: a relative import beyond the top-level package, or in
-    a module with no known package. The one resolver of relative imports (issue 29)."""
-    if level == 0:
-        return module
-    package = current if is_package else (current or "").rpartition(".")[0]
-    if not package:
-        return None
-    bits = package.rsplit(".", level - 1)
-    if len(bits) < level:
-        return None
-    return f"{bits[0]}.{module}" if module else bits[0]
 
 
 class Analysis(ast.NodeVisitor):
@@ -1041,19 +1021,6 @@ def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str |
     return Analysis(tree, source, module_name, is_package, skip_cold_functions, fork, hot).run()
 
 
-def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:
-    """``qualname`` and every class it derives from through ``bases_of`` (cycles end): the
-    one ancestor walk, for a file's analysis and for the fork index."""
-    seen: set[str] = set()
-    stack = [qualname]
-    while stack:
-        current = stack.pop()
-        if current not in seen:
-            seen.add(current)
-            stack.extend(bases_of(current))
-    return frozenset(seen)
-
-
 def rename_qualname(qualname: str, target: str) -> str:
     """Apply catalog module/class/function renames to the longest matching prefix."""
     entries = catalog.by_name()
@@ -1069,21 +1036,3 @@ def rename_qualname(qualname: str, target: str) -> str:
         rest = parts[cut:]
         return ".".join([new, *rest]) if rest else new
     return qualname
-
-
-def all_names(tree: ast.Module) -> tuple[str, ...] | None:
-    """The strings of a module-level ``__all__`` list or tuple (None: no ``__all__``)."""
-    names: list[str] | None = None
-    for statement in tree.body:
-        if isinstance(statement, ast.Assign):
-            targets = statement.targets
-        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
-            targets = [statement.target]
-        else:
-            continue
-        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            continue
-        if isinstance(statement.value, (ast.List, ast.Tuple)):
-            found = [e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            names = (names or []) + found if isinstance(statement, ast.AugAssign) else found
-    return tuple(names) if names is not None else None

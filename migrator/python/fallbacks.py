@@ -21,7 +21,7 @@ from bisect import bisect_left
 from functools import cache
 
 from migrator import catalog
-from migrator.python.analysis import IMPORT_ERROR_NAMES
+from migrator.python.names import IMPORT_ERROR_NAMES
 
 
 @cache

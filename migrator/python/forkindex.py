@@ -42,17 +42,13 @@ from pathlib import Path
 from typing import NamedTuple
 
 from migrator import catalog
+from migrator.base.imports import resolve_relative
 from migrator.base.records import record
-from migrator.python.analysis import (
-    IMPORT_ERRORS,
-    all_names,
-    class_ancestors,
-    resolve_relative,
-)
+from migrator.python.names import IMPORT_ERRORS, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from migrator.python.analysis import Analysis
+    from collections.abc import Callable
 
 
 @record
@@ -114,31 +110,6 @@ def is_v1(qualname: str) -> bool:
     return catalog.matching_entry(qualname) is not None
 
 
-def summarize(analysis: Analysis, path: str, complete: bool = True) -> ModuleSummary | None:
-    """The module-level facts of one analysed file (None for a script outside a package);
-    ``complete``: False where the analysis saw a masked parse."""
-    module = analysis.module_name
-    if module == "__main__":
-        return None
-    binds: dict[str, tuple[str, int]] = {}
-    for name, binding in analysis.module_imports.items():
-        if not binding.guarded:
-            binds[name] = (binding.qualname or "", binding.line)
-    classes = {q: (info.bases, info.node.lineno) for q, info in analysis.classes.items()
-               if q.count(".") == module.count(".") + 1}
-    attributes = {q: dict(info.attr_types) for q, info in analysis.classes.items() if info.attr_types}
-    star: list[str] = []
-    imported: list[tuple[str, str]] = []
-    for info in analysis.import_froms:
-        names = info.statement.names
-        if any(alias.name == "*" for alias in names):
-            star.append(info.module)
-        imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
-    return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
-                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns),
-                         tuple(sorted(analysis.wanted)), complete)
-
-
 def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
     """(name, assignment) bound in the ``except ImportError`` branches of ``statement``."""
     found: list[tuple[str, ast.stmt]] = []
@@ -184,7 +155,9 @@ def _fallbacks(tree: ast.Module) -> dict[str, int]:
 class ForkIndex:
     """The summaries of a run's modules, joined (see the module docstring)."""
 
-    def __init__(self, summaries: list[ModuleSummary]) -> None:
+    def __init__(self, summaries: list[ModuleSummary], already_found: Callable[[bytes], bool]) -> None:
+        """``already_found``: the byte prefilter, which finds a file that names a V1 word
+        without the index (:attr:`words` holds only the names it misses)."""
         self.by_key: dict[tuple[str, str], ModuleSummary] = {(s.root, s.module): s for s in summaries}
         self.by_module: dict[str, list[ModuleSummary]] = {}
         for summary in summaries:
@@ -198,7 +171,7 @@ class ForkIndex:
                     self._needed.setdefault((target.root, target.module), set()).add(name)
         self._v1_ancestor: dict[tuple[str, str | None], bool] = {}
         self._carriers = self._find_carriers()
-        self.words: frozenset[str] = frozenset(self._words())
+        self.words: frozenset[str] = frozenset(self._words(already_found))
 
     # ---- lookups ------------------------------------------------------------------
     def find(self, module: str, root: str | None) -> ModuleSummary | None:
@@ -387,10 +360,8 @@ class ForkIndex:
             self._v1_ancestor[key] = any(is_v1(a) for a in ancestors - {class_qualname})
         return self._v1_ancestor[key]
 
-    def _words(self) -> set[str]:
+    def _words(self, might_match: Callable[[bytes], bool]) -> set[str]:
         """Names bound to V1 objects (or V1 subclasses) without a V1 word in them."""
-        from migrator.relevance.prefilter import might_match
-
         words: set[str] = set()
         for summary in (self.by_key[key] for key in self._carriers):  # only carriers bind such names
             for name in summary.binds:
@@ -480,15 +451,3 @@ def module_files(qualname: str, root: str) -> list[str]:
         folder = os.path.join(root, *parts[:cut])
         found += [folder + ".py", os.path.join(folder, "__init__.py")]
     return found
-
-
-def project_root(paths: list[Path]) -> Path | None:
-    """The folder the index covers, the one the configuration is searched up to
-    (``migrator.run.config.project_root`` of the first path): the git repository's top, else the
-    first scanned folder (a file's folder), never the current folder (``cd ~ &&
-    dflash-migrate lint proj`` must not index the whole home folder)."""
-    if not paths:
-        return None
-    from migrator.run.config import project_root as config_root
-
-    return config_root(paths[0])

@@ -36,8 +36,8 @@ from functools import cache, lru_cache
 
 from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
+from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
-from migrator.python.analysis import resolve_relative
 from migrator.python.fallbacks import catalog_names
 
 TYPE_CHECKING = False

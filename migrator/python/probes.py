@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.analysis import IMPORT_ERRORS
+from migrator.python.names import IMPORT_ERRORS
 
 IMPORTERS = frozenset({"import_module", "__import__"})
 #: module look-ups that are tests wherever they stand (importlib.util, pkgutil)

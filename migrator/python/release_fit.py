@@ -22,8 +22,8 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Replace
-from migrator.python.analysis import IMPORT_ERROR_NAMES
 from migrator.python.fallbacks import branch_at, branches, statements
+from migrator.python.names import IMPORT_ERROR_NAMES
 
 
 def spellings(entry: catalog.Entry, releases: tuple[str, ...]) -> dict[str | None, list[str]]:

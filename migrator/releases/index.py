@@ -33,8 +33,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator, Literal, NamedTuple, Union
 
+from migrator.base.imports import resolve_relative
 from migrator.base.records import record
-from migrator.python.analysis import resolve_relative
 
 ROOT_PACKAGE = "sglang"
 

@@ -45,6 +45,7 @@ from migrator.base.model import (
     RunSummary,
     Span,
 )
+from migrator.base.options import Options, enabled_for, selection
 from migrator.base.records import record
 from migrator.python import partial
 from migrator.relevance.prefilter import (  # noqa: F401 - COARSE_MARKERS: named here too
@@ -54,17 +55,17 @@ from migrator.relevance.prefilter import (  # noqa: F401 - COARSE_MARKERS: named
     might_match,
     might_match_python,
 )
+from migrator.run import config
 from migrator.run.exitcode import exit_code, left_for_humans
 from migrator.run.files import discover, is_python
-from migrator.run.options import Options, enabled_for, selection
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
 
+    from migrator.base.options import Mode
     from migrator.python.analysis import HotText
     from migrator.python.forkindex import ForkIndex, ModuleSummary
-    from migrator.run.options import Mode
     from migrator.run.uncommitted import Uncommitted
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
@@ -236,7 +237,7 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         result.error = FileError(path, "cannot analyse: nesting too deep")
         return result
     if suppress and may_suppress(source, python=True):
-        from migrator.run.suppressions import filter_findings
+        from migrator.base.suppressions import filter_findings
 
         malformed: list[tuple[int, str]] = []
         findings, result.suppressed, result.unused_suppressions = filter_findings(source, findings, "python", malformed)
@@ -285,8 +286,9 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
     ``hot``: the source's hot lines where the caller made them; ``complete``: False where ``tree`` is of a masked text (``migrator.python.partial``),
     and so is the summary."""
     from migrator.python.analysis import analyze, module_name_for
-    from migrator.python.forkindex import ForkView, package_root, summarize
+    from migrator.python.forkindex import ForkView, package_root
     from migrator.python.rules import RuleContext, all_rules
+    from migrator.python.summary import summarize
 
     view = None
     if fork is not None:
@@ -567,12 +569,12 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     index the project's modules, look for the names they re-export under new names in the
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
     that import from those modules or that other modules import from."""
-    from migrator.python.forkindex import ForkIndex, project_root
+    from migrator.python.forkindex import ForkIndex
 
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
-    root = project_root(list(paths))
+    root = config.project_root(paths[0]) if paths else None  # the folder the index covers
     if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
         # The index covers the whole project, so one file gives the findings it has in a run of all.
         found = discover([root], selection(options), options.respect_gitignore)
@@ -587,7 +589,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
-    index = _completed(summaries, ForkIndex(list(summaries.values())))
+    index = _completed(summaries, ForkIndex(list(summaries.values()), might_match))
     carriers = index.carriers()
     if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
@@ -602,7 +604,7 @@ def _through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files:
         if not hits:
             break
         _analyze(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
-        index = _completed(summaries, ForkIndex(list(summaries.values())))
+        index = _completed(summaries, ForkIndex(list(summaries.values()), might_match))
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
@@ -628,7 +630,7 @@ def _completed(summaries: dict[str, ModuleSummary], index: ForkIndex) -> ForkInd
             # what its own (hot) analysis wants decided stays wanted
             summaries[path] = masked._replace(complete=True) if whole is None else whole._replace(
                 wanted=tuple(sorted({*whole.wanted, *masked.wanted})))
-        index = ForkIndex(list(summaries.values()))
+        index = ForkIndex(list(summaries.values()), might_match)
 
 
 def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
@@ -668,7 +670,7 @@ def _summary_only(path: str) -> ModuleSummary | None:
     """The fork index's summary of one file, every statement walked (a constructor's
     ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that)."""
     from migrator.python.analysis import analyze
-    from migrator.python.forkindex import summarize
+    from migrator.python.summary import summarize
 
     module_name = _module_name(Path(path))
     if module_name is None:

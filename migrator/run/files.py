@@ -5,7 +5,7 @@ order; honours ``.gitignore`` files (with pathspec's git semantics, including th
 the git top level and the root) for untracked files only (as git does: inside a work tree a
 file git tracks is always scanned, whatever a committed ``.gitignore`` says; ``--exclude``
 is the visible way to leave it out) and ``--exclude``
-patterns (one matcher for every command: :class:`migrator.run.options.Selection`, patterns relative
+patterns (one matcher for every command: :class:`migrator.base.options.Selection`, patterns relative
 to the folder they were written for); prunes the usual non-source folders. With
 ``force_exclude`` the exclude patterns also drop paths given by name (how pre-commit passes
 files). Symbolic links are never followed and never
@@ -20,13 +20,13 @@ import os
 import stat
 from pathlib import Path
 
-from migrator.run.options import compile_ignore
+from migrator.base.options import compile_ignore
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
 
-    from migrator.run.options import Selection
+    from migrator.base.options import Selection
 
 #: Version-control folders: left out without being counted (every checkout has one).
 _VCS_FOLDERS = frozenset({".git", ".hg", ".svn"})

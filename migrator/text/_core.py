@@ -259,7 +259,7 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
     where the file's data and embedded languages are, for suppressions."""
-    from migrator.run.suppressions import filter_findings
+    from migrator.base.suppressions import filter_findings
 
     try:
         text = data.decode("utf-8")
@@ -273,11 +273,11 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     found = analyze(path, text, ctx)
     if rule.dotted_names:
         found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
-    from migrator.run.options import enabled_for
+    from migrator.base.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
     raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
-    from migrator.run.suppressions import syntax_of
+    from migrator.base.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)

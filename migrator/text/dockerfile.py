@@ -189,7 +189,7 @@ def guard(path: str, before: str, after: str) -> str | None:
 
 def regions(text: str) -> tuple[set[int], set[int]]:
     """(no data lines, lines of instructions continued over lines or running shell): where
-    a comment is the embedded shell's, not the Dockerfile's (``migrator.run.suppressions``)."""
+    a comment is the embedded shell's, not the Dockerfile's (``migrator.base.suppressions``)."""
     embedded: set[int] = set()
     for ins in instructions(_core.split_lines(text, "shell")):
         embedded.update(range(ins.first + 1, ins.last + 1))

@@ -131,7 +131,7 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     list item) are cut before parsing and added back to the columns. A block that does not
     parse (a fragment, pseudo-code) is scanned as text."""
     from migrator.base.fileio import SourceError
-    from migrator.run.options import Options
+    from migrator.base.options import Options
 
     prompted = any(_PROMPT.match(lines[k]) for k in body)
     cut: dict[int, int] = {}

@@ -3,7 +3,7 @@
 Used by the fallback scanner (every text file no structured rule reads), by Markdown
 prose and by notebook Markdown cells. Only spellings that cannot mean anything else are
 reported on their own; the patterns are derived from ``catalog.TEXT_MIRRORS`` (which names
-which entry, and how it is spelled unambiguously), so no removed name is spelled here:
+which entry, and how it is spelled unambiguously), so no removed name is spelled here (the patterns: :mod:`migrator.catalog.mentions`):
 
 * "module": the dotted module path not followed by more of a name (``dflash_worker_v2``
   does not match), or its file path (``speculative/dflash_worker.py``); a name of another
@@ -21,70 +21,16 @@ comment syntax is known; positions are kept (blanked text becomes spaces).
 
 from __future__ import annotations
 
-import re
-from functools import cache
-
 from migrator import catalog
 from migrator.base.model import Finding, Fix, Span
-
-#: Fast check before any regex: every spelling holds one of these.
-_MARKERS = ("dflash", "DFlash", "SPEC_V2", "keep_slots", "forward_batch_generation", "_prepare_for_spec")
-
-
-Pattern = tuple[str, "re.Pattern[str]", tuple[str, ...]]
-
-
-@cache
-def _patterns() -> tuple[tuple[Pattern, ...], tuple[Pattern, ...]]:
-    """(unambiguous, context-only) (code, pattern, package folders) triples, from the
-    catalog. Package folders are set for a file path: the folders written before the
-    module's own folder must be the module's packages (``sglang/srt/``), a suffix of them,
-    or nothing, so another package's ``speculative/dflash_worker.py`` does not match."""
-    plain: list[Pattern] = []
-    context: list[Pattern] = []
-    for mirror in catalog.TEXT_MIRRORS:
-        old = catalog.get(mirror.mirrors).old
-        parts = old.split(".")
-        if mirror.style == "module":
-            plain.append((mirror.code, re.compile(rf"(?<![\w.]){re.escape(old)}(?![\w])"), ()))
-            path = re.escape("/".join(parts[-2:]) + ".py")
-            plain.append((mirror.code, re.compile(rf"(?<![\w.-])((?:[\w.-]+/)*){path}(?![\w])"), tuple(parts[:-2])))
-            continue
-        spelled = ".".join(parts[-2:]) if mirror.style == "member" else parts[-1]
-        pattern = (mirror.code, re.compile(rf"(?<![\w]){re.escape(spelled)}(?![\w])"), ())
-        (context if mirror.style == "context" else plain).append(pattern)
-    return tuple(plain), tuple(context)
-
-
-def _start(match: re.Match[str], packages: tuple[str, ...]) -> int | None:
-    """Column where the spelling starts, or None when a file path is another package's."""
-    if not packages:
-        return match.start()
-    folders = match.group(1).split("/")[:-1]
-    shared = list(zip(reversed(folders), reversed(packages)))
-    if any(written != package for written, package in shared):
-        return None
-    return match.start(1) + sum(len(f) + 1 for f in folders[: len(folders) - len(shared)])
-
-
-def module_path_offsets(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each file path of a removed module in ``text`` (see ``_start``)."""
-    plain, _ = _patterns()
-    found = []
-    for _, pattern, packages in plain:
-        if packages:
-            for match in pattern.finditer(text):
-                start = _start(match, packages)
-                if start is not None:
-                    found.append((start, match.end()))
-    return found
+from migrator.catalog.mentions import MARKERS, patterns, spelling_start
 
 
 def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # noqa: ANN001 - _core.Ctx
     """Findings on one line (comments already blanked), at the token's line and column."""
-    if not any(marker in line for marker in _MARKERS):
+    if not any(marker in line for marker in MARKERS):
         return []
-    plain, context = _patterns()
+    plain, context = patterns()
     out: list[Finding] = []
     for group in (plain, context):
         if group is context and not out:
@@ -93,7 +39,7 @@ def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # n
             if not ctx.fires(code):
                 continue
             for match in pattern.finditer(line):
-                start = _start(match, packages)
+                start = spelling_start(match, packages)
                 if start is not None:
                     out.append(_finding(path, number, start, match.end(), code))
     return out

@@ -172,7 +172,7 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
 
 def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer) -> FileResult:
     from migrator import catalog
-    from migrator.run.suppressions import filter_findings
+    from migrator.base.suppressions import filter_findings
 
     try:
         text = data.decode("utf-8")
@@ -189,7 +189,7 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)
-    from migrator.run.options import enabled_for
+    from migrator.base.options import enabled_for
 
     enabled = enabled_for(path, options)  # type: ignore[arg-type]
     edited: list[tuple[_jsonspan.CellSource, str, list[Finding], str | None]] = []

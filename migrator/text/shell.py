@@ -405,7 +405,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
 
 def regions(text: str) -> tuple[set[int], set[int]]:
     """(lines of here-documents and of strings over several lines: data, no comments; no
-    embedded language) for ``migrator.run.suppressions``."""
+    embedded language) for ``migrator.base.suppressions``."""
     data: set[int] = set()
     split(_core.split_lines(text, "shell"), 1, data, data)
     return data, set()

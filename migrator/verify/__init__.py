@@ -44,7 +44,7 @@ from migrator.verify.checker import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from migrator.run.options import Selection
+    from migrator.base.options import Selection
 
 __all__ = [
     "OVERRIDE_CODE", "UNRESOLVED_CODE", "VERIFY_CODES", "Target", "verify_source", "verify_paths",

@@ -33,6 +33,7 @@ from migrator import catalog
 from migrator.base.model import Finding, Fix, Span
 from migrator.base.records import record
 from migrator.python import analysis
+from migrator.python.names import MISSING_NAME_ERRORS
 from migrator.releases.index import (
     Ref,
     ReleaseClass,
@@ -102,7 +103,7 @@ class FileChecker:
                 for handler in node.handlers:  # type: ignore[attr-defined]
                     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
                     caught |= {dotted_name(k).rpartition(".")[2] if k is not None and dotted_name(k) else "*" for k in kinds}
-                if caught & {"*", *analysis.MISSING_NAME_ERRORS}:
+                if caught & {"*", *MISSING_NAME_ERRORS}:
                     body = node.body  # type: ignore[attr-defined]
                     first, last = body[0].lineno, body[-1].end_lineno or body[-1].lineno
                     ranges.append((first, last))

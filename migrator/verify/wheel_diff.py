@@ -191,7 +191,7 @@ class _Callers:
         self._importers: dict[tuple[str, str], set[str]] = {}
 
     def _build(self) -> list[_Caller]:
-        from migrator.python.analysis import resolve_relative
+        from migrator.base.imports import resolve_relative
         from migrator.releases.index import dotted_name
 
         callers: list[_Caller] = []

@@ -1,5 +1,5 @@
 """What every command shares: the parameters they have in common, the one function that
-turns a command line and ``[tool.dflash-migrate]`` into :class:`~migrator.run.options.Options`,
+turns a command line and ``[tool.dflash-migrate]`` into :class:`~migrator.base.options.Options`,
 the progress bar and the error format.
 
 Errors that stop a run before it starts (a bad ``--target-version``, an unknown rule code,
@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
+from migrator.base.options import Options, parse_codes
 from migrator.cli.commands.params import Param
-from migrator.run.options import Options, parse_codes
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -261,8 +261,8 @@ def shown(paths: Sequence[Path], options: Options, show_files: bool, show_settin
     if show_settings:
         out.write("".join(f"{visible(key)} = {visible(value)}\n" for key, value in settings(paths, options)))
     if show_files:
+        from migrator.base.options import selection
         from migrator.run.files import discover
-        from migrator.run.options import selection
 
         found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
                          own_outputs=options.own_outputs)

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from typing import Iterator
 
     from migrator.base.model import Finding
+    from migrator.base.options import Options
     from migrator.run.engine import RunResult
-    from migrator.run.options import Options
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .). `-` reads stdin and writes stdout."),

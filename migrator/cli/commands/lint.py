@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     from typing import TextIO
 
     from migrator.base.model import FileResult
+    from migrator.base.options import Options
     from migrator.run.engine import RunResult
-    from migrator.run.options import Options
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),

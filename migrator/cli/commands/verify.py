@@ -65,8 +65,8 @@ def run(
     exclude: list[str] | None = None,
     force_exclude: bool = False,
 ) -> int:
+    from migrator.base.options import selection
     from migrator.report import render
-    from migrator.run.options import selection
     from migrator.verify import (
         drop_acknowledged,
         exit_code,
@@ -102,8 +102,8 @@ def run(
 
 def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_todos: bool) -> int:  # noqa: ANN001
     """Every reference resolved on each release of the target; exit 1 if a file fails on one."""
+    from migrator.base.options import selection
     from migrator.report import render
-    from migrator.run.options import selection
     from migrator.verify import exit_code, range_report, summarize, verify_releases
 
     skipped: list[tuple[Path, str]] = []

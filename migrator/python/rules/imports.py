@@ -30,8 +30,8 @@ from migrator.base.model import (
     Span,
 )
 from migrator.python.analysis import ImportedName, ImportFromInfo, rename_qualname
-from migrator.python.rules.context import Rule, RuleContext
 from migrator.python.deferred_import import movable, move_into_functions, name_cut
+from migrator.python.rules.context import Rule, RuleContext
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:

@@ -69,7 +69,7 @@ _PATH_HINT = "/" + catalog.DFLASH_WORKER.rpartition(".")[2] + ".py"
 
 
 def _check_path(ctx: RuleContext, node: ast.Constant) -> None:
-    from migrator.text.mentions import module_path_offsets
+    from migrator.catalog.mentions import module_path_offsets
 
     entry = ctx.entry("DFM101")
     literal = outer_literal(ctx, node)

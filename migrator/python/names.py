@@ -1,0 +1,50 @@
+"""Facts about Python names that the analysis, the fork index, release fitting and the probes
+share, one home each: which exceptions catch a failed import, a class's ancestors, a
+module's ``__all__``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Iterable
+
+#: The exception names a handler catches a failed import statement with: ``ImportError``
+#: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.
+#: The failed-import exceptions themselves: a ``try`` whose handler names one of these is a
+#: written fallback (``migrator.python.fallbacks``); a broad ``except Exception`` is not one.
+IMPORT_ERROR_NAMES = frozenset({"ImportError", "ModuleNotFoundError"})
+IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
+#: What a reference to a name that a release lacks raises: an import error, or
+#: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
+#: error is one). A version guard, and an optional reference in ``verify``, catch either.
+MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
+
+
+def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:
+    """``qualname`` and every class it derives from through ``bases_of`` (cycles end): the
+    one ancestor walk, for a file's analysis and for the fork index."""
+    seen: set[str] = set()
+    stack = [qualname]
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(bases_of(current))
+    return frozenset(seen)
+
+
+def all_names(tree: ast.Module) -> tuple[str, ...] | None:
+    """The strings of a module-level ``__all__`` list or tuple (None: no ``__all__``)."""
+    names: list[str] | None = None
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign):
+            targets = statement.targets
+        elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
+            targets = [statement.target]
+        else:
+            continue
+        if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            continue
+        if isinstance(statement.value, (ast.List, ast.Tuple)):
+            found = [e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            names = (names or []) + found if isinstance(statement, ast.AugAssign) else found
+    return tuple(names) if names is not None else None

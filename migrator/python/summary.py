@@ -1,0 +1,35 @@
+"""A module's summary for the fork index, from its analysis (kept apart so that the index
+stands below the analysis: the analysis reads the index, the summary reads both)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from migrator.python.analysis import Analysis
+from migrator.python.forkindex import ModuleSummary, _fallbacks, package_root
+from migrator.python.names import all_names
+
+
+def summarize(analysis: Analysis, path: str, complete: bool = True) -> ModuleSummary | None:
+    """The module-level facts of one analysed file (None for a script outside a package);
+    ``complete``: False where the analysis saw a masked parse."""
+    module = analysis.module_name
+    if module == "__main__":
+        return None
+    binds: dict[str, tuple[str, int]] = {}
+    for name, binding in analysis.module_imports.items():
+        if not binding.guarded:
+            binds[name] = (binding.qualname or "", binding.line)
+    classes = {q: (info.bases, info.node.lineno) for q, info in analysis.classes.items()
+               if q.count(".") == module.count(".") + 1}
+    attributes = {q: dict(info.attr_types) for q, info in analysis.classes.items() if info.attr_types}
+    star: list[str] = []
+    imported: list[tuple[str, str]] = []
+    for info in analysis.import_froms:
+        names = info.statement.names
+        if any(alias.name == "*" for alias in names):
+            star.append(info.module)
+        imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
+    return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
+                         all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns),
+                         tuple(sorted(analysis.wanted)), complete)
