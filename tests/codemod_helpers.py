@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 
 from migrator.base.model import Finding
-from migrator.run.engine import Options, process_bytes
+from migrator.run.engine import Options
+from migrator.run.pipeline import process_bytes
 
 
 def migrate(source: str, *, target: str = "0.5.17", path: str = "fork_module.py", unsafe: bool = False,
@@ -47,7 +48,7 @@ def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "c
     """Findings and rewrites of every candidate file under ``tree`` are the same after
     ``disable_shortcut()`` turns a speed shortcut off; returns the candidates. ``mode``:
     "lint" for the shortcuts only the lint takes (``migrator.python.partial``)."""
-    from migrator.run.engine import might_match
+    from migrator.relevance.prefilter import might_match
 
     options = Options(mode=mode, target_version="0.5.23")
     candidates = [p for p in sorted(tree.rglob("*.py")) if might_match(p.read_bytes())]

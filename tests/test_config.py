@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from migrator.base.options import selection
 from migrator.cli.commands.common import build_options
 from migrator.run.config import Config, ConfigError, find, load
-from migrator.base.options import selection
 
 
 def write(tmp_path: Path, body: str, where: str = "") -> Path:
@@ -118,7 +118,9 @@ def test_outside_a_repository_the_current_folder_does_not_widen_the_search(tmp_p
     """``cd parent && dflash-migrate lint project``: the parent's ``pyproject.toml`` is above
     the scanned folder, so it does not apply (it did while the search stopped at the current
     folder), and the fork index covers the same folder as the search."""
-    from migrator.run.config import project_root  # also the folder the run's fork index covers
+    from migrator.run.config import (
+        project_root,  # also the folder the run's fork index covers
+    )
 
     (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM"]\n')
     project = tmp_path / "project"

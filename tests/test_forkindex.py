@@ -16,7 +16,8 @@ from flakes import new_flakes
 from migrator.base.model import Finding
 from migrator.python import forkindex
 from migrator.report import sarif
-from migrator.run import engine
+from migrator.run import batches, engine, pipeline, result
+from migrator.run import fork as fork_pass
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "forks" / "index_fixture"
 PACKAGE = "idxfork"
@@ -50,7 +51,7 @@ EXPECTED = [
 ]
 
 
-def found(outcome: engine.RunResult, root: Path) -> list[tuple]:
+def found(outcome: result.RunResult, root: Path) -> list[tuple]:
     return sorted((Path(f.path).relative_to(root).as_posix(), f.line, f.column, f.code,
                    [(Path(p).name, line) for p, line in f.related])
                   for r in outcome.results for f in r.findings if f.path.endswith(".py"))
@@ -178,8 +179,8 @@ def test_a_tree_without_reexports_pays_no_second_step(tmp_path: Path, monkeypatc
     (tmp_path / "pkg" / "a.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n\ndef f():\n    return DFlashWorker\n")
     (tmp_path / "pkg" / "b.py").write_text("x = 1\n")
     second: list[int] = []
-    real = engine._analyze
-    monkeypatch.setattr(engine, "_analyze", lambda *args, **kwargs: second.append(len(args[1])) or real(*args, **kwargs))
+    real = batches.analyze_files
+    monkeypatch.setattr(batches, "analyze_files", lambda *args, **kwargs: second.append(len(args[1])) or real(*args, **kwargs))
     engine.run([tmp_path], engine.Options(mode="lint", target_version=TARGET, jobs=1))
     assert sum(second) == 0  # no file analysed twice, none read for index words
 
@@ -265,9 +266,11 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     (sibling / "reexport.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker as Base\n")
     monkeypatch.chdir(tmp_path)
     read: list[str] = []
-    real = engine._analyze
-    monkeypatch.setattr(engine, "_analyze", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
-    from migrator.run.config import project_root  # the folder the run's fork index covers
+    real = batches.analyze_files
+    monkeypatch.setattr(batches, "analyze_files", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
+    from migrator.run.config import (
+        project_root,  # the folder the run's fork index covers
+    )
 
     assert project_root(Path("proj")) == (tmp_path / "proj").resolve()
     assert project_root(Path("proj/a.py")) == (tmp_path / "proj").resolve()
@@ -276,15 +279,16 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     assert not any("elsewhere" in str(p) for p in read), read
 
 
-def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, Counter, engine.RunResult]:
+def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, Counter, result.RunResult]:
     """(files analysed, files read) by one lint run in this process (``jobs=1``), by real path."""
     analysed: Counter = Counter()
     read: Counter = Counter()
-    run_rules, read_bytes = engine._run_rules, engine.read_bytes
+    run_rules, read_bytes = pipeline._run_rules, pipeline.read_bytes
     with monkeypatch.context() as patch:
-        patch.setattr(engine, "_run_rules", lambda path, *a, **k: analysed.update([str(Path(path).resolve())])
+        patch.setattr(pipeline, "_run_rules", lambda path, *a, **k: analysed.update([str(Path(path).resolve())])
                       or run_rules(path, *a, **k))
-        patch.setattr(engine, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))
+        for module in (pipeline, fork_pass):  # a file's pipeline, and the fork pass's reads
+            patch.setattr(module, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))
         outcome = engine.run(paths, engine.Options(mode="lint", target_version=TARGET, jobs=1))
     return analysed, read, outcome
 
@@ -480,7 +484,7 @@ def test_the_index_types_decide_ngram_style_verify_calls(tmp_path: Path, monkeyp
     ["w" * n for n in range(1, 120)],  # long nested prefixes: the plain alternation
 ])
 def test_the_second_pass_pattern_finds_exactly_the_files_holding_a_word(words: list[str]) -> None:
-    pattern = engine.any_word_pattern(words)
+    pattern = fork_pass.any_word_pattern(words)
     texts = [b"", b"nothing here", *(f"x = {w}\n".encode() for w in words), b"Worke", b"Draf t", b"a", b"(y", b"zz"]
     for text in texts:
         assert (pattern.search(text) is not None) == any(w.encode() in text for w in words), text

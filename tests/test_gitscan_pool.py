@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from codemod_helpers import write_tree
 
-from migrator.run import engine, gitscan, pool
+from migrator.run import batches, engine, gitscan, pipeline, pool, result
 
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -48,7 +48,7 @@ def make_repo(root: Path) -> None:
     (root / "ignored_by_gitignore.py").write_text(V1)
 
 
-def summary(outcome: engine.RunResult) -> dict[str, list[tuple[int, str]]]:
+def summary(outcome: result.RunResult) -> dict[str, list[tuple[int, str]]]:
     return {Path(r.path).name: sorted((f.line, f.code) for f in r.findings) for r in outcome.results if r.findings}
 
 
@@ -109,14 +109,14 @@ def test_a_dying_worker_is_reported_and_the_run_finishes(tmp_path: Path, monkeyp
     padding = "#" * 40_000 + "\n"  # files this large are handed out one at a time
     write_tree(tmp_path, {f"pkg/m{i}.py": V1 + padding for i in range(12)})
     write_tree(tmp_path, {"pkg/killer.py": V1 + padding + "# this file kills its worker\n"})
-    real = engine._process_chunk_task
+    real = pipeline.process_chunk
 
     def dies_on_killer(task: tuple[list[str], engine.Options]) -> list:
         if any(path.endswith("killer.py") for path in task[0]):
             os.kill(os.getpid(), signal.SIGKILL)
         return real(task)
 
-    monkeypatch.setattr(engine, "_process_chunk_task", dies_on_killer)
+    monkeypatch.setattr(engine, "process_chunk", dies_on_killer)
     outcome = engine.run([tmp_path], engine.Options(mode="lint", jobs=2))
     errors = {Path(r.path).name: r.error.message for r in outcome.results if r.error}
     assert "killer.py" in errors and "worker process died" in errors["killer.py"]
@@ -139,7 +139,7 @@ def test_pool_and_serial_runs_agree(tmp_path: Path) -> None:
 def test_largest_files_are_handed_out_first(tmp_path: Path) -> None:
     sizes = {"small.py": 10, "huge.py": 1_000_000, "mid.py": 50_000, "tiny.py": 1}
     write_tree(tmp_path, {name: "x" * size for name, size in sizes.items()})
-    chunks = engine._largest_first_chunks([str(tmp_path / name) for name in (*sizes, "gone.py")], jobs=2)
+    chunks = batches.largest_first_chunks([str(tmp_path / name) for name in (*sizes, "gone.py")], jobs=2)
     assert chunks[0] == [str(tmp_path / "huge.py")]
     assert [Path(path).name for chunk in chunks for path in chunk] == ["huge.py", "mid.py", "small.py", "tiny.py", "gone.py"]
 

@@ -11,7 +11,8 @@ from codemod_helpers import migrate, todo_lines
 from flakes import new_flakes
 
 from migrator.python import guard
-from migrator.run.engine import Options, process_bytes
+from migrator.run.engine import Options
+from migrator.run.pipeline import process_bytes
 
 
 def _fixed(source: str, **kwargs) -> str:  # noqa: ANN003

@@ -7,7 +7,7 @@ nothing outside the root touched, no file partially written, no temp file left b
 Cases that need special machinery have their own tests below: files that cannot be read
 and read-only folders (root bypasses permission bits, so the CLI runs with
 CAP_DAC_OVERRIDE/CAP_DAC_READ_SEARCH/CAP_FOWNER dropped via ``setpriv``), a file changed
-by someone else between read and write (a seam in ``engine.process_bytes``), the 50 MB file
+by someone else between read and write (a seam in ``pipeline.process_bytes``), the 50 MB file
 and the SIGINT half-way through a large tree (slow tier).
 """
 
@@ -368,14 +368,13 @@ def test_read_only_file_is_reported_not_replaced(tmp_path: Path, unprivileged: t
 
 
 def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.run import engine
-
+    from migrator.run import engine, pipeline
     racing = tmp_path / "racing.py"
     calm = tmp_path / "calm.py"
     racing.write_bytes(V1)
     calm.write_bytes(V1)
     theirs = V1 + b"# their edit, saved while the tool was working\n"
-    original = engine.process_bytes
+    original = pipeline.process_bytes
 
     def process_then_someone_saves(path: str, data: bytes, options, *rest):  # noqa: ANN001, ANN002
         result = original(path, data, options, *rest)
@@ -383,7 +382,7 @@ def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest
             racing.write_bytes(theirs)
         return result
 
-    monkeypatch.setattr(engine, "process_bytes", process_then_someone_saves)
+    monkeypatch.setattr(pipeline, "process_bytes", process_then_someone_saves)
     outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))
     errors = {Path(r.path).name: r.error for r in outcome.results if r.error}
     assert set(errors) == {"racing.py"}
@@ -454,9 +453,9 @@ def test_fifty_megabyte_file(tmp_path: Path) -> None:
 
 
 def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.run import engine
+    from migrator.run import engine, pipeline
 
-    monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
+    monkeypatch.setattr(pipeline, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
     # removing the env setting is a structural (libcst) edit: over the limit it is refused
     data = V1 + b"import os\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '1'\nx = DFlashWorker\n" + b"y = 1\n" * 500
@@ -469,9 +468,9 @@ def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: P
 
 
 def test_large_file_with_only_span_edits_is_still_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.run import engine
+    from migrator.run import engine, pipeline
 
-    monkeypatch.setattr(engine, "MAX_REWRITE_BYTES", 1000)
+    monkeypatch.setattr(pipeline, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
     big.write_bytes(V1 + b"x = DFlashWorker\n" + b"y = 1\n" * 500)
     outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))
@@ -496,10 +495,10 @@ def _large_tree(root: Path, count: int) -> dict[str, bytes]:
 _SIGINT_RUNNER = r"""
 import os, signal, sys
 from migrator.cli import main as cli
-from migrator.run import engine
+from migrator.run import write
 ready, go, ack = (int(fd) for fd in sys.argv[1:4])
 written = 0
-real_write = engine.write_atomic
+real_write = write.write_atomic
 
 def write_atomic(path, data, expected_old, **keywords):
     global written
@@ -513,7 +512,7 @@ def on_sigint(signum, frame):
     os.write(ack, b"interrupted\n")
     signal.default_int_handler(signum, frame)
 
-engine.write_atomic = write_atomic
+write.write_atomic = write_atomic
 signal.signal(signal.SIGINT, on_sigint)
 sys.argv = ["dflash-migrate", *sys.argv[4:]]
 sys.exit(cli.main())

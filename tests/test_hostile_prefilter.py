@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from migrator.base import compat
-from migrator.run import engine
+from migrator.relevance import prefilter
 
 REPO = Path(__file__).resolve().parents[1]
 #: ``from sglang.srt.speculative.ｄflash_worker import ＤFlashWorker`` (full-width d and D).
@@ -38,10 +38,10 @@ def test_python_reads_the_disguised_import_as_the_v1_one() -> None:
 
 
 def test_python_prefilter_sees_compatibility_spellings() -> None:
-    assert engine.might_match(DISGUISED.encode())
-    assert engine.might_match(MATH.encode())
-    assert not engine.might_match("# 中文注释，（全角标点）：没有旧名字\nx = 1\n".encode())
-    assert not engine.might_match("x = 'ｈｅｌｌｏ'\n".encode())
+    assert prefilter.might_match(DISGUISED.encode())
+    assert prefilter.might_match(MATH.encode())
+    assert not prefilter.might_match("# 中文注释，（全角标点）：没有旧名字\nx = 1\n".encode())
+    assert not prefilter.might_match("x = 'ｈｅｌｌｏ'\n".encode())
 
 
 @pytest.mark.parametrize("git", [False, True])

@@ -202,15 +202,14 @@ def test_sparse_gigabyte_file_is_an_error_without_being_read(tmp_path: Path) -> 
     lower-cased) before the size limit applied. Now the size is asked first: nothing of
     it is read, and the file is a per-file error naming the limit."""
     from migrator.base.fileio import MAX_READ_BYTES
-    from migrator.run import engine
-
+    from migrator.run import engine, pipeline
     big = tmp_path / "huge.py"
     with big.open("wb") as stream:
         stream.truncate(1 << 30)
     (tmp_path / "good.py").write_text(V1)
     options = engine.Options(mode="lint", jobs=1)
-    engine.analyze_path(tmp_path / "good.py", options)  # imports and tables warmed up
-    read, result = _bytes_read_by(lambda: engine.analyze_path(big, options))
+    pipeline.analyze_path(tmp_path / "good.py", options)  # imports and tables warmed up
+    read, result = _bytes_read_by(lambda: pipeline.analyze_path(big, options))
     assert read < 1 << 20, f"{read} bytes read for a file over the limit"
     assert result.error is not None
     assert result.error.message.startswith("file too large to read")
@@ -258,17 +257,17 @@ def test_notebook_over_its_limit_is_an_error_naming_the_limit(tmp_path: Path, mo
     """Attack: a notebook had no size limit at all (a 42 MB one took 600 MB and 13 s to
     parse); now a candidate notebook over ``MAX_NOTEBOOK_BYTES`` is a per-file error and
     is never parsed."""
-    from migrator.run import engine
+    from migrator.run import engine, pipeline
     from migrator.text import notebook
 
-    monkeypatch.setattr(engine, "MAX_NOTEBOOK_BYTES", 4096)
+    monkeypatch.setattr(pipeline, "MAX_NOTEBOOK_BYTES", 4096)
     cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [{"output_type": "stream",
             "name": "stdout", "text": ["x" * 10_000]}], "source": [V1]}
     path = tmp_path / "big.ipynb"
     path.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     monkeypatch.setattr(notebook.json if hasattr(notebook, "json") else json, "loads",
                         lambda *a, **k: pytest.fail("the notebook was parsed"))
-    result = engine.analyze_path(path, engine.Options(mode="lint", jobs=1))
+    result = pipeline.analyze_path(path, engine.Options(mode="lint", jobs=1))
     assert result.error is not None and result.error.message.startswith("file too large to analyse")
 
 

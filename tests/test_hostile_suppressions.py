@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.run import engine
+from migrator.run import pipeline
 from migrator.run.engine import Options
 from migrator.text import handler_for
 
@@ -26,8 +26,8 @@ ENV = "SGLANG_ENABLE_SPEC_V2"
 def result_of(path: str, text: str):
     options = Options(mode="lint")
     if path.endswith(".py"):
-        return engine.process_bytes(path, text.encode(), options)
-    return handler_for(path)(path, text.encode(), options, engine.analyze_python)
+        return pipeline.process_bytes(path, text.encode(), options)
+    return handler_for(path)(path, text.encode(), options, pipeline.analyze_python)
 
 
 @pytest.mark.parametrize("path, text", [

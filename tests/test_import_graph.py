@@ -46,10 +46,10 @@ def test_the_graph_reader_sees_a_cycle() -> None:
     """The checker itself: a two-module loop and a loop through a function-level import."""
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
     known = modules()
-    assert "migrator.base.options" in known and "migrator.run.engine" in known
-    engine = dependencies("migrator.run.engine", known["migrator.run.engine"], known)
-    assert "migrator.base.options" in engine  # a top-level import
-    assert "migrator.python.analysis" in engine  # imported inside a function
+    assert "migrator.base.options" in known and "migrator.run.pipeline" in known
+    pipeline = dependencies("migrator.run.pipeline", known["migrator.run.pipeline"], known)
+    assert "migrator.base.options" in pipeline  # a top-level import
+    assert "migrator.python.analysis" in pipeline  # imported inside a function
     report = dependencies("migrator.report", known["migrator.report"], known)
     assert "migrator.report.sarif" in report  # import_module(f"migrator.report.{...}")
 

@@ -161,8 +161,8 @@ def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(t
     payload grew with the repository. Here it is the same for 10 and for 1,000 tracked files."""
     import pickle
 
-    from migrator.run import engine, pool
     from migrator.base.options import Options
+    from migrator.run import engine, pool
 
     assert not {"dirty", "fork"} & set(Options._fields)
 

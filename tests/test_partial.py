@@ -13,7 +13,7 @@ from codemod_helpers import assert_shortcut_changes_nothing
 
 from migrator.base.fileio import decode_python
 from migrator.python import analysis, partial
-from migrator.run import engine
+from migrator.run import engine, pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "migrator").rglob("*.py"))
@@ -107,7 +107,7 @@ def _findings(source: str, monkeypatch: pytest.MonkeyPatch | None = None, whole:
     options = engine.Options(mode="lint", target_version="0.5.17")
     if whole and monkeypatch is not None:
         monkeypatch.setattr(partial, "mask", lambda source, hot: None)
-    return engine.process_bytes("pkg/mod.py", source.encode(), options).findings
+    return pipeline.process_bytes("pkg/mod.py", source.encode(), options).findings
 
 
 CASES = {
@@ -186,19 +186,19 @@ def test_syntax_error_in_a_blanked_statement_is_reported_by_check_fix_and_parse_
     the file whole and names the error."""
     source = V1 + PADDING + "\n\ndef broken(:\n    pass\n"
     line = source.count("\n", 0, source.index("def broken")) + 1
-    lint = engine.process_bytes("m.py", source.encode(), engine.Options(mode="lint", target_version="0.5.17"))
+    lint = pipeline.process_bytes("m.py", source.encode(), engine.Options(mode="lint", target_version="0.5.17"))
     assert lint.error is None and lint.findings
     for options in (engine.Options(mode="lint", target_version="0.5.17", parse_all=True),
                     engine.Options(mode="check", target_version="0.5.17"),
                     engine.Options(mode="fix", target_version="0.5.17")):
-        result = engine.process_bytes("m.py", source.encode(), options)
+        result = pipeline.process_bytes("m.py", source.encode(), options)
         assert result.error is not None and "syntax error" in result.error.message and result.error.line == line
         assert result.new_bytes is None
 
 
 def test_a_syntax_error_in_a_kept_statement_is_reported_by_lint() -> None:
     source = V1 + PADDING + "\n\ndef broken(:\n    return DFlashWorker\n"
-    lint = engine.process_bytes("m.py", source.encode(), engine.Options(mode="lint", target_version="0.5.17"))
+    lint = pipeline.process_bytes("m.py", source.encode(), engine.Options(mode="lint", target_version="0.5.17"))
     assert lint.error is not None and "syntax error" in lint.error.message
 
 

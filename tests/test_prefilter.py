@@ -10,7 +10,8 @@ from codemod_helpers import assert_shortcut_changes_nothing
 
 from migrator import catalog
 from migrator.python import analysis
-from migrator.run import engine
+from migrator.relevance import prefilter
+from migrator.run import engine, pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted((ROOT / "examples" / "legacy_fork").rglob("*.py")) + sorted((ROOT / "tests" / "rules").glob("test_*.py"))
@@ -21,29 +22,29 @@ def test_every_trigger_token_contains_a_coarse_marker() -> None:
     cue passes the coarse stage through the cue's marker."""
     from migrator.relevance import prefilter
 
-    for token, cues, _ in engine._groups():
+    for token, cues, _ in prefilter._groups():
         markers = prefilter.markers_of(token, cues)
         assert markers, token
         assert any(m in token.lower() for m in markers) or all(any(m in cue.lower() for m in markers) for cue in cues), token
-    cued = [(token, cues) for token, cues, _ in engine._groups()
-            if cues and not any(m in token.lower() for m in engine.COARSE_MARKERS)]
+    cued = [(token, cues) for token, cues, _ in prefilter._groups()
+            if cues and not any(m in token.lower() for m in prefilter.COARSE_MARKERS)]
     assert cued, "no token relies on its cues' marker: the case below tests nothing"
     for token, cues in cued:
-        assert engine.might_match(b"r = w.forward(b)\nr." + token + b"\n# " + cues[0] + b"\n")
-        assert not engine.might_match(b"r = w.forward(b)\nr." + token + b"\n")
+        assert prefilter.might_match(b"r = w.forward(b)\nr." + token + b"\n# " + cues[0] + b"\n")
+        assert not prefilter.might_match(b"r = w.forward(b)\nr." + token + b"\n")
 
 
 def test_prefilter_rejects_clean_and_accepts_each_token() -> None:
-    assert not engine.might_match(b"import os\nprint('flash attention')\n")
-    for token, cues, patterns in engine._groups():
+    assert not prefilter.might_match(b"import os\nprint('flash attention')\n")
+    for token, cues, patterns in prefilter._groups():
         if patterns:  # the shape of code the patterns describe: test_patterned_triggers
             continue
         if not cues:
-            assert engine.might_match(b"x = '" + token + b"'\n")
+            assert prefilter.might_match(b"x = '" + token + b"'\n")
             continue
-        assert not engine.might_match(b"from m import " + token + b"\n")  # the class alone still exists
+        assert not prefilter.might_match(b"from m import " + token + b"\n")  # the class alone still exists
         for cue in cues:
-            assert engine.might_match(b"from m import " + token + b"\nv" + cue + b"\n")
+            assert prefilter.might_match(b"from m import " + token + b"\nv" + cue + b"\n")
 
 
 GUARD_SHAPES = {
@@ -68,8 +69,8 @@ GUARD_SHAPES = {
 def test_patterned_triggers_send_exactly_the_guards_to_the_parser(name: str) -> None:
     source, fires = GUARD_SHAPES[name]
     options = engine.Options(mode="lint", target_version="0.5.14")
-    assert engine.might_match(source.encode()) is fires
-    everything = engine.process_bytes("m.py", source.encode(), options._replace(parse_all=True))
+    assert prefilter.might_match(source.encode()) is fires
+    everything = pipeline.process_bytes("m.py", source.encode(), options._replace(parse_all=True))
     assert bool(everything.findings) is fires  # the rule agrees: the prefilter drops no finding
 
 
@@ -86,9 +87,9 @@ def test_every_catalog_member_name_is_a_relevant_word() -> None:
 def test_skipping_cold_code_loses_nothing(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = path.read_bytes()
     options = engine.Options(mode="lint", target_version="0.5.17")
-    fast = engine.process_bytes(str(path), data, options)
+    fast = pipeline.process_bytes(str(path), data, options)
     monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
-    thorough = engine.process_bytes(str(path), data, options)
+    thorough = pipeline.process_bytes(str(path), data, options)
     assert fast.findings == thorough.findings
 
 
@@ -123,9 +124,9 @@ SKIP_CASES = {
 def test_skipping_cold_code_on_targeted_cases(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     source, has_findings = SKIP_CASES[name]
     options = engine.Options(mode="check", target_version="0.5.17")
-    fast = engine.process_bytes("pkg/mod.py", source.encode(), options)
+    fast = pipeline.process_bytes("pkg/mod.py", source.encode(), options)
     monkeypatch.setattr(analysis, "_hot_lines", lambda source, *_: list(range(1, source.count("\n") + 2)))
-    thorough = engine.process_bytes("pkg/mod.py", source.encode(), options)
+    thorough = pipeline.process_bytes("pkg/mod.py", source.encode(), options)
     assert fast.error is None
     assert fast.findings == thorough.findings and fast.new_bytes == thorough.new_bytes
     assert bool(fast.findings) == has_findings
@@ -157,7 +158,7 @@ def test_tokens_compared_at_marker_positions_find_what_a_whole_file_search_finds
     from migrator.relevance import prefilter
 
     filler = b"x = 1\n" * 50
-    for token, cues, _ in engine._groups():
+    for token, cues, _ in prefilter._groups():
         cue = cues[0] + b"\n" if cues else b""
         for data in (token + b"\n" + cue, filler + cue + token, b"DFLASH dflash DFlash " + token + b" " + cue,
                      b"dflash " * (prefilter._MAX_MARKER_POSITIONS + 5) + token + cue,

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from migrator.base.fileio import decode_python
 from migrator.base.model import AddImport, InsertComment
-from migrator.run import engine
+from migrator.run import engine, pipeline
 
 settings.register_profile("dflash-ci", max_examples=60, deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -147,7 +147,7 @@ def _tokens(data: bytes) -> list[tokenize.TokenInfo]:
 def _edited_lines(findings, options: engine.Options) -> tuple[set[int], bool]:  # noqa: ANN001
     lines: set[int] = set()
     adds_import = False
-    for edit in engine.chosen_edits(findings, options):
+    for edit in pipeline.chosen_edits(findings, options):
         if isinstance(edit, AddImport):
             adds_import = True
         elif isinstance(edit, InsertComment):
@@ -179,11 +179,11 @@ def assert_only_targeted_tokens_changed(old: bytes, new: bytes, findings, option
 
 
 def check_module(data: bytes, module_name: str | None) -> None:
-    result = engine.process_bytes("generated.py", data, FIX, module_name)
+    result = pipeline.process_bytes("generated.py", data, FIX, module_name)
     assert result.error is None, result.error
     new = result.new_bytes if result.new_bytes is not None else data
     ast.parse(decode_python(new))
-    again = engine.process_bytes("generated.py", new, FIX, module_name)
+    again = pipeline.process_bytes("generated.py", new, FIX, module_name)
     assert again.error is None, again.error
     assert again.new_bytes is None, "second run changed the output again"
     if result.new_bytes is not None:
@@ -191,7 +191,7 @@ def check_module(data: bytes, module_name: str | None) -> None:
         assert new.startswith(b"\xef\xbb\xbf") == data.startswith(b"\xef\xbb\xbf")
         assert (b"\r\n" in new) == (b"\r\n" in data)
         assert new.count(b"\r\n") >= data.count(b"\r\n")
-    lint = engine.process_bytes("generated.py", data, engine.Options(mode="lint"), module_name)
+    lint = pipeline.process_bytes("generated.py", data, engine.Options(mode="lint"), module_name)
     assert lint.error is None and lint.new_bytes is None
     assert [f.code for f in lint.findings] == [f.code for f in result.findings]
 
@@ -230,7 +230,7 @@ def test_generated_package_tree(tmp_path_factory, modules_: list) -> None:  # no
 def test_token_check_catches_a_change_outside_the_edits() -> None:
     """The checker itself is not vacuous: an edit outside the findings' spans is caught."""
     old = b"from sglang.srt.speculative.dflash_worker import DFlashWorker\nx = 1\n"
-    result = engine.process_bytes("m.py", old, FIX)
+    result = pipeline.process_bytes("m.py", old, FIX)
     tampered = result.new_bytes.replace(b"x = 1", b"x = 2")
     try:
         assert_only_targeted_tokens_changed(old, tampered, result.findings, FIX)

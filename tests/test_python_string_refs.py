@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import pytest
 
-from migrator.run import engine
+from migrator.run import pipeline
 from migrator.run.engine import Options
 
 T = "0.5.17"
 
 
 def lint(source: str, path: str = "fork/tool.py") -> list[tuple[int, int, str]]:
-    result = engine.process_bytes(path, source.encode(), Options(mode="lint", target_version=T))
+    result = pipeline.process_bytes(path, source.encode(), Options(mode="lint", target_version=T))
     assert result.error is None, result.error
     return [(f.line, f.column, f.code) for f in result.findings]
 
 
 def fixed(source: str, path: str = "fork/tool.py") -> str:
-    result = engine.process_bytes(path, source.encode(), Options(mode="fix", target_version=T))
+    result = pipeline.process_bytes(path, source.encode(), Options(mode="fix", target_version=T))
     assert result.error is None, result.error
     return result.new_bytes.decode() if result.new_bytes is not None else source
 
@@ -255,7 +255,7 @@ def test_notebook_code_cell_command_string() -> None:
     cell = 'cmd = "SGLANG_ENABLE_SPEC_V2=0 python -m sglang.launch_server --model-path m"\n'
     text = json.dumps({"cells": [{"cell_type": "code", "source": [cell], "metadata": {}, "outputs": [],
                                   "execution_count": None}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
-    result = engine.process_bytes("demo.ipynb", text.encode(), Options(mode="lint", target_version=T))
+    result = pipeline.process_bytes("demo.ipynb", text.encode(), Options(mode="lint", target_version=T))
     line = next(n for n, l in enumerate(text.splitlines(), 1) if "cmd = " in l)
     start = text.splitlines()[line - 1].index('"') + 1
     assert [(f.line, f.column, f.code) for f in result.findings] == [(line, start + cell.index("SGLANG") + 1, "DFM201")]

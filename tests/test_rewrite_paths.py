@@ -11,7 +11,9 @@ import pytest
 
 from migrator.base.model import InsertComment, Replace
 from migrator.edit import splice as rewrite
-from migrator.run.engine import Options, chosen_edits, might_match, process_bytes
+from migrator.relevance.prefilter import might_match
+from migrator.run.engine import Options
+from migrator.run.pipeline import chosen_edits, process_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_FILES = sorted(p for p in (ROOT / "examples" / "legacy_fork").rglob("*.py") if might_match(p.read_bytes()))

@@ -17,7 +17,8 @@ import subprocess
 
 import pytest
 
-from migrator.run.engine import Options, analyze_python
+from migrator.run.engine import Options
+from migrator.run.pipeline import analyze_python
 from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"

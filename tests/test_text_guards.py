@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from migrator.run.engine import Options, analyze_python
+from migrator.run.engine import Options
+from migrator.run.pipeline import analyze_python
 from migrator.text import handler_for
 
 if sys.version_info >= (3, 11):

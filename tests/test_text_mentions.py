@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator.run import engine
-from migrator.run.engine import Options, analyze_python
+from migrator.run import engine, pipeline
+from migrator.run.engine import Options
+from migrator.run.pipeline import analyze_python
 from migrator.text import accepts, handler_for, module_for
 
 T = "0.5.17"
@@ -18,7 +19,7 @@ T = "0.5.17"
 
 def found(path: str, text: str | bytes, target: str = T) -> list[tuple[int, int, str]]:
     data = text if isinstance(text, bytes) else text.encode()
-    result = engine.process_bytes(path, data, Options(mode="lint", target_version=target))
+    result = pipeline.process_bytes(path, data, Options(mode="lint", target_version=target))
     assert result.error is None, result.error
     return [(f.line, f.column, f.code) for f in result.findings]
 

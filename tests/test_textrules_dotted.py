@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from migrator.run.engine import Options, process_bytes
+from migrator.run.engine import Options
+from migrator.run.pipeline import process_bytes
 
 
 def run(name: str, text: str, mode: str = "fix", target: str = "0.5.17"):

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from migrator.run.engine import Options, analyze_python
+from migrator.run.engine import Options
+from migrator.run.pipeline import analyze_python
 from migrator.text import handler_for, module_for
 
 T = "0.5.20"
@@ -245,7 +246,8 @@ class TestNotebook:
 
 
 def test_removed_line_between_blank_lines_takes_one_blank_line_along() -> None:
-    from migrator.run.engine import Options, process_bytes
+    from migrator.run.engine import Options
+    from migrator.run.pipeline import process_bytes
 
     text = "#!/bin/sh\nset -e\n\nexport SGLANG_ENABLE_SPEC_V2=1\n\npython -m sglang.launch_server --speculative-algorithm DFLASH\n"
     result = process_bytes("serve.sh", text.encode(), Options(mode="fix", target_version="0.5.17"))

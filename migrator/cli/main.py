@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from migrator import __version__
-from migrator.run.exitcode import CLEAN, USAGE
+from migrator.run.result import CLEAN, USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

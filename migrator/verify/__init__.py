@@ -31,7 +31,7 @@ from typing import Iterable
 from migrator import catalog
 from migrator.base.model import FileError, FileResult, Finding, RunSummary
 from migrator.releases.index import SglangIndex
-from migrator.run.exitcode import (
+from migrator.run.result import (
     exit_code,  # the one exit-code computation (lint's convention), re-exported
 )
 from migrator.verify.checker import (

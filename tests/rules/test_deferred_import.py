@@ -14,7 +14,8 @@ from flakes import new_flakes
 from migrator import catalog
 from migrator.edit import splice as rewrite
 from migrator.run import engine
-from migrator.run.engine import Options, chosen_edits, process_bytes
+from migrator.run.engine import Options
+from migrator.run.pipeline import chosen_edits, process_bytes
 
 INFO = "sglang.srt.speculative.dflash_info"
 TODO = catalog.todo_comment(catalog.get("DFM104"))

@@ -23,7 +23,7 @@ from migrator.cli.commands.common import (
     write_fixed_stdin,
 )
 from migrator.cli.commands.params import Command, Param
-from migrator.run.exitcode import CLEAN, exit_code
+from migrator.run.result import CLEAN, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

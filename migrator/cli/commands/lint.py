@@ -33,7 +33,7 @@ from migrator.cli.commands.common import (
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
-from migrator.run.exitcode import CLEAN, exit_code
+from migrator.run.result import CLEAN, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, byte
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
     """After ``--fix``: drop the findings that were fixed; return how many."""
-    from migrator.run.exitcode import left_for_humans
+    from migrator.run.result import left_for_humans
 
     fixed = 0
     for result in results:

@@ -1,4 +1,5 @@
-"""The exit code of every command, computed here and nowhere else (a test scans for a
+"""A run's result (:class:`RunResult`): every file's result, the summary and the exit code
+of every command, computed here and nowhere else (a test scans for a
 second computation): 0 clean, 1 work is left, 2 a file could not be processed, the run
 was interrupted, or the command line is wrong (:data:`USAGE`).
 
@@ -11,11 +12,14 @@ named on the command line and the same bytes on standard input exit alike.
 
 from __future__ import annotations
 
+from migrator.base.model import RunSummary
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Sequence
 
     from migrator.base.model import FileResult, Finding
+    from migrator.base.options import Mode, Options
 
 CLEAN, WORK_LEFT, FAILED = 0, 1, 2
 #: A command line or configuration that cannot run (nothing was read or written).
@@ -44,3 +48,40 @@ def exit_code(results: Sequence[FileResult], mode: str = "lint", *, unsafe_fixes
         left = any(result.findings for result in results)
     code = WORK_LEFT if left or fixed else CLEAN
     return CLEAN if exit_zero and code == WORK_LEFT else code
+
+
+class RunResult:
+    """A whole run: every file's result, the summary, what was skipped and why."""
+
+    __slots__ = ("results", "summary", "skipped", "interrupted", "mode", "unsafe_fixes")
+
+    def __init__(self, mode: Mode = "lint", unsafe_fixes: bool = False) -> None:
+        self.results: list[FileResult] = []
+        self.summary = RunSummary()
+        self.skipped: list[tuple[str, str]] = []
+        self.interrupted = False
+        self.mode = mode
+        self.unsafe_fixes = unsafe_fixes
+
+    @property
+    def exit_code(self) -> int:
+        """The run's exit code (:func:`exit_code`)."""
+        return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
+
+    def summarize(self, options: Options) -> None:
+        """Count the results (a writing run counts the files it wrote: a refused write
+        changed nothing; the other modes what would change)."""
+        results = self.results
+        changed = [r for r in results if (r.written if options.writes else r.changed)]
+        self.summary = RunSummary(
+            files_scanned=self.summary.files_scanned,
+            files_changed=len(changed),
+            fixes_applied=sum(r.fixes_applied for r in changed),
+            todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options.unsafe_fixes)),
+            files_with_errors=sum(1 for r in results if r.error is not None),
+            findings=sum(len(r.findings) for r in results),
+            suppressed=sum(r.suppressed for r in results),
+            own_outputs=self.summary.own_outputs,
+            left_out=self.summary.left_out,
+            fixes_refused=sum(r.refused for r in results),
+        )

@@ -1,0 +1,95 @@
+"""Which files go to the workers, and in what chunks: git's answer first
+(``migrator.run.gitscan``), the largest files first, and one pass of the pool over a list
+of files whose summaries and results are collected."""
+
+from __future__ import annotations
+
+import os
+
+from migrator.base.model import (
+    FileError,
+    FileResult,
+)
+from migrator.base.options import Options
+from migrator.run.pipeline import (
+    Pass,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+
+    pass
+
+
+def analyze_files(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
+             summaries: dict, results: dict | None) -> None:
+    """Analyse ``paths`` on the pool in ``this_pass``; their summaries go to ``summaries``,
+    their results to ``results`` (None: dropped)."""
+    if not paths:
+        return
+    size = max(1, len(paths) // (jobs * 4)) if kind != "serial" else 1
+    chunks = [paths[start:start + size] for start in range(0, len(paths), size)]
+
+    def collect(payload: tuple[list[str], Options, Pass], ok: bool, value: object) -> None:
+        for result in (value if ok else ()):  # type: ignore[union-attr]
+            if result.module is not None:
+                summaries[result.path] = result.module
+            if results is not None:
+                results[result.path] = result
+        if not ok and results is not None:
+            for path in payload[0]:
+                results[path] = FileResult(path, error=FileError(path, f"internal error: {value}; file left unchanged"))
+
+    workers.run([(chunk, options, this_pass) for chunk in chunks], collect, small=True)
+
+
+def narrow_with_git(scans: list, files: list[str], results: list[FileResult]) -> list[str]:
+    """The files the Python prefilter must look at; files git searched and found no marker
+    in get their (empty) result here. See ``migrator.run.gitscan``."""
+    from migrator.run import gitscan
+
+    answers = [gitscan.finish(scan) for scan in scans if scan is not None]
+    if not scans or None in scans or None in answers:
+        return list(files)
+    # Discovery joins names onto the root exactly as given, so a file's path relative to
+    # its root (what git prints) is a slice of its text.
+    roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
+    todo = []
+    for path in files:
+        for prefix, (searched, hits) in roots:
+            if path.startswith(prefix):
+                relative = path[len(prefix):]
+                if relative in searched and relative not in hits:
+                    results.append(FileResult(path))
+                    break
+        else:
+            todo.append(path)
+    return todo
+
+
+def largest_first_chunks(todo: list[str], jobs: int) -> list[list[str]]:
+    """Files by decreasing size, grouped into chunks of similar total size: the largest
+    files start first, so no worker is left with one big file at the end."""
+    sizes = {path: _size(path) for path in todo}
+    ordered = sorted(todo, key=lambda path: -sizes[path])
+    target = max(sum(sizes.values()) // (jobs * 16), 32 * 1024)
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    current_bytes = 0
+    for path in ordered:
+        current.append(path)
+        current_bytes += sizes[path]
+        if current_bytes >= target or len(current) >= 256:
+            chunks.append(current)
+            current, current_bytes = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def _size(path: str) -> int:
+    """For scheduling only: a file that cannot be read reports its error when analysed."""
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
