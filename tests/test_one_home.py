@@ -153,3 +153,15 @@ def test_one_spelling_in_identifiers() -> None:
             if name and british.search(name):
                 names.append(f"{path}:{node.lineno} {name}")
     assert names == [], names
+
+
+def test_the_run_summary_is_counted_in_one_function() -> None:
+    """Three builders counted a run's results (the run, lint's stdin path and ``verify``),
+    each with its own fields; ``migrator.run.result.summarize`` is the one now. Elsewhere a
+    ``RunSummary`` may hold only what the walk knows (files scanned, left out, own outputs)."""
+    counted_from_results = {"files_changed", "fixes_applied", "todos_left", "files_with_errors", "findings",
+                            "suppressed", "fixes_refused"}
+    builders = [f"{path}:{node.lineno}" for path, tree in _modules().items() for node in ast.walk(tree)
+                if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunSummary"
+                and ({k.arg for k in node.keywords} & counted_from_results or node.args)]
+    assert len(builders) == 1 and builders[0].startswith("migrator/run/result.py:"), builders

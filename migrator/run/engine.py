@@ -22,7 +22,6 @@ from migrator import catalog
 from migrator.base.model import (
     FileError,
     FileResult,
-    RunSummary,
 )
 from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
@@ -54,7 +53,7 @@ def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
     summary and exit code as a run over a file of that name; nothing is written."""
     outcome = RunResult(options.mode, options.unsafe_fixes)
     outcome.results = [process_bytes(name, data, options)]
-    outcome.summary = RunSummary(files_scanned=1)
+    outcome.summary = outcome.summary._replace(files_scanned=1)
     outcome.summarize(options)
     return outcome
 

@@ -69,19 +69,27 @@ class RunResult:
         return exit_code(self.results, self.mode, unsafe_fixes=self.unsafe_fixes, interrupted=self.interrupted)
 
     def summarize(self, options: Options) -> None:
-        """Count the results (a writing run counts the files it wrote: a refused write
-        changed nothing; the other modes what would change)."""
-        results = self.results
-        changed = [r for r in results if (r.written if options.writes else r.changed)]
-        self.summary = RunSummary(
-            files_scanned=self.summary.files_scanned,
-            files_changed=len(changed),
-            fixes_applied=sum(r.fixes_applied for r in changed),
-            todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, options.unsafe_fixes)),
-            files_with_errors=sum(1 for r in results if r.error is not None),
-            findings=sum(len(r.findings) for r in results),
-            suppressed=sum(r.suppressed for r in results),
-            own_outputs=self.summary.own_outputs,
-            left_out=self.summary.left_out,
-            fixes_refused=sum(r.refused for r in results),
-        )
+        """Count the results into :attr:`summary` (what the run itself counted, the files
+        scanned, left out and its own outputs, stays)."""
+        self.summary = summarize(self.results, self.summary, writes=options.writes, unsafe_fixes=options.unsafe_fixes)
+
+
+def summarize(results: Sequence[FileResult], counted: RunSummary, *, writes: bool = False,
+              unsafe_fixes: bool = False) -> RunSummary:
+    """The one summary of a run's ``results``, for every command (``verify`` included):
+    ``counted`` holds what only the walk knows (files scanned, left out, own outputs). A
+    writing run counts the files it wrote (a refused write changed nothing); the other
+    modes what would change."""
+    changed = [r for r in results if (r.written if writes else r.changed)]
+    return RunSummary(
+        files_scanned=counted.files_scanned,
+        files_changed=len(changed),
+        fixes_applied=sum(r.fixes_applied for r in changed),
+        todos_left=sum(1 for r in results for f in r.findings if left_for_humans(f, unsafe_fixes)),
+        files_with_errors=sum(1 for r in results if r.error is not None),
+        findings=sum(len(r.findings) for r in results),
+        suppressed=sum(r.suppressed for r in results),
+        own_outputs=counted.own_outputs,
+        left_out=counted.left_out,
+        fixes_refused=sum(r.refused for r in results),
+    )

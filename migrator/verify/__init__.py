@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from migrator import catalog
-from migrator.base.model import FileError, FileResult, Finding, RunSummary
+from migrator.base.model import FileError, FileResult, Finding
 from migrator.releases.index import SglangIndex
 from migrator.run.result import (
     exit_code,  # the one exit-code computation (lint's convention), re-exported
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OVERRIDE_CODE", "UNRESOLVED_CODE", "VERIFY_CODES", "Target", "verify_source", "verify_paths",
-    "target_for_version", "target_for_tree", "installed_target", "load_target", "summarize", "exit_code",
+    "target_for_version", "target_for_tree", "installed_target", "load_target", "exit_code",
     "acknowledged_by_todo", "drop_acknowledged", "DEFAULT_FROM_VERSION", "verify_releases", "range_report",
 ]
 
@@ -140,15 +140,6 @@ def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selecti
             result.error = FileError(display, f"cannot verify ({type(exc).__name__}: {exc})")
         results.append(result)
     return results
-
-
-def summarize(results: list[FileResult], left_out: int = 0) -> RunSummary:
-    return RunSummary(
-        files_scanned=len(results),
-        left_out=left_out,
-        files_with_errors=sum(1 for r in results if r.error is not None),
-        findings=sum(len(r.findings) for r in results),
-    )
 
 
 def acknowledged_by_todo(finding: Finding, lines: list[str]) -> bool:

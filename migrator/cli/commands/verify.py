@@ -65,15 +65,11 @@ def run(
     exclude: list[str] | None = None,
     force_exclude: bool = False,
 ) -> int:
+    from migrator.base.model import RunSummary
     from migrator.base.options import selection
     from migrator.report import render
-    from migrator.verify import (
-        drop_acknowledged,
-        exit_code,
-        load_target,
-        summarize,
-        verify_paths,
-    )
+    from migrator.run.result import summarize
+    from migrator.verify import drop_acknowledged, exit_code, load_target, verify_paths
 
     paths = paths_or_here(paths)
     if sglang and target_version:
@@ -94,7 +90,7 @@ def run(
         print(f"{path}: skipped: {reason}", file=sys.stderr)
     if skip_todos:
         drop_acknowledged(results)
-    sys.stdout.write(render(fmt, results, summarize(results, sum(left_out)), subject="unresolved sglang reference",
+    sys.stdout.write(render(fmt, results, summarize(results, RunSummary(files_scanned=len(results), left_out=sum(left_out))), subject="unresolved sglang reference",
                             config=options.config,
                             target=run_target(options) if not sglang and options.target_version else None))
     return exit_code(results)
@@ -102,9 +98,11 @@ def run(
 
 def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_todos: bool) -> int:  # noqa: ANN001
     """Every reference resolved on each release of the target; exit 1 if a file fails on one."""
+    from migrator.base.model import RunSummary
     from migrator.base.options import selection
     from migrator.report import render
-    from migrator.verify import exit_code, range_report, summarize, verify_releases
+    from migrator.run.result import summarize
+    from migrator.verify import exit_code, range_report, verify_releases
 
     skipped: list[tuple[Path, str]] = []
     try:
@@ -114,7 +112,7 @@ def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_
     for path, reason in skipped:
         print(f"{path}: skipped: {reason}", file=sys.stderr)
     text, merged = range_report(matrix, fmt, run_target(options), options.config)
-    sys.stdout.write(text or render(fmt, merged, summarize(merged), subject="unresolved sglang reference",
+    sys.stdout.write(text or render(fmt, merged, summarize(merged, RunSummary(files_scanned=len(merged))), subject="unresolved sglang reference",
                                     config=options.config, target=run_target(options)))
     return max((exit_code(results) for results in matrix.values()), default=0)
 
