@@ -80,11 +80,11 @@ def test_text_fix_splicing_is_one_pass() -> None:
     """100,000 edits in a 3 MB text: one string rebuilt per edit copies ~150 GB."""
     result = python(
         "from migrator.base.model import Replace, Span\n"
-        "from migrator.text._core import apply_edits\n"
+        "from migrator.edit import apply_text\n"
         "line = 'a = --old-flag-name-that-is-long\\n'\n"
         "n = 100_000\n"
         "edits = [Replace(Span.of(i, 4, i, len(line) - 1), '--new') for i in range(1, n + 1)]\n"
-        "out = apply_edits(line * n, edits)\n"
+        "out = apply_text(line * n, edits)\n"
         "assert out == 'a = --new\\n' * n, out[:80]\n")
     assert result.returncode == 0, result.stderr
 

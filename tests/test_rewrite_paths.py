@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from migrator.base.model import InsertComment, Replace
-from migrator.edit import splice as rewrite
+from migrator import edit
 from migrator.relevance.prefilter import might_match
 from migrator.run.engine import Options
 from migrator.run.pipeline import chosen_edits, process_bytes
@@ -41,9 +41,9 @@ def test_splice_equals_libcst(name: str, data: bytes, monkeypatch: pytest.Monkey
     edits = [e for e in chosen_edits(result.findings, options) if isinstance(e, (Replace, InsertComment))]
     if not edits:
         pytest.skip(f"{name}: no span or comment edits to compare")
-    spliced = rewrite.apply_edits(data, edits)
+    spliced = edit.apply(data, edits)
     monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
-    through_libcst = rewrite.apply_edits(data, edits)
+    through_libcst = edit.apply(data, edits)
     assert spliced == through_libcst
     ast.parse(spliced)
     if data.startswith(b"\xef\xbb\xbf"):

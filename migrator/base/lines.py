@@ -59,20 +59,6 @@ def line_ending(line: str, default: str = "\n") -> str:
     return default
 
 
-def splice(text: str, replacements: "list[tuple[int, int, str]]") -> str:
-    """``text`` with each ``(start, end, new)`` offset range replaced, in one pass (a
-    string rebuilt per edit is quadratic: minutes for a few MB of fixable lines).
-    ``replacements`` are sorted by start and do not overlap."""
-    pieces: list[str] = []
-    position = 0
-    for start, end, new in replacements:
-        pieces.append(text[position:start])
-        pieces.append(new)
-        position = max(position, end)
-    pieces.append(text[position:])
-    return "".join(pieces)
-
-
 def strip_comment(line: str, marker: str = "#") -> str:
     """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
     quote = ""

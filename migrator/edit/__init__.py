@@ -1,1 +1,127 @@
-"""Applying edits to bytes: splices where they suffice, libcst for structural edits."""
+"""The one entry that applies edits, for Python and text files alike: :func:`apply` (a
+Python module's bytes) and :func:`apply_text` (a text file's decoded text).
+
+One contract for both:
+
+* identical edits count once;
+* two different edits that overlap raise :class:`RewriteError` naming the line of the
+  second: the file is left unchanged and reported (a silently skipped edit could leave a
+  statement half migrated);
+* an edit outside the file raises;
+* a TODO comment is already present when the same text stands in the comment block
+  directly above its line (:func:`already_present`), and is then not written again;
+  :func:`comments_written` counts the comment lines an edit list really adds.
+
+Python edits are spliced where they are atom-like (``migrator.edit.splice``) and go through
+libcst where they are structural (``migrator.edit.structural``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from migrator.base.lines import split_lines
+from migrator.base.model import (
+    Edit,
+    InsertComment,
+    RemoveStatement,
+    Replace,
+    RewriteError,
+)
+from migrator.edit.ranges import check_overlaps, splice_ranges
+
+
+def already_present(lines: Sequence[str], line: int, text: str) -> bool:
+    """Is the comment ``text`` among the comment lines directly above ``line`` (1-based)?
+    The block is every line just above that starts with the comment's own marker (``#``,
+    ``<!--``), so a TODO two comment lines up is found, and one below a blank line is not."""
+    wanted = text.strip()
+    marker = wanted.split(None, 1)[0] if wanted else ""
+    index = line - 2
+    while marker and 0 <= index < len(lines) and lines[index].lstrip().startswith(marker):
+        if lines[index].strip() == wanted:
+            return True
+        index -= 1
+    return False
+
+
+def new_comments(lines: Sequence[str], edits: Iterable[Edit]) -> list[InsertComment]:
+    """The comment insertions of ``edits`` that write a line: each (line, text) once, none
+    already present."""
+    seen: set[tuple[int, str]] = set()
+    kept = []
+    for edit in edits:
+        if isinstance(edit, InsertComment) and (edit.line, edit.text) not in seen:
+            seen.add((edit.line, edit.text))
+            if not already_present(lines, edit.line, edit.text):
+                kept.append(edit)
+    return kept
+
+
+def comments_written(text: str, edits: Iterable[Edit], reader: str = "python") -> int:
+    """How many comment lines applying ``edits`` to ``text`` adds ("TODOs added")."""
+    lines = [line.rstrip("\r\n") for line in split_lines(text, reader)]
+    return len(new_comments(lines, edits))
+
+
+def apply(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
+    """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
+    not apply. ``source``: the decoded text of ``data`` when the caller already has it."""
+    from migrator.edit.splice import encoding_of, needs_libcst, splice
+
+    if source is None:
+        source = data.decode(encoding_of(data))
+    lines = [line.rstrip("\r\n") for line in split_lines(source)]
+    comments = set(new_comments(lines, edits))
+    edits = [e for e in edits if not isinstance(e, InsertComment) or e in comments]
+    if not edits:
+        return data
+    if not needs_libcst(edits):
+        return splice(data, source, edits)
+    from migrator.edit.structural import apply_with_libcst
+
+    return apply_with_libcst(data, edits)
+
+
+def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
+    """``text`` after ``Replace``, ``RemoveStatement`` and ``InsertComment`` edits; lines are
+    counted as the file type's reader counts them (``migrator.base.lines.split_lines``)."""
+    lines = split_lines(text, reader)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    newline = "\r\n" if "\r\n" in text else "\n"
+
+    def offset(line: int, column: int) -> int:
+        # the end of the last line is line len + 1, column 0
+        if not 1 <= line <= len(lines) + 1 or (line == len(lines) + 1 and column):
+            raise RewriteError(f"edit outside the file (line {line})")
+        return starts[line - 1] + column
+
+    def line_at(at: int) -> int:
+        from bisect import bisect_right
+
+        return bisect_right(starts, at)
+
+    edits = list(edits)
+    ops: dict[tuple[int, int, str], None] = {}  # identical edits once, in the order given
+    for edit in edits:
+        if isinstance(edit, Replace):
+            ops[(offset(edit.span.start.line, edit.span.start.column), offset(edit.span.end.line, edit.span.end.column),
+                 edit.text)] = None
+        elif isinstance(edit, RemoveStatement):
+            first, last = edit.span.start.line, edit.span.end.line
+            # A line removed from between two blank lines takes one of them along, so the
+            # file does not gain a double blank line where the setting was.
+            if 1 < first and last < len(lines) and not lines[first - 2].strip() and not lines[last].strip():
+                last += 1
+            ops[(offset(first, 0), offset(last + 1, 0), "")] = None
+    bare = [line.rstrip("\r\n") for line in lines]
+    for edit in new_comments(bare, edits):
+        target = lines[edit.line - 1] if edit.line <= len(lines) else ""
+        indent = target[: len(target) - len(target.lstrip(" \t"))]
+        at = offset(edit.line, 0)
+        ops[(at, at, indent + edit.text + newline)] = None
+    ordered = sorted(ops, key=lambda op: (op[0], op[1]))
+    check_overlaps([(start, end) for start, end, _ in ordered], line_at)
+    return splice_ranges(text, ordered)

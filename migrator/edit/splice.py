@@ -1,4 +1,4 @@
-"""Apply the edits chosen by the rules to a Python module.
+"""Splice the edits chosen by the rules into a Python module (the entry: :func:`migrator.edit.apply`).
 
 Span replacements of atom-like expressions and TODO comment lines -- nearly every edit a
 migration makes -- are spliced at the exact spans found by the ``ast`` analysis, which
@@ -12,6 +12,7 @@ file (:class:`RewriteError`): it is left untouched and reported, never half-edit
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections import defaultdict
 from typing import Sequence
 
@@ -25,19 +26,10 @@ from migrator.base.model import (
     Replace,
     RewriteError,
 )
+from migrator.edit.ranges import check_overlaps, splice_ranges
 
 
-def _comment_already_above(lines: list[str], edit: InsertComment) -> bool:
-    """Is ``edit.text`` among the comment lines directly above its statement?"""
-    index = edit.line - 2
-    while 0 <= index < len(lines) and lines[index].lstrip().startswith("#"):
-        if lines[index].strip() == edit.text.strip():
-            return True
-        index -= 1
-    return False
-
-
-def _encoding_of(data: bytes) -> str:
+def encoding_of(data: bytes) -> str:
     import io
     import tokenize
 
@@ -95,9 +87,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         at = starts[line_number - 1]
         pieces.add((at, -0.5, at, block))  # below what goes after the previous statement, above this one's TODOs
     ordered = sorted(pieces)
-    for before, after in zip(ordered, ordered[1:]):
-        if before[2] > after[0]:
-            raise RewriteError(f"overlapping edits near offset {after[0]}")
+    check_overlaps([(start, end) for start, _, end, _ in ordered], lambda at: bisect_right(starts, at))
     comments: dict[int, list[str]] = defaultdict(list)
     for edit in edits:
         if isinstance(edit, InsertComment) and edit.text not in comments[edit.line]:
@@ -110,31 +100,11 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         ending = line_ending(anchor, line_ending(lines[line_number - 2]) if line_number > 1 else "\n")
         block = "".join(f"{indent}{text}{ending}" for text in texts)
         ordered.append((starts[line_number - 1], 0, starts[line_number - 1], block))
-    from migrator.base.lines import splice as splice_text
-
-    text = splice_text(source, [(start, end, replacement) for start, _, end, replacement in sorted(ordered)])
-    return text.encode(_encoding_of(data))
+    text = splice_ranges(source, [(start, end, replacement) for start, _, end, replacement in sorted(ordered)])
+    return text.encode(encoding_of(data))
 
 
 def needs_libcst(edits: Sequence[Edit]) -> bool:
     """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path."""
     return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST")) or not all(
         isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter, InsertStatementBefore)) for e in edits)
-
-
-def apply_edits(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
-    """Bytes of the module after the edits; raises RewriteError if any edit did not apply.
-
-    ``source`` is the decoded text of ``data`` when the caller already has it.
-    """
-    if source is None:
-        source = data.decode(_encoding_of(data))
-    lines = [line.rstrip("\r\n") for line in split_lines(source)]
-    edits = [e for e in edits if not (isinstance(e, InsertComment) and _comment_already_above(lines, e))]
-    if not edits:
-        return data
-    if not needs_libcst(edits):
-        return splice(data, source, edits)
-    from migrator.edit.structural import apply_with_libcst
-
-    return apply_with_libcst(data, edits)

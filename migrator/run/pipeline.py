@@ -296,10 +296,10 @@ def _first_trigger_line(data: bytes) -> int | None:
 def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
              exported: frozenset[str], module_name: str | None) -> tuple[list[Finding], bytes]:
     """``migrator.python.guard``: the fixes whose output would break the file become TODOs."""
-    from migrator.edit.splice import apply_edits
+    from migrator.edit import apply
     from migrator.python.guard import settle
 
-    settled, new = settle(findings, source, lambda chosen: apply_edits(data, chosen_edits(chosen, options), source),
+    settled, new = settle(findings, source, lambda chosen: apply(data, chosen_edits(chosen, options), source),
                           options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
                           Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
     result.findings = settled
@@ -315,7 +315,8 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     edits = chosen_edits(findings, options)
     if not edits:
         return
-    from migrator.edit.splice import apply_edits, needs_libcst
+    from migrator.edit import apply, comments_written
+    from migrator.edit.splice import needs_libcst
 
     if len(data) > MAX_REWRITE_BYTES and needs_libcst(edits):  # libcst needs minutes and GBs there
         result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB) "
@@ -330,7 +331,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
                                      "back the file's bytes: findings reported, file left unchanged; apply them by hand")
             return
     try:
-        new = apply_edits(data, edits, source)
+        new = apply(data, edits, source)
         ast.parse(decode_python(new))
     except RewriteError as error:
         result.error = FileError(result.path, str(error))
@@ -345,11 +346,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
     edits = chosen_edits(findings, options)
     result.new_bytes = new
-    present = {line.rstrip("\r\n") for line in split_lines(source)}
-    for edit in edits:
-        if isinstance(edit, InsertComment):
-            if not any(line.strip() == edit.text for line in present):
-                result.todos_added += 1
+    result.todos_added = comments_written(source, edits)
     result.fixes_applied = sum(
         1 for f in findings if f.fix and f.fix.applicability != "manual" and (f.fix.applicability == "safe" or options.unsafe_fixes)
     )

@@ -23,11 +23,12 @@ from migrator.base.model import (
     Finding,
     Fix,
     InsertComment,
-    RemoveStatement,
     Replace,
+    RewriteError,
     Span,
 )
 from migrator.base.records import record
+from migrator.edit import apply_text, comments_written
 from migrator.text.filetypes import module_for
 
 ENV = catalog.ENV_SPEC_V2
@@ -169,65 +170,6 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
     return out
 
 
-# ---- applying text edits --------------------------------------------------------------
-
-
-def _offsets(lines: list[str]) -> list[int]:
-    starts, pos = [], 0
-    for line in lines:
-        starts.append(pos)
-        pos += len(line)
-    starts.append(pos)
-    return starts
-
-
-def apply_edits(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
-    """Splice ``Replace``/``RemoveStatement``/``InsertComment`` edits into ``text``.
-
-    Identical edits count once; an edit overlapping one already applied is skipped (the
-    next run picks it up). ``InsertComment`` is idempotent: nothing is added when the line
-    above already carries the same comment.
-    """
-    lines = split_lines(text, reader)
-    starts = _offsets(lines)
-    newline = "\r\n" if "\r\n" in text else "\n"
-
-    def offset(line: int, col: int) -> int:
-        if line > len(lines):
-            return len(text)
-        return starts[line - 1] + col
-
-    ops: set[tuple[int, int, str]] = set()
-    for edit in edits:
-        if isinstance(edit, Replace):
-            ops.add((offset(edit.span.start.line, edit.span.start.column),
-                     offset(edit.span.end.line, edit.span.end.column), edit.text))
-        elif isinstance(edit, RemoveStatement):
-            first, last = edit.span.start.line, edit.span.end.line
-            # A line removed from between two blank lines takes one of them along, so the
-            # file does not gain a double blank line where the setting was.
-            if 1 < first and last < len(lines) and not lines[first - 2].strip() and not lines[last].strip():
-                last += 1
-            ops.add((offset(first, 0), offset(last + 1, 0), ""))
-        elif isinstance(edit, InsertComment):
-            index = edit.line - 1
-            if index > 0 and lines[index - 1].strip() == edit.text.strip():
-                continue
-            target = lines[index] if index < len(lines) else ""
-            indent = target[: len(target) - len(target.lstrip(" \t"))]
-            ops.add((offset(edit.line, 0), offset(edit.line, 0), indent + edit.text + newline))
-    from migrator.base.lines import splice
-
-    kept = []
-    floor = len(text) + 1
-    for start, end, new in sorted(ops, key=lambda op: (op[0], op[1]), reverse=True):
-        if end > floor:
-            continue
-        kept.append((start, end, new))
-        floor = start
-    return splice(text, kept[::-1])
-
-
 # ---- the driver -----------------------------------------------------------------------
 
 
@@ -287,7 +229,11 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
         result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     if getattr(options, "mode", "lint") != "lint":
         unsafe = bool(getattr(options, "unsafe_fixes", False))
-        kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
+        try:
+            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
+        except RewriteError as error:  # the rules' edits do not fit together: nothing is written
+            result.error = FileError(path, f"{error}; file left unchanged")
+            return result
         result.findings = sorted(kept, key=Finding.sort_key)
         if new_text is not None and new_text != text:
             result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
@@ -314,15 +260,16 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
     text-fix guard (``migrator.text._guard``) accepts their result, compared with the
     same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
     in a file with few fixes, else all of them) become TODOs saying why."""
-    edits, fixes, todos = chosen_edits(findings, unsafe)
-    new_text = apply_edits(text, edits, reader)
+    edits, fixes, _ = chosen_edits(findings, unsafe)
+    new_text = apply_text(text, edits, reader)
+    todos = comments_written(text, edits, reader)
     if new_text == text or not fixes or guard is None:
         return findings, new_text, fixes, todos, 0
     from migrator.text._guard import verdict
 
     def check(chosen: list[Finding]) -> tuple[str | None, str]:
-        after = apply_edits(text, chosen_edits(chosen, unsafe)[0], reader)
-        before = apply_edits(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
+        after = apply_text(text, chosen_edits(chosen, unsafe)[0], reader)
+        before = apply_text(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
         return verdict(guard, path, before, after), after
 
     reason, new_text = check(findings)
@@ -341,8 +288,8 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
         if check([refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings])[0] is not None:
             blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
     findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
-    edits, fixes, todos = chosen_edits(findings, unsafe)
-    return findings, apply_edits(text, edits, reader), fixes, todos, len(blamed)
+    edits, fixes, _ = chosen_edits(findings, unsafe)
+    return findings, apply_text(text, edits, reader), fixes, comments_written(text, edits, reader), len(blamed)
 
 
 #: Up to this many fixes in a file, a refused result is tried fix by fix to find the ones to

@@ -41,8 +41,11 @@ from migrator.base.model import (
     Position,
     RemoveStatement,
     Replace,
+    RewriteError,
     Span,
 )
+from migrator.edit import apply_text, comments_written
+from migrator.edit.ranges import splice_ranges
 from migrator.text import _core, _guard, _jsonspan, dotenv, markdown, shell
 
 _MAGIC = re.compile(r"^\s*(!|%%?|\?)")
@@ -209,13 +212,17 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
         edited.append((cell, source, found, rewritten))
     unsafe = bool(getattr(options, "unsafe_fixes", False))
     if getattr(options, "mode", "lint") != "lint":
-        out = _rewrite(edited, text, unsafe, result)
-        reason = None if out is None else _guard.verdict(guard, path, text, out)
-        if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
-            edited = [(cell, source, [_core.refused(f, reason) if _core.applied(f.fix, unsafe) else f for f in found],
-                       None) for cell, source, found, _ in edited]
-            result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
+        try:
             out = _rewrite(edited, text, unsafe, result)
+            reason = None if out is None else _guard.verdict(guard, path, text, out)
+            if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
+                edited = [(cell, source, [_core.refused(f, reason) if _core.applied(f.fix, unsafe) else f for f in found],
+                           None) for cell, source, found, _ in edited]
+                result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
+                out = _rewrite(edited, text, unsafe, result)
+        except RewriteError as error:  # the rules' edits do not fit together: nothing is written
+            result.error, out = FileError(path, f"{error}; file left unchanged"), None
+            result.fixes_applied = result.todos_added = 0
         if out is not None:
             result.new_bytes = (bom + out).encode("utf-8")
     for cell, source, found, _ in edited:
@@ -267,16 +274,17 @@ def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str |
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
                                                             for e in f.fix.edits)]
         edits, fixes, todos = _core.chosen_edits(textual, unsafe)
-        new_source = rewritten if rewritten is not None else _core.apply_edits(source, edits)
+        if rewritten is None:
+            new_source, todos = apply_text(source, edits), comments_written(source, edits)
+        else:
+            new_source = rewritten
         if new_source != source:
             replacements.append((*cell.region, _encode(new_source, cell, text)))
             result.fixes_applied += fixes
             result.todos_added += todos
     if not replacements:
         return None
-    from migrator.base.lines import splice
-
-    return splice(text, sorted(replacements))
+    return splice_ranges(text, sorted(replacements))
 
 
 RULE = _core.TextRule("notebook", (), embeds=("python", "shell", "dotenv", "markdown"))

@@ -12,7 +12,7 @@ from codemod_helpers import migrate, write_tree
 from flakes import new_flakes
 
 from migrator import catalog
-from migrator.edit import splice as rewrite
+from migrator import edit
 from migrator.run import engine
 from migrator.run.engine import Options
 from migrator.run.pipeline import chosen_edits, process_bytes
@@ -137,9 +137,9 @@ def test_a_neighbour_in_the_statement_stays_on_both_rewrite_paths(monkeypatch: p
     assert after.startswith(f"from {INFO} import DFlashVerifyInput  # why\n")
     options = Options(mode="fix", target_version="0.5.17", unsafe_fixes=True)
     edits = chosen_edits(process_bytes("fork_module.py", source.encode(), options).findings, options)
-    spliced = rewrite.apply_edits(source.encode(), edits)
+    spliced = edit.apply(source.encode(), edits)
     monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
-    assert rewrite.apply_edits(source.encode(), edits) == spliced == after.encode()
+    assert edit.apply(source.encode(), edits) == spliced == after.encode()
 
 
 def test_a_name_on_its_own_line_of_a_parenthesised_import_goes_with_its_line() -> None:
