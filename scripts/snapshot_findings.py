@@ -162,15 +162,16 @@ def _readable(lines: list[str]) -> list[str]:
             for line in lines]
 
 
-def record(name: str) -> dict:
-    """The findings and fixes of the working tree's code on corpus ``name``."""
+def record(name: str, extra: tuple[str, ...] = ()) -> dict:
+    """The findings and fixes of the working tree's code on corpus ``name`` (``extra``: more
+    options for every command, e.g. ``--parse-all``)."""
     with tempfile.TemporaryDirectory(prefix="dflash-snapshot-") as temporary:
         root = Path(temporary) / name
         root.mkdir()
         corpora()[name](root)
         result: dict = {"corpus": name, "target_version": TARGET}
         for label, args in COMMANDS.items():
-            proc = _run(args, root)
+            proc = _run((*args, *extra), root)
             entry: dict = {"exit": proc.returncode, "stderr": _readable(proc.stderr.splitlines())}
             if label == "lint":
                 report = json.loads(proc.stdout)

@@ -48,8 +48,10 @@ class Options(NamedTuple):
     * ``exclude``: (folder, pattern) pairs; ``per_file_ignores``: (folder, pattern, codes);
       ``force_exclude``: excludes also apply to paths named on the command line;
     * ``unsafe_fixes``, ``jobs`` (None: CPU count), ``allow_dirty``, ``respect_gitignore``;
-    * ``parse_all``: parse every Python file, also those the byte prefilter proves cannot
-      match, so that syntax errors anywhere are reported (slower: see BENCHMARKS.md);
+    * ``parse_all``: every shortcut off: parse every Python file, also those the byte
+      prefilter proves cannot match (syntax errors anywhere are reported), whole (no
+      partial parsing), and analyse every statement, cold ones included; the findings are
+      those of a run with the shortcuts (``tests/test_shortcuts.py``), slower (BENCHMARKS.md);
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
     * ``write_read_only``: also rewrite files without write permission bits;
     * ``own_outputs``: absolute paths of the files this run writes or keeps its state in

@@ -149,7 +149,8 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         return _too_large(path, data, candidate)
     try:
         source = decode_python(data)
-        hot, masked = _masked_for_parsing(source, candidate and not (options.parse_all or fixes or fork is not None))
+        shortcuts = not options.parse_all and words_are_spelled(source)
+        hot, masked = _masked_for_parsing(source, candidate and shortcuts and not (fixes or fork is not None))
         tree = _parse(masked[0], source, path) if masked else ast.parse(source, filename=path)
     except SourceError as error:
         result.error = FileError(path, error.message, error.line, error.column)
@@ -161,10 +162,10 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
         return result
     try:
         findings, module_name, result.module, exported, added = _run_rules(path, tree, source, options, module_name, fork,
-                                                                           hot, complete=masked is None)
+                                                                           hot, complete=masked is None, shortcuts=shortcuts)
         if masked and any(partial.covers(masked[1], hot.lines_holding(source, word)) for word in added):
             findings, module_name, result.module, exported, _ = _run_rules(
-                path, ast.parse(source, filename=path), source, options, module_name, fork, hot)
+                path, ast.parse(source, filename=path), source, options, module_name, fork, hot, shortcuts=shortcuts)
     except SyntaxError as error:  # the whole file, parsed again after a partial parse
         result.error = _parse_error(path, error)
         return result
@@ -182,6 +183,18 @@ def _process_python(path: str, data: bytes, options: Options, module_name: str |
     if fixes:
         _apply(result, data, source, findings, options, module_name, exported)
     return result
+
+
+def words_are_spelled(source: str) -> bool:
+    """Can a word be found where it is written? Python reads identifiers NFKC-normalised
+    (``\U0001d403FlashWorker`` is ``DFlashWorker``), so in a source holding a compatibility
+    character the hot lines, which search the words as written, would miss it: such a
+    file is analysed whole (``tests/test_shortcuts.py`` found the miss)."""
+    if source.isascii():
+        return True
+    from migrator.base.compat import text_pattern
+
+    return text_pattern().search(source) is None
 
 
 def _masked_for_parsing(source: str, allowed: bool) -> tuple[HotText | None, tuple[str, list[tuple[int, int]]] | None]:
@@ -213,13 +226,13 @@ def _parse_error(path: str, error: Exception) -> FileError:
 
 
 def _run_rules(path: str, tree: ast.Module, source: str, options: Options, module_name: str | None,
-               fork: ForkIndex | None = None, hot: HotText | None = None, complete: bool = True,
+               fork: ForkIndex | None = None, hot: HotText | None = None, complete: bool = True, shortcuts: bool = True,
                ) -> tuple[list[Finding], str, ModuleSummary | None, frozenset[str], list[str]]:
     """The findings of every rule, the module name the analysis used, the module's summary
     for the fork index, the names other modules import from it (the write guard keeps them)
     and the words the analysis made hot. ``fork``: the fork index, where the run has one;
     ``hot``: the source's hot lines where the caller made them; ``complete``: False where ``tree`` is of a masked text (``migrator.python.partial``),
-    and so is the summary."""
+    and so is the summary; ``shortcuts``: False to analyse every statement, cold ones too."""
     from migrator.python.analysis import analyze, module_name_for
     from migrator.python.forkindex import ForkView, package_root
     from migrator.python.rules import RuleContext, all_rules
@@ -230,7 +243,7 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         name = module_name or module_name_for(Path(path))
         if name is not None:
             view = ForkView(fork, package_root(Path(path).resolve(), name), name)
-    analysis = analyze(tree, source, Path(path), module_name, fork=view, hot=hot)
+    analysis = analyze(tree, source, Path(path), module_name, skip_cold_functions=shortcuts, fork=view, hot=hot)
     enabled = enabled_for(path, options)
     releases = options.target_releases or (options.target_version,)
     context = RuleContext(analysis, path, options.target_version, enabled, releases)

@@ -38,7 +38,8 @@ TARGET_VERSION = Param("target_version", ("--target-version",), "text", "RELEASE
                        "sglang pin, else every V2 release the catalog knows).")
 JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs).")
 PARSE_ALL = Param("parse_all", ("--parse-all",), "flag", None,
-                  "Also parse files that cannot match, to report every syntax error (slower).")
+                  "Turn every shortcut off: parse every file whole, also those that cannot match (every syntax error "
+                  "is reported), and analyse every statement (slower; same findings).")
 EXTEND_SELECT = Param("extend_select", ("--extend-select",), "multi", "CODES",
                       "Rule codes to add to the selection (the config's `select` or --select), as in ruff.")
 EXTEND_IGNORE = Param("extend_ignore", ("--extend-ignore",), "multi", "CODES",
