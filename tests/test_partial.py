@@ -12,7 +12,8 @@ import pytest
 from codemod_helpers import assert_shortcut_changes_nothing
 
 from migrator.base.fileio import decode_python
-from migrator.python import analysis, partial
+from migrator.python import partial
+from migrator.relevance import words
 from migrator.run import engine, pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -129,7 +130,7 @@ CASES = {
 def test_masked_parse_gives_the_same_findings(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     source = CASES[name]
     assert len(source) >= partial.MIN_PARTIAL_CHARS
-    hot = analysis.HotText(source)
+    hot = words.hot_text(source)
     assert partial.mask(source, hot.lines_hot) is not None, "the case must exercise masking"
     fast = _findings(source)
     assert fast, "the case must have findings"
@@ -152,7 +153,7 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
         "    if flag:\n        import json\n"  # the hot statements may use it: kept
         "    return spec.dflash_worker.DFlashWorker(json)\n"
         + PADDING)
-    masked, blanked = partial.mask(source, analysis.HotText(source).lines_hot)
+    masked, blanked = partial.mask(source, words.hot_text(source).lines_hot)
     kept = masked.split("\n")
     assert kept[4] == "    import json"
     assert (7, 10) in blanked and kept[6] == "    pass"
@@ -169,7 +170,7 @@ def test_cold_functions_are_blanked_with_their_local_imports(monkeypatch: pytest
 
 def test_masked_text_keeps_every_position() -> None:
     source = V1 + PADDING + "\n\nclass Mine(DFlashWorker):\n    x = 1\n"
-    masked, blanked = partial.mask(source, analysis.HotText(source).lines_hot)
+    masked, blanked = partial.mask(source, words.hot_text(source).lines_hot)
     assert masked.count("\n") == source.count("\n")
     kept = [(a, b) for a, b in zip(source.split("\n"), masked.split("\n")) if b]
     # kept lines are identical; blanked ones are empty, or `pass` where a class member was

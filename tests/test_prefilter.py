@@ -11,6 +11,7 @@ from codemod_helpers import assert_shortcut_changes_nothing
 from migrator import catalog
 from migrator.python import analysis
 from migrator.relevance import prefilter
+from migrator.relevance import words as relevance
 from migrator.run import engine, pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,7 +76,7 @@ def test_patterned_triggers_send_exactly_the_guards_to_the_parser(name: str) -> 
 
 
 def test_every_catalog_member_name_is_a_relevant_word() -> None:
-    words = set(catalog.relevant_words())
+    words = set(relevance.relevant_words())
     for entry in catalog.ENTRIES:
         if entry.kind == catalog.BEHAVIOUR_KIND:  # names no removed thing; its rule reads the tree itself
             continue
@@ -173,7 +174,7 @@ def test_hot_lines_compared_where_a_shorter_word_stands_equal_a_search_of_each_w
     """``analysis._hot_lines`` compares a word that holds a shorter one only where that one
     stands: the same lines as searching each word in the whole source, on the corpus, with
     every relevant word of the catalog, and on overlapping spellings."""
-    words = {word for _, group in catalog.relevant_word_groups() for word in group}
+    words = {word for _, group in relevance.word_groups() for word in group}
 
     def naive(source: str) -> list[int]:
         lines = source.split("\n")
@@ -182,5 +183,5 @@ def test_hot_lines_compared_where_a_shorter_word_stands_equal_a_search_of_each_w
     samples = [path.read_text(encoding="utf-8") for path in CORPUS]
     samples.append("dflashdflash_worker\nx = compute_dflash_accept_len_and_bonus\nverifyverify_\nprepare_for_verify\n")
     for source in samples:
-        hot = analysis.HotText(source)
+        hot = relevance.hot_text(source)
         assert analysis._hot_lines(source, words, hot.line_ends) == naive(source)

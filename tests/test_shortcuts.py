@@ -10,7 +10,6 @@ import pytest
 
 from tests.test_findings_unchanged import FAST, snapshot
 
-
 #: What a file can fail with only where every statement is parsed and analysed.
 ONLY_WITHOUT_SHORTCUTS = ("syntax error", "cannot analyse: nesting too deep", "cannot parse")
 
@@ -48,3 +47,76 @@ def test_no_shortcut_loses_a_finding_on_sglang_tree(name: str) -> None:
     except WheelError as error:
         pytest.skip(f"sglang 0.5.13's wheel is not available here ({error})")
     _same_without_shortcuts(name)
+
+
+#: For each rule's declared word group, a source whose finding or fix needs it: without the
+#: group the statement that holds it is cold.
+NEEDS_DECLARED_WORDS = {
+    # the builder is edited only where the variable is a string literal; its alias is followed
+    "spec_v2_env": ("import os\n\nfrom sglang import Engine as Start\n\n\ndef configure():\n"
+                    "    os.environ[\"SGLANG_ENABLE_SPEC_V2\"] = \"0\"\n\n\ndef build():\n"
+                    "    return Start(model_path=\"m\")\n"),
+    # a removed member's name as data, fed to ``setattr`` on a receiver of unknown type
+    "reflection_names": ("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n"
+                         "NAMES = (\"_prepare_for_speculative_decoding\",)\n\n\ndef patch(cls):\n"
+                         "    for name in NAMES:\n        setattr(cls, name, None)\n"),
+}
+#: Declared groups that only the fork pass needs (where another module types the receiver,
+#: a file that spells no V1 class but writes its V1 keywords), which analyses without
+#: shortcuts: no single file shows them; the corpora's equivalence above covers them.
+FORK_PASS_ONLY = {"verify_input"}
+
+
+def _result(source: str) -> tuple[list[tuple], bytes | None]:
+    from migrator.base.options import Options
+    from migrator.run.pipeline import process_bytes
+
+    result = process_bytes("m.py", source.encode(), Options(mode="fix", target_version="0.5.17"))
+    return sorted((f.line, f.code, f.message, repr(f.fix)) for f in result.findings), result.new_bytes
+
+
+def _clear_word_tables() -> None:
+    from migrator.relevance import words
+
+    for cached in (words.word_groups, words.relevant_words, words._searched_preconditions, words._followed):
+        cached.cache_clear()
+
+
+def test_every_declared_word_group_has_a_case() -> None:
+    from migrator.python.rules import RULES
+
+    declared = {rule.name for rule in RULES if rule.words}
+    assert declared == set(NEEDS_DECLARED_WORDS) | FORK_PASS_ONLY
+
+
+@pytest.mark.parametrize("rule_name", sorted(NEEDS_DECLARED_WORDS))
+def test_a_declared_word_group_is_needed(rule_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule's ``words`` are words it compares names against: without them its case loses a
+    finding or a fix (a declaration in vain fails here, one missing in the test above)."""
+    from migrator.python import rules
+
+    source = NEEDS_DECLARED_WORDS[rule_name]
+    rule = next(r for r in rules.RULES if r.name == rule_name)
+    with_words = _result(source)
+    assert any(code in rule.emits for _, code, _, _ in with_words[0]), with_words
+    monkeypatch.setattr(rules, "RULES", tuple(r._replace(words=()) if r is rule else r for r in rules.RULES))
+    _clear_word_tables()
+    try:
+        assert _result(source) != with_words
+    finally:
+        monkeypatch.undo()
+        _clear_word_tables()
+
+
+def test_no_declared_word_repeats_the_catalogs() -> None:
+    """A word a rule declares is not one the catalog already gives under a precondition the
+    rule's implies (the worker's ``__init__`` was declared twice, by the catalog's DFM111)."""
+    from migrator import catalog
+    from migrator.python.rules import RULES
+
+    def implied(condition: tuple[str, ...], preconditions: tuple[str, ...]) -> bool:
+        return not condition or set(condition) <= set(preconditions)
+
+    repeated = [(rule.name, word) for rule in RULES for preconditions, words in rule.words for word in words
+                if any(word in given and implied(condition, preconditions) for condition, given in catalog.name_word_groups())]
+    assert repeated == []

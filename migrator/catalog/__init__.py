@@ -1327,21 +1327,15 @@ def trigger_groups() -> tuple[tuple[bytes, tuple[bytes, ...], tuple[bytes, ...]]
 
 
 @cache
-def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """(preconditions, words): words without which no rule can fire in a statement or
-    function body, each group relevant only in a source holding one of its preconditions
-    (empty: always). The analysis skips the code where no relevant word occurs.
+def name_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """(preconditions, words): the words the catalog's own names give the rules to look for,
+    each group relevant only in a source holding one of its preconditions (empty: always);
+    the rules declare the rest (``migrator.relevance.words`` joins them).
 
     * trigger tokens and distinctive names: always;
     * members of a class (``verify``, ``ctx_lens``): only where the class is named, since a
       value is known to be an instance only through its class's name (constructor,
-      annotation, base class or import alias, all of which spell it);
-    * ``__init__`` (DFM111's ``super().__init__``): only where the V1 worker is named;
-    * server-argument builders (``Engine``, ``ServerArgs``, ``launch_server``): only where
-      the environment variable is written as a string literal, the only form whose rule
-      (DFM201) edits builders;
-    * ``getattr``/``hasattr``/``setattr``/``delattr``: only where a removed member's name is
-      written as a string literal (``reflection_names``).
+      annotation, base class or import alias, all of which spell it).
     """
     always = {token.decode() for token in trigger_tokens()}
     by_owner: dict[str, set[str]] = {}
@@ -1352,99 +1346,18 @@ def relevant_word_groups() -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...
                 always.add(member)
             else:
                 by_owner.setdefault(owner.rpartition(".")[2], set()).add(member)
-    worker = V1_WORKER_CLASS.rpartition(".")[2]
-    by_owner.setdefault(worker, set()).add("__init__")
     groups: list[tuple[tuple[str, ...], tuple[str, ...]]] = [((), tuple(sorted(always)))]
     groups.extend(((owner,), tuple(sorted(words))) for owner, words in sorted(by_owner.items()))
-    builders = {name.rpartition(".")[2] for name in ENGINE_CALLABLES} | {LAUNCH_SERVER_MODULE.rpartition(".")[2]}
-    groups.append(((f'"{ENV_SPEC_V2}"', f"'{ENV_SPEC_V2}'"), tuple(sorted(builders))))
-    verify = f"{VERIFY_INPUT}.verify".rpartition(".")[2]
-    groups.append((tuple(f"{keyword}=" for keyword in V1_VERIFY_KEYWORDS[1:]), (verify,)))
-    # a removed member's name as data (a table a loop feeds to ``setattr``): the call that
-    # reaches it by name spells no such word itself. The rule reads names from string
-    # literals only, so the precondition is the name in quotes: a bare ``verify`` (a method
-    # call, a comment) makes no reflection call relevant.
-    members = {name.rpartition(".")[2] for entry in entries_of_kind("method", "attribute") if entry.owner_class
-               for name in entry.names}
-    groups.append((tuple(f"{quote}{member}{quote}" for member in sorted(members) for quote in "\"'"), REFLECTION_CALLS))
     return tuple(groups)
 
 
 @cache
-def relevant_words() -> tuple[str, ...]:
-    """Every word any rule may look for, whatever the source (the union of the groups)."""
-    return tuple(sorted({word for _, words in relevant_word_groups() for word in words}))
-
-
-@cache
-def _relevant_qualnames() -> frozenset[str]:
+def followed_names() -> frozenset[str]:
+    """The qualified names of the catalog (and their owner classes) whose aliases and
+    subclasses the rules follow; the rules declare the rest."""
     names = {name for entry in _name_entries() for name in entry.names}
     names.update(entry.owner_class for entry in _name_entries() if entry.owner_class)
-    names.update((V1_WORKER_CLASS, V2_DRAFT_INPUT, *ENGINE_CALLABLES))
     return frozenset(names)
-
-
-def is_relevant_qualname(qualname: str, words: set[str] | frozenset[str] | None = None) -> bool:
-    """Is ``qualname`` a name rules look for, or something inside one (a module's member)?
-    A local alias of such a name is as relevant as the words themselves. ``words``: the
-    file's relevant words; a name whose last part is not among them (``ServerArgs`` where
-    no builder can be edited) is not looked for there."""
-    names = _relevant_qualnames()
-    cut = len(qualname)
-    while cut > 0:
-        prefix = qualname[:cut]
-        if prefix in names and (words is None or prefix.rpartition(".")[2] in words):
-            return True
-        cut = qualname.rfind(".", 0, cut)
-    return False
-
-
-def relevant_words_for(source: str) -> list[str]:
-    """The relevant words whose preconditions ``source`` meets."""
-    words: list[str] = []
-    for preconditions, group in _searched_preconditions():
-        # The reflection calls are builtins: no alias or subclass brings them in unspelled,
-        # so where none is written the group adds nothing, and its many quoted names (a
-        # scan of the whole source each) need not be looked for.
-        if group is REFLECTION_CALLS and not any(call in source for call in group):
-            continue
-        if not preconditions or any(_holds(source, core, quotes) for core, quotes in preconditions):
-            words.extend(group)
-    return words
-
-
-_QUOTES = ("'", '"')
-
-
-@cache
-def _searched_preconditions() -> tuple[tuple[tuple[tuple[str, frozenset[str] | None], ...], tuple[str, ...]], ...]:
-    """``relevant_word_groups`` with each quoted precondition (``"name"``, ``'name'``) as its
-    name and its quote characters: a quote is one of the commonest characters of a source,
-    which makes ``'"name"' in source`` ~5 times slower to scan for than ``name``, so the
-    name is searched and the characters around each occurrence compared."""
-    searched = []
-    for preconditions, words in relevant_word_groups():
-        quotes: dict[str, set[str]] = {}
-        for text in preconditions:
-            quoted = len(text) > 2 and text[0] in _QUOTES and text[-1] == text[0]
-            quotes.setdefault(text[1:-1] if quoted else text, set()).add(text[0] if quoted else "")
-        searched.append((tuple((core, None if "" in marks else frozenset(marks)) for core, marks in quotes.items()),
-                         words))
-    return tuple(searched)
-
-
-def _holds(source: str, core: str, quotes: frozenset[str] | None) -> bool:
-    """``core`` occurs in ``source``, between two of the same ``quotes`` where given."""
-    if quotes is None:
-        return core in source
-    size = len(core)
-    at = source.find(core)
-    while at != -1:
-        before = source[at - 1:at]
-        if before in quotes and source[at + size:at + size + 1] == before:
-            return True
-        at = source.find(core, at + size)
-    return False
 
 
 def default_target_version() -> str:

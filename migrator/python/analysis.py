@@ -22,7 +22,7 @@ What is resolved (all statically; the scanned code is never imported or executed
   V2 name are marked guarded, and nothing inside such a block is reported.
 
 Cold code (the rules' shortcut, off for ``verify``): a statement or function body in which
-no word some rule looks for occurs (``catalog.relevant_words_for``: member names only
+no word some rule looks for occurs (``migrator.relevance.words``: member names only
 where their class is named, builders only where the variable is a string literal) cannot
 hold a finding. Such a statement is not walked; only the names it binds are recorded, with
 the types and aliases a walk would give them. A local alias or subclass of a V1 name
@@ -51,6 +51,8 @@ from migrator.python.names import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from migrator.python.forkindex import ForkView
 
 V2_MARKERS = ("_v2", "V2")
@@ -193,9 +195,9 @@ class Analysis(ast.NodeVisitor):
         #: Words made hot while walking (aliases and subclasses of V1 names): where one of
         #: them stands on a line ``migrator.python.partial`` blanked, the file is parsed whole.
         self.added_words: list[str] = []
-        if skip_cold_functions and fork is None:
-            hot = hot or HotText(source)
+        if skip_cold_functions and fork is None and hot is not None:
             self.lines = hot.lines
+            self.is_relevant = hot.is_relevant
             #: Words and lines some rule may look at; None: analyse everything (``verify``).
             self.hot_words: set[str] = set(hot.words)
             self.line_ends = hot.line_ends
@@ -312,7 +314,7 @@ class Analysis(ast.NodeVisitor):
         if self.scope is self.module_scope and binding.qualname is not None and binding.kind != "other":
             self.module_imports[name] = binding
         if (self.hot_lines is not None and name not in self.hot_words and binding.qualname is not None
-                and binding.kind != "def" and catalog.is_relevant_qualname(binding.qualname, self.hot_words)):
+                and binding.kind != "def" and self.is_relevant(binding.qualname, self.hot_words)):
             self._add_hot_word(name)  # an alias of a V1 name: its uses are hot too
 
     def _add_hot_word(self, word: str) -> None:
@@ -648,7 +650,7 @@ class Analysis(ast.NodeVisitor):
         self.classes[qualname] = info
         self.bind(node.name, Binding(qualname, "def"))
         if (self.hot_lines is not None and node.name not in self.hot_words
-                and any(catalog.is_relevant_qualname(a, self.hot_words) for a in self.ancestors(qualname) - {qualname})):
+                and any(self.is_relevant(a, self.hot_words) for a in self.ancestors(qualname) - {qualname})):
             self._add_hot_word(node.name)  # a subclass of a V1 class: its uses are hot too
         class_scope = Scope("class", parent=self.scope, class_qualname=qualname)
         saved = self.scope
@@ -963,12 +965,14 @@ def _bound_names(body: list[ast.stmt]) -> set[str]:
 
 
 class HotText:
-    """A source's lines and the lines holding a word some rule may look for
-    (``catalog.relevant_words_for``)."""
+    """A source's lines, the words some rule may look for in it, the lines holding them, and
+    ``is_relevant(qualname, words)``: does a name bound to ``qualname`` make its lines hot too
+    (``migrator.relevance.words`` makes it from the rules' declarations)."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, words: list[str], is_relevant: Callable[[str, set[str]], bool]) -> None:
         self.lines = split_lines(source) or [""]
-        self.words = catalog.relevant_words_for(source)
+        self.words = words
+        self.is_relevant = is_relevant
         #: Offset just past each line's end, for the line of a text position.
         self.line_ends = list(accumulate(map(len, self.lines)))
         self.lines_hot = _hot_lines(source, set(self.words), self.line_ends)
@@ -978,7 +982,7 @@ class HotText:
 
 
 def _hot_lines(source: str, words: set[str], line_ends: list[int]) -> list[int]:
-    """Sorted line numbers holding one of ``words`` (see catalog.relevant_word_groups).
+    """Sorted line numbers holding one of ``words`` (``migrator.relevance.words``).
 
     A word holding a shorter one (``dflash_worker`` holds ``dflash``) can only stand where
     the shorter one does: it is compared there, not searched for in the whole source (most
@@ -1012,9 +1016,10 @@ def _lines_holding(source: str, word: str, line_ends: list[int]) -> set[int]:
 
 def analyze(tree: ast.Module, source: str, path: Path | None, module_name: str | None = None,
             skip_cold_functions: bool = True, fork: ForkView | None = None, hot: HotText | None = None) -> Analysis:
-    """Analyse a module. ``skip_cold_functions``: the rules' shortcut (see ``_hot_lines``);
-    callers that look at every reference, like ``verify``, pass False. ``hot``: the
-    source's ``HotText`` where the caller made it already (to mask the source)."""
+    """Analyse a module. ``skip_cold_functions`` with ``hot`` (the source's :class:`HotText`,
+    ``migrator.relevance.words.hot_text``): the rules' shortcut, cold statements are not
+    walked (see ``_hot_lines``); without ``hot``, or for callers that look at every
+    reference, like ``verify`` (False), every statement is walked."""
     if module_name is None and path is not None:
         module_name = module_name_for(path)
     is_package = path is not None and path.name in ("__init__.py", "__init__.pyi")

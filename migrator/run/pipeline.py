@@ -203,9 +203,9 @@ def _masked_for_parsing(source: str, allowed: bool) -> tuple[HotText | None, tup
     parsed anyway."""
     if not allowed or len(source) < partial.MIN_PARTIAL_CHARS:
         return None, None
-    from migrator.python.analysis import HotText
+    from migrator.relevance.words import hot_text
 
-    hot = HotText(source)
+    hot = hot_text(source)
     return hot, partial.mask(source, hot.lines_hot)
 
 
@@ -243,6 +243,10 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         name = module_name or module_name_for(Path(path))
         if name is not None:
             view = ForkView(fork, package_root(Path(path).resolve(), name), name)
+    if shortcuts and hot is None and view is None:
+        from migrator.relevance.words import hot_text
+
+        hot = hot_text(source)
     analysis = analyze(tree, source, Path(path), module_name, skip_cold_functions=shortcuts, fork=view, hot=hot)
     enabled = enabled_for(path, options)
     releases = options.target_releases or (options.target_version,)
@@ -403,10 +407,11 @@ def warm_up() -> None:
     from migrator.python.fallbacks import known_names
     from migrator.python.release_fit import fit  # noqa: F401
     from migrator.python.rules import all_rules
+    from migrator.relevance import words
 
     all_rules()
-    catalog.relevant_word_groups()
-    catalog.is_relevant_qualname("")
+    words.word_groups()
+    words.is_relevant_qualname("")
     _groups()
     known_names()
     text_pattern()

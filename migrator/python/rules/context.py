@@ -40,9 +40,16 @@ class Rule(NamedTuple):
     * ``order``: its place in the run (see :mod:`migrator.python.rules` for what each band means);
     * ``owns``: the codes it emits that no other rule owns;
     * ``shares``: codes another rule owns that this one also emits, and ``why`` (required then);
-    * ``reads``: catalog entries it reads without emitting their code.
+    * ``reads``: catalog entries it reads without emitting their code;
+    * ``words``: the words it looks for beyond the catalog's own names, as (preconditions,
+      words) groups: each word matters only in a source holding one of the preconditions
+      (none: in every source). Statements holding none of a source's words are not analysed
+      (``migrator.relevance.words`` derives every relevance layer from these declarations);
+    * ``follows``: qualified names beyond the catalog's whose aliases and subclasses the rule
+      follows (a local name bound to one makes its lines relevant too).
 
-    ``tests/test_rule_declarations.py`` fails when a rule emits or reads an undeclared code.
+    ``tests/test_rule_declarations.py`` fails when a rule emits or reads an undeclared code;
+    ``tests/test_shortcuts.py`` when a declared word is missing, or one is declared in vain.
     """
 
     name: str
@@ -52,6 +59,8 @@ class Rule(NamedTuple):
     shares: tuple[str, ...] = ()
     why: str = ""
     reads: tuple[str, ...] = ()
+    words: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    follows: tuple[str, ...] = ()
 
     @property
     def emits(self) -> frozenset[str]:

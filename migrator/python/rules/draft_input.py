@@ -54,4 +54,4 @@ def _member(ctx: RuleContext, types: frozenset[str], member: str, anchor, label:
         rename(entry)
 
 
-RULE = Rule("draft_input", 320, check, owns=CODES)
+RULE = Rule("draft_input", 320, check, owns=CODES, follows=(catalog.V2_DRAFT_INPUT,))

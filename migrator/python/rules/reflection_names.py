@@ -143,4 +143,11 @@ RULE = Rule(
     shares=catalog.codes_of_kind("method", "attribute"),
     why="removed members named by strings where code reaches the V1 objects by name (``getattr``, "
     "``mock.patch.object``, tables fed to them); each member's own code, as the rule that finds it in code uses",
+    # a removed member's name as data (a table a loop feeds to ``setattr``): the call that
+    # reaches it by name spells no such word itself. The rule reads names from string
+    # literals only, so the precondition is the name in quotes (a bare ``verify``, a method
+    # call or a comment, makes no reflection call relevant).
+    words=((tuple(f"{quote}{member}{quote}" for member in sorted(
+        {name.rpartition(".")[2] for entry in catalog.entries_of_kind("method", "attribute") if entry.owner_class
+         for name in entry.names}) for quote in "\"'"), catalog.REFLECTION_CALLS),),
 )

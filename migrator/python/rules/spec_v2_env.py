@@ -150,4 +150,10 @@ def _why_manual(ctx: RuleContext, node: ast.Constant, value: bool | None) -> str
     return catalog.get("DFM201").message
 
 
-RULE = Rule("spec_v2_env", 330, check, owns=("DFM201",))
+# The server-argument builders (``Engine``, ``ServerArgs``, ``launch_server``) are edited only
+# where the environment variable is written as a string literal.
+RULE = Rule("spec_v2_env", 330, check, owns=("DFM201",),
+            words=(((f'"{catalog.ENV_SPEC_V2}"', f"'{catalog.ENV_SPEC_V2}'"),
+                    tuple(sorted({name.rpartition(".")[2] for name in catalog.ENGINE_CALLABLES}
+                                 | {catalog.LAUNCH_SERVER_MODULE.rpartition(".")[2]}))),),
+            follows=catalog.ENGINE_CALLABLES)

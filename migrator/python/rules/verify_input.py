@@ -120,4 +120,7 @@ def check(ctx: RuleContext) -> None:
                         rename_keyword(ctx, keyword, entry)
 
 
-RULE = Rule("verify_input", 310, check, owns=("DFM105", "DFM110", "DFM302"))
+# ``verify`` is looked at where one of its V1 keywords is written (``page_size=``, ...)
+RULE = Rule("verify_input", 310, check, owns=("DFM105", "DFM110", "DFM302"),
+            words=((tuple(f"{keyword}=" for keyword in catalog.V1_VERIFY_KEYWORDS[1:]),
+                    (f"{catalog.VERIFY_INPUT}.verify".rpartition(".")[2],)),))

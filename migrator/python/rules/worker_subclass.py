@@ -94,4 +94,6 @@ def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], w
             ctx.todo(call, entry, f"`{ctx.analysis.segment(call.func)}(..., {name.value!r})`: {entry.message}")
 
 
-RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"))
+# (``super().__init__(...)``: the catalog's DFM111 entry names the constructor already, where
+# the V1 worker is named)
+RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"), follows=(catalog.V1_WORKER_CLASS,))
