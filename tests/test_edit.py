@@ -70,3 +70,20 @@ def test_no_module_outside_edit_applies_edits() -> None:
              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
              if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names]
     assert found == []
+
+
+def test_the_guard_applies_edits_through_the_one_entry_not_a_callback() -> None:
+    """The write guard took a callback into the run's pipeline to apply edits each round (a
+    walk that went back up into a module it had left); it asks ``migrator.edit`` itself, and
+    which edits a fix run writes is decided once (``edit.chosen_edits``, ``edit.applied``)."""
+    import inspect
+
+    from migrator.python import guard
+
+    assert "apply" not in inspect.signature(guard.settle).parameters
+    names = {"chosen_edits", "applied", "_applied"}
+    found = [f"{path.relative_to(ROOT)}:{node.name}" for path in sorted((ROOT / "migrator").rglob("*.py"))
+             if "edit" not in path.relative_to(ROOT / "migrator").parts
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in names]
+    assert found == []

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from migrator.base.fileio import decode_python
 from migrator.base.model import AddImport, InsertComment
+from migrator.edit import chosen_edits
 from migrator.run import engine, pipeline
 
 settings.register_profile("dflash-ci", max_examples=60, deadline=None, derandomize=True, print_blob=True,
@@ -147,7 +148,7 @@ def _tokens(data: bytes) -> list[tokenize.TokenInfo]:
 def _edited_lines(findings, options: engine.Options) -> tuple[set[int], bool]:  # noqa: ANN001
     lines: set[int] = set()
     adds_import = False
-    for edit in pipeline.chosen_edits(findings, options):
+    for edit in chosen_edits(findings, options.unsafe_fixes):
         if isinstance(edit, AddImport):
             adds_import = True
         elif isinstance(edit, InsertComment):

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from migrator.base.model import InsertComment, Replace
 from migrator import edit
+from migrator.base.model import InsertComment, Replace
+from migrator.edit import chosen_edits
 from migrator.relevance.prefilter import might_match
 from migrator.run.engine import Options
-from migrator.run.pipeline import chosen_edits, process_bytes
+from migrator.run.pipeline import process_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_FILES = sorted(p for p in (ROOT / "examples" / "legacy_fork").rglob("*.py") if might_match(p.read_bytes()))
@@ -38,7 +39,7 @@ def test_splice_equals_libcst(name: str, data: bytes, monkeypatch: pytest.Monkey
     options = Options(mode="check", target_version="0.5.17")
     result = process_bytes(name, data, options)
     assert result.error is None
-    edits = [e for e in chosen_edits(result.findings, options) if isinstance(e, (Replace, InsertComment))]
+    edits = [e for e in chosen_edits(result.findings, options.unsafe_fixes) if isinstance(e, (Replace, InsertComment))]
     if not edits:
         pytest.skip(f"{name}: no span or comment edits to compare")
     spliced = edit.apply(data, edits)

@@ -23,12 +23,31 @@ from collections.abc import Iterable, Sequence
 from migrator.base.lines import split_lines
 from migrator.base.model import (
     Edit,
+    Finding,
+    Fix,
     InsertComment,
     RemoveStatement,
     Replace,
     RewriteError,
 )
 from migrator.edit.ranges import check_overlaps, splice_ranges
+
+
+def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> list[Edit]:
+    """The edits a fix run writes for ``findings``: each fix's edits (a manual one's are its
+    TODO), an unsafe fix's fallback (its TODO) unless unsafe fixes are on."""
+    edits: list[Edit] = []
+    for finding in findings:
+        fix = finding.fix
+        if fix is not None:
+            edits.extend(fix.fallback if fix.applicability == "unsafe" and not unsafe else fix.edits)
+    return edits
+
+
+def applied(fix: Fix | None, unsafe: bool) -> bool:
+    """Is this fix applied by a fix run (not only its TODO added)? Counted as a fix even
+    where its edits stand in another finding's fix (one edit serves both)."""
+    return fix is not None and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
 
 
 def already_present(lines: Sequence[str], line: int, text: str) -> bool:

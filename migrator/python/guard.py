@@ -42,7 +42,7 @@ from migrator.python.fallbacks import catalog_names
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterator
+    from typing import Iterator
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -464,16 +464,22 @@ def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported la
 MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the file is refused
 
 
-def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]], bytes], target: str | tuple[str, ...],
+def settle(findings: list[Finding], data: bytes, source: str, target: str | tuple[str, ...],
            unsafe: bool, module_name: str | None = None, is_package: bool = False,
            exported: frozenset[str] = frozenset()) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and
-    the bytes those findings give (``apply``). A fix is refused when the text with it has
-    a problem the original has not; the fixes whose replacement text names what is wrong
-    are refused first, then all of them."""
+    the bytes those findings give (``data``, whose text is ``source``, with their edits). A
+    fix is refused when the text with it has a problem the original has not; the fixes whose
+    replacement text names what is wrong are refused first, then all of them."""
+    from migrator.edit import applied as is_applied
+    from migrator.edit import apply, chosen_edits
+
+    def written(chosen: list[Finding]) -> bytes:
+        return apply(data, chosen_edits(chosen, unsafe), source)
+
     current = findings
     for round_number in range(MAX_ROUNDS + 1):
-        new = apply(current)
+        new = written(current)
         try:
             text = decode_python(new)
         except SourceError as error:
@@ -481,19 +487,14 @@ def settle(findings: list[Finding], source: str, apply: Callable[[list[Finding]]
         found = problems(source, text, target, module_name, is_package, exported)
         if not found:
             return current, new
-        applied = [f for f in current if _applied(f, unsafe)]
+        applied = [f for f in current if is_applied(f.fix, unsafe)]
         blamed = _blamed(applied, found) if round_number < MAX_ROUNDS else set()
         if not blamed:
             blamed = {id(f) for f in applied}
         if not blamed:
             return current, new  # nothing left to refuse: only comments change
         current = _refuse(current, blamed, found, source)
-    return current, apply(current)
-
-
-def _applied(finding: Finding, unsafe: bool) -> bool:
-    fix = finding.fix
-    return fix is not None and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
+    return current, written(current)
 
 
 def _blamed(applied: list[Finding], found: list[Problem]) -> set[int]:

@@ -20,17 +20,16 @@ from migrator.base.fileio import (
 )
 from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import (
-    Edit,
     FileError,
     FileResult,
     Finding,
-    Fix,
     InsertComment,
     RewriteError,
     Span,
 )
 from migrator.base.options import Options, enabled_for
 from migrator.base.records import record
+from migrator.edit import applied, apply, chosen_edits, comments_written
 from migrator.python import partial
 from migrator.relevance.prefilter import (
     _groups,
@@ -42,7 +41,7 @@ from migrator.run.files import is_python
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Iterable, Sequence
+    from typing import Callable, Iterable
 
     from migrator.python.analysis import HotText
     from migrator.python.forkindex import ForkIndex, ModuleSummary
@@ -292,19 +291,6 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
     return leftovers
 
 
-def chosen_edits(findings: Sequence[Finding], options: Options) -> list[Edit]:
-    edits: list[Edit] = []
-    for finding in findings:
-        fix: Fix | None = finding.fix
-        if fix is None:
-            continue
-        if fix.applicability == "unsafe" and not options.unsafe_fixes:
-            edits.extend(fix.fallback)
-        else:
-            edits.extend(fix.edits)
-    return edits
-
-
 def _first_trigger_line(data: bytes) -> int | None:
     found = [at for at in (data.find(token) for token in _tokens()) if at >= 0]
     return data.count(b"\n", 0, min(found)) + 1 if found else None
@@ -313,15 +299,12 @@ def _first_trigger_line(data: bytes) -> int | None:
 def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
              exported: frozenset[str], module_name: str | None) -> tuple[list[Finding], bytes]:
     """``migrator.python.guard``: the fixes whose output would break the file become TODOs."""
-    from migrator.edit import apply
     from migrator.python.guard import settle
 
-    settled, new = settle(findings, source, lambda chosen: apply(data, chosen_edits(chosen, options), source),
+    settled, new = settle(findings, data, source,
                           options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
                           Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
     result.findings = settled
-    from migrator.text._core import applied
-
     result.refused = (sum(applied(f.fix, options.unsafe_fixes) for f in findings)
                       - sum(applied(f.fix, options.unsafe_fixes) for f in settled))
     return settled, new
@@ -329,10 +312,9 @@ def _guarded(result: FileResult, data: bytes, source: str, findings: list[Findin
 
 def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
            module_name: str | None = None, exported: frozenset[str] = frozenset()) -> None:
-    edits = chosen_edits(findings, options)
+    edits = chosen_edits(findings, options.unsafe_fixes)
     if not edits:
         return
-    from migrator.edit import apply, comments_written
     from migrator.edit.splice import needs_libcst
 
     if len(data) > MAX_REWRITE_BYTES and needs_libcst(edits):  # libcst needs minutes and GBs there
@@ -361,12 +343,10 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     findings, new = _guarded(result, data, source, findings, options, exported, module_name)
     if new == data:
         return
-    edits = chosen_edits(findings, options)
+    edits = chosen_edits(findings, options.unsafe_fixes)
     result.new_bytes = new
     result.todos_added = comments_written(source, edits)
-    result.fixes_applied = sum(
-        1 for f in findings if f.fix and f.fix.applicability != "manual" and (f.fix.applicability == "safe" or options.unsafe_fixes)
-    )
+    result.fixes_applied = sum(applied(f.fix, options.unsafe_fixes) for f in findings)
 
 
 def module_name_of(path: Path) -> str | None:

@@ -11,13 +11,12 @@ applies the fixes by splicing text, so every byte outside an edit is kept.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
 from migrator.base.model import (
-    Edit,
     FileError,
     FileResult,
     Finding,
@@ -28,7 +27,7 @@ from migrator.base.model import (
     Span,
 )
 from migrator.base.records import record
-from migrator.edit import apply_text, comments_written
+from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.text.filetypes import module_for
 
 ENV = catalog.ENV_SPEC_V2
@@ -173,25 +172,6 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
 # ---- the driver -----------------------------------------------------------------------
 
 
-def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> tuple[list[Edit], int, int]:
-    edits: list[Edit] = []
-    fixes = todos = 0
-    for f in findings:
-        if f.fix is None or not f.fix.edits:
-            continue
-        if f.fix.applicability == "unsafe" and not unsafe:
-            if f.fix.fallback:
-                edits.extend(f.fix.fallback)
-                todos += 1
-            continue
-        edits.extend(f.fix.edits)
-        if f.fix.applicability == "manual":
-            todos += 1
-        else:
-            fixes += 1
-    return edits, fixes, todos
-
-
 Regions = Callable[[str], "tuple[set[int], set[int]]"]
 Guard = Callable[[str, str, str], "str | None"]
 
@@ -241,10 +221,6 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     return result
 
 
-def applied(fix: Fix | None, unsafe: bool) -> bool:
-    return fix is not None and bool(fix.edits) and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe))
-
-
 def refused(finding: Finding, reason: str) -> Finding:
     """``finding`` with its fix turned into a TODO saying why the guard refused it, above
     the line its TODO would go (``fallback``), else above the finding's line."""
@@ -260,7 +236,7 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
     text-fix guard (``migrator.text._guard``) accepts their result, compared with the
     same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
     in a file with few fixes, else all of them) become TODOs saying why."""
-    edits, fixes, _ = chosen_edits(findings, unsafe)
+    edits, fixes = chosen_edits(findings, unsafe), sum(applied(f.fix, unsafe) for f in findings)
     new_text = apply_text(text, edits, reader)
     todos = comments_written(text, edits, reader)
     if new_text == text or not fixes or guard is None:
@@ -268,8 +244,8 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
     from migrator.text._guard import verdict
 
     def check(chosen: list[Finding]) -> tuple[str | None, str]:
-        after = apply_text(text, chosen_edits(chosen, unsafe)[0], reader)
-        before = apply_text(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe)[0], reader)
+        after = apply_text(text, chosen_edits(chosen, unsafe), reader)
+        before = apply_text(text, chosen_edits([f for f in chosen if not applied(f.fix, unsafe)], unsafe), reader)
         return verdict(guard, path, before, after), after
 
     reason, new_text = check(findings)
@@ -288,7 +264,7 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
         if check([refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings])[0] is not None:
             blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
     findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
-    edits, fixes, _ = chosen_edits(findings, unsafe)
+    edits, fixes = chosen_edits(findings, unsafe), sum(applied(f.fix, unsafe) for f in findings)
     return findings, apply_text(text, edits, reader), fixes, comments_written(text, edits, reader), len(blamed)
 
 

@@ -44,7 +44,7 @@ from migrator.base.model import (
     RewriteError,
     Span,
 )
-from migrator.edit import apply_text, comments_written
+from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.edit.ranges import splice_ranges
 from migrator.text import _core, _guard, _jsonspan, dotenv, markdown, shell
 
@@ -216,7 +216,7 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
             out = _rewrite(edited, text, unsafe, result)
             reason = None if out is None else _guard.verdict(guard, path, text, out)
             if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
-                edited = [(cell, source, [_core.refused(f, reason) if _core.applied(f.fix, unsafe) else f for f in found],
+                edited = [(cell, source, [_core.refused(f, reason) if applied(f.fix, unsafe) else f for f in found],
                            None) for cell, source, found, _ in edited]
                 result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
                 out = _rewrite(edited, text, unsafe, result)
@@ -273,7 +273,7 @@ def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str |
     for cell, source, found, rewritten in edited:
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
                                                             for e in f.fix.edits)]
-        edits, fixes, todos = _core.chosen_edits(textual, unsafe)
+        edits, fixes, todos = chosen_edits(textual, unsafe), sum(applied(f.fix, unsafe) for f in textual), 0
         if rewritten is None:
             new_source, todos = apply_text(source, edits), comments_written(source, edits)
         else:

@@ -11,11 +11,11 @@ import pytest
 from codemod_helpers import migrate, write_tree
 from flakes import new_flakes
 
-from migrator import catalog
-from migrator import edit
+from migrator import catalog, edit
+from migrator.edit import chosen_edits
 from migrator.run import engine
 from migrator.run.engine import Options
-from migrator.run.pipeline import chosen_edits, process_bytes
+from migrator.run.pipeline import process_bytes
 
 INFO = "sglang.srt.speculative.dflash_info"
 TODO = catalog.todo_comment(catalog.get("DFM104"))
@@ -136,7 +136,7 @@ def test_a_neighbour_in_the_statement_stays_on_both_rewrite_paths(monkeypatch: p
     after = moved(source)
     assert after.startswith(f"from {INFO} import DFlashVerifyInput  # why\n")
     options = Options(mode="fix", target_version="0.5.17", unsafe_fixes=True)
-    edits = chosen_edits(process_bytes("fork_module.py", source.encode(), options).findings, options)
+    edits = chosen_edits(process_bytes("fork_module.py", source.encode(), options).findings, options.unsafe_fixes)
     spliced = edit.apply(source.encode(), edits)
     monkeypatch.setenv("DFLASH_MIGRATE_ALWAYS_LIBCST", "1")
     assert edit.apply(source.encode(), edits) == spliced == after.encode()
