@@ -27,21 +27,14 @@ def might_match(data: bytes) -> bool:
     """
     if _matches_bytes(data):
         return True
-    if data.isascii():
-        return False
-    from migrator.base.compat import text_pattern
+    from migrator.base.compat import holds_compatibility_character
 
-    # Only the non-ASCII characters can be compatibility characters: search those alone
-    # (deleting ASCII bytes keeps every UTF-8 sequence whole; a C loop, unlike the search).
-    if not text_pattern().search(data.translate(None, _ASCII).decode("utf-8", "replace")):
+    if not holds_compatibility_character(data):
         return False
     import unicodedata
 
     text = data.decode("utf-8", "replace")
     return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
-
-
-_ASCII = bytes(range(128))
 
 
 #: A Perl-compatible pattern (``git grep -P -i``) every coding cookie naming an encoding

@@ -189,11 +189,9 @@ def words_are_spelled(source: str) -> bool:
     (``\U0001d403FlashWorker`` is ``DFlashWorker``), so in a source holding a compatibility
     character the hot lines, which search the words as written, would miss it: such a
     file is analysed whole (``tests/test_shortcuts.py`` found the miss)."""
-    if source.isascii():
-        return True
-    from migrator.base.compat import text_pattern
+    from migrator.base.compat import holds_compatibility_character
 
-    return text_pattern().search(source) is None
+    return source.isascii() or not holds_compatibility_character(source.encode("utf-8", "surrogatepass"))
 
 
 def _masked_for_parsing(source: str, allowed: bool) -> tuple[HotText | None, tuple[str, list[tuple[int, int]]] | None]:
