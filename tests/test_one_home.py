@@ -165,3 +165,42 @@ def test_the_run_summary_is_counted_in_one_function() -> None:
                 if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "RunSummary"
                 and ({k.arg for k in node.keywords} & counted_from_results or node.args)]
     assert len(builders) == 1 and builders[0].startswith("migrator/run/result.py:"), builders
+
+
+def _calls(tree: ast.Module) -> list[ast.Call]:
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+
+
+def test_all_is_read_in_one_function() -> None:
+    """``__all__`` was read twice, with two answers for ``__all__ = ["A"]; __all__ = ["B"]``;
+    ``migrator.python.names.all_assignments`` reads it, each caller combines."""
+    readers = [f"{path}:{node.name}" for path, tree in _modules().items() if path.startswith("migrator/")
+               for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(isinstance(n, ast.Compare) and any(isinstance(c, ast.Constant) and c.value == "__all__"
+                                                          for c in (n.left, *n.comparators)) for n in ast.walk(node))]
+    assert readers == ["migrator/python/names.py:all_assignments"], readers
+    from migrator.python.guard import ever_exported
+    from migrator.python.names import all_names
+
+    tree = ast.parse('__all__ = ["A"]\n__all__ = ["B"]\n__all__ += ("C",)\n')
+    assert all_names(tree) == ("B", "C") and ever_exported(tree) == {"A", "B", "C"}
+
+
+def test_a_repository_top_is_recognised_by_one_rule() -> None:
+    """Four ways found the repository top (``exists`` or ``lexists`` of ``.git``); a dangling
+    ``.git`` link gave two answers. ``migrator.base.repository.holds_git`` is the one test."""
+    testers = [f"{path}:{call.lineno}" for path, tree in _modules().items() if path.startswith("migrator/")
+               for call in _calls(tree) if getattr(call.func, "attr", getattr(call.func, "id", "")) in ("exists", "lexists")
+               and (any(isinstance(n, ast.Constant) and n.value == ".git" for a in call.args for n in ast.walk(a))
+                    or any(isinstance(n, ast.Constant) and n.value == ".git" for n in ast.walk(call.func)))]
+    assert len(testers) == 1 and testers[0].startswith("migrator/base/repository.py:"), testers
+
+
+def test_the_installed_release_is_read_in_one_function() -> None:
+    """``verify`` asked ``importlib.metadata`` where the command line asks
+    ``catalog.installed_version``; one function now (the runtime shims keep their own: they
+    run inside the serving process, where ``importlib.metadata`` is already loaded)."""
+    askers = [f"{path}:{call.lineno}" for path, tree in _modules().items() if path.startswith("migrator/")
+              for call in _calls(tree) if getattr(call.func, "attr", "") == "version"
+              and any(isinstance(a, ast.Constant) and a.value == "sglang" for a in call.args)]
+    assert askers == [], askers

@@ -1,8 +1,10 @@
 """The repository a path belongs to: the nearest folder at or above it that holds ``.git``.
 
-One home for that question (the write path's link check, report locations, fingerprints):
-``.git`` is a folder or a worktree's file; git itself is never started, so a scanned
-repository's configuration cannot run anything.
+One home for that question (the write path's link check, report locations, fingerprints,
+the configuration search, the ``.gitignore`` chain, the uncommitted-work check): ``.git`` is a
+folder, a worktree's file, or a link (a dangling one too: the folder is a repository's top
+all the same, :func:`holds_git`); git itself is never started, so a scanned repository's
+configuration cannot run anything. Each caller says what it falls back to outside one.
 """
 
 from __future__ import annotations
@@ -22,11 +24,16 @@ def root_of(here: str) -> str:
     return top_of(here) or here
 
 
+def holds_git(folder: str | os.PathLike[str]) -> bool:
+    """Is ``folder`` a repository's top (does it hold ``.git``)?"""
+    return os.path.lexists(os.path.join(folder, ".git"))
+
+
 @cache
 def top_of(folder: str) -> str | None:
     """The nearest folder at or above ``folder`` that holds ``.git``; None if there is none."""
     while True:
-        if os.path.lexists(os.path.join(folder, ".git")):
+        if holds_git(folder):
             return folder
         parent = os.path.dirname(folder)
         if parent == folder:

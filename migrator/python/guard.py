@@ -39,6 +39,7 @@ from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
 from migrator.python.fallbacks import catalog_names
+from migrator.python.names import all_assignments
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def problems(before: str, after: str, target: str | tuple[str, ...], module_name
     old_bound, new_bound = old.module_bindings | old.global_bindings, new.module_bindings | new.global_bindings
     old_own, new_own = old.module_bindings, new.module_bindings
     for label, old_names, new_names, old_set, new_set in (
-            ("exports", all_names(old_tree), all_names(new_tree), old_bound, new_bound),
+            ("exports", ever_exported(old_tree), ever_exported(new_tree), old_bound, new_bound),
             ("deletes or declares global", deleted_or_global(old), deleted_or_global(new), old_own, new_own)):
         lost = (new_names - new_set) - (old_names - old_set)
         if lost:
@@ -339,17 +340,10 @@ def captured_names(old: Parsed, new: Parsed) -> set[str]:
     return {name for name in own if name not in imported or name in old.stores or name in old.defined}
 
 
-def all_names(tree: ast.Module) -> set[str]:
-    """The names of a module-level ``__all__`` list or tuple of strings."""
-    names: set[str] = set()
-    for statement in tree.body:
-        targets = statement.targets if isinstance(statement, ast.Assign) else (
-            [statement.target] if isinstance(statement, (ast.AugAssign, ast.AnnAssign)) else [])
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            value = getattr(statement, "value", None)
-            if isinstance(value, (ast.List, ast.Tuple)):
-                names.update(e.value for e in value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
-    return names
+def ever_exported(tree: ast.Module) -> set[str]:
+    """Every name any assignment to ``__all__`` lists (the safe reading for the guard: a name
+    that was ever exported must stay bound)."""
+    return {name for _, strings in all_assignments(tree) for name in strings}
 
 
 def deleted_or_global(facts: Parsed) -> set[str]:

@@ -32,9 +32,10 @@ def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> 
     return frozenset(seen)
 
 
-def all_names(tree: ast.Module) -> tuple[str, ...] | None:
-    """The strings of a module-level ``__all__`` list or tuple (None: no ``__all__``)."""
-    names: list[str] | None = None
+def all_assignments(tree: ast.Module) -> list[tuple[bool, tuple[str, ...]]]:
+    """Every module-level assignment to ``__all__`` of a list or tuple, in order: (``+=``,
+    its strings). The one reader of ``__all__``; each caller decides how they combine."""
+    found: list[tuple[bool, tuple[str, ...]]] = []
     for statement in tree.body:
         if isinstance(statement, ast.Assign):
             targets = statement.targets
@@ -45,6 +46,15 @@ def all_names(tree: ast.Module) -> tuple[str, ...] | None:
         if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
             continue
         if isinstance(statement.value, (ast.List, ast.Tuple)):
-            found = [e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            names = (names or []) + found if isinstance(statement, ast.AugAssign) else found
+            found.append((isinstance(statement, ast.AugAssign), tuple(
+                e.value for e in statement.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))))
+    return found
+
+
+def all_names(tree: ast.Module) -> tuple[str, ...] | None:
+    """The strings of a module-level ``__all__`` as Python ends with them: a plain assignment
+    replaces what came before, ``+=`` extends it (None: no ``__all__``)."""
+    names: list[str] | None = None
+    for extends, strings in all_assignments(tree):
+        names = [*(names or []), *strings] if extends else list(strings)
     return tuple(names) if names is not None else None

@@ -135,8 +135,10 @@ def _search_path(start: Path) -> list[Path]:
     if not here.is_dir():
         here = here.parent
     chain = [here, *here.parents]
+    from migrator.base.repository import holds_git
+
     for index, directory in enumerate(chain):
-        if (directory / ".git").exists():
+        if holds_git(directory):
             return chain[: index + 1]
     return [here]
 

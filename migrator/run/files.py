@@ -157,9 +157,11 @@ def _relative(path: str, folder: str) -> str | None:
 
 def _git_ancestors(root: Path) -> Iterable[Path]:
     """Folders from the git top level down to ``root`` (their .gitignore files apply)."""
+    from migrator.base.repository import holds_git
+
     chain = [root, *root.parents]
     for index, folder in enumerate(chain):
-        if (folder / ".git").exists():
+        if holds_git(folder):
             return reversed(chain[: index + 1])
     return [root]
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from migrator.base.records import record
+from migrator.base.repository import holds_git
 
 
 @record
@@ -48,7 +49,7 @@ class Uncommitted:
         if folder in self.tops:
             return self.tops[folder]
         parent = os.path.dirname(folder)
-        if os.path.lexists(os.path.join(folder, ".git")):
+        if holds_git(folder):
             found: str | None = folder
         else:
             found = None if parent == folder else self.top(parent)

@@ -84,13 +84,7 @@ def target_for_tree(tree: str | Path, baseline_version: str | None = None) -> Ta
 
 def installed_target(baseline_version: str | None = None) -> Target:
     index = SglangIndex.installed()
-    from importlib import metadata
-
-    try:
-        version: str | None = metadata.version("sglang")
-    except metadata.PackageNotFoundError:
-        version = None
-    return Target(index, version, _baseline(baseline_version))
+    return Target(index, catalog.installed_version("sglang"), _baseline(baseline_version))
 
 
 def verify_source(path: str, source: str, target: Target, module_name: str | None = None) -> list[Finding]:
