@@ -16,7 +16,7 @@ from flakes import new_flakes
 from migrator.base.model import Finding
 from migrator.python import forkindex
 from migrator.report import sarif
-from migrator.run import batches, engine, pipeline, result
+from migrator.run import batches, engine, pipeline, python_file, result
 from migrator.run import fork as fork_pass
 
 FIXTURE = Path(__file__).resolve().parent / "data" / "forks" / "index_fixture"
@@ -283,9 +283,9 @@ def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, 
     """(files analysed, files read) by one lint run in this process (``jobs=1``), by real path."""
     analysed: Counter = Counter()
     read: Counter = Counter()
-    run_rules, read_bytes = pipeline._run_rules, pipeline.read_bytes
+    run_rules, read_bytes = python_file._run_rules, pipeline.read_bytes
     with monkeypatch.context() as patch:
-        patch.setattr(pipeline, "_run_rules", lambda path, *a, **k: analysed.update([str(Path(path).resolve())])
+        patch.setattr(python_file, "_run_rules", lambda path, *a, **k: analysed.update([str(Path(path).resolve())])
                       or run_rules(path, *a, **k))
         for module in (pipeline, fork_pass):  # a file's pipeline, and the fork pass's reads
             patch.setattr(module, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))

@@ -453,9 +453,9 @@ def test_fifty_megabyte_file(tmp_path: Path) -> None:
 
 
 def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.run import engine, pipeline
+    from migrator.run import engine, python_file
 
-    monkeypatch.setattr(pipeline, "MAX_REWRITE_BYTES", 1000)
+    monkeypatch.setattr(python_file, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
     # removing the env setting is a structural (libcst) edit: over the limit it is refused
     data = V1 + b"import os\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '1'\nx = DFlashWorker\n" + b"y = 1\n" * 500
@@ -468,9 +468,9 @@ def test_large_file_over_the_rewrite_limit_is_reported_not_rewritten(tmp_path: P
 
 
 def test_large_file_with_only_span_edits_is_still_rewritten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from migrator.run import engine, pipeline
+    from migrator.run import engine, python_file
 
-    monkeypatch.setattr(pipeline, "MAX_REWRITE_BYTES", 1000)
+    monkeypatch.setattr(python_file, "MAX_REWRITE_BYTES", 1000)
     big = tmp_path / "big.py"
     big.write_bytes(V1 + b"x = DFlashWorker\n" + b"y = 1\n" * 500)
     outcome = engine.run([tmp_path], engine.Options(mode="fix", allow_dirty=True, jobs=1))

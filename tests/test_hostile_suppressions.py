@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.run import pipeline
+from migrator.run import pipeline, python_file
 from migrator.run.engine import Options
 from migrator.text import handler_for
 
@@ -27,7 +27,7 @@ def result_of(path: str, text: str):
     options = Options(mode="lint")
     if path.endswith(".py"):
         return pipeline.process_bytes(path, text.encode(), options)
-    return handler_for(path)(path, text.encode(), options, pipeline.analyze_python)
+    return handler_for(path)(path, text.encode(), options, python_file.analyze_python)
 
 
 @pytest.mark.parametrize("path, text", [

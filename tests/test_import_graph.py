@@ -125,3 +125,18 @@ def test_no_except_import_error_around_project_modules() -> None:
                 if (isinstance(imp, ast.ImportFrom) and imp.level) or (target or "").split(".")[0] == "migrator":
                     offenders.append(f"{name}:{imp.lineno}")
     assert offenders == []
+
+
+def test_a_file_walks_down_once() -> None:
+    """One file's bytes go down and never back into a module they left but through the pool:
+    the dispatcher (``run.pipeline``) hands a Python file to ``run.python_file`` and a text
+    file to its handler, which gets ``python_file``'s analyser for embedded Python (the
+    handlers called back into the dispatcher before); the write guard asks ``migrator.edit``
+    itself (it called back into the pipeline)."""
+    edges = graph(annotations=True)
+    assert "migrator.run.pipeline" in edges["migrator.run.engine"]
+    assert "migrator.run.python_file" in edges["migrator.run.pipeline"]
+    assert "migrator.run.pipeline" not in edges["migrator.run.python_file"]
+    assert not any(target.startswith("migrator.run") for source, targets in edges.items()
+                   if source.startswith(("migrator.text", "migrator.python", "migrator.edit")) for target in targets)
+    assert "migrator.edit" in edges["migrator.python.guard"]

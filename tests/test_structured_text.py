@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import handler_for
 
 T = "0.5.17"
@@ -130,7 +130,7 @@ class TestNotebook:
 
     def test_malformed_json_is_an_error_even_under_python_O(self) -> None:
         broken = '{"cells" [{"cell_type": "code", "source": ["import os\\n"]}]}'
-        script = ("import sys; from migrator.base.options import Options; from migrator.run.pipeline import analyze_python; from migrator.text import handler_for;"
+        script = ("import sys; from migrator.base.options import Options; from migrator.run.python_file import analyze_python; from migrator.text import handler_for;"
                   "r = handler_for('n.ipynb')('n.ipynb', sys.stdin.buffer.read(), Options(mode='lint'), analyze_python);"
                   "print(r.error)")
         proc = subprocess.run([sys.executable, "-O", "-c", script], input=broken.encode(), capture_output=True,

@@ -60,7 +60,7 @@ def test_notebook_cell_directive_counts_as_own_line() -> None:
     import json
 
     from migrator.run.engine import Options
-    from migrator.run.pipeline import analyze_python
+    from migrator.run.python_file import analyze_python
     from migrator.text import handler_for
 
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,

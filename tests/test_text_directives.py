@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import handler_for
 
 if sys.version_info >= (3, 11):

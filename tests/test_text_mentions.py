@@ -11,7 +11,7 @@ import pytest
 
 from migrator.run import engine, pipeline
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import accepts, handler_for, module_for
 
 T = "0.5.17"

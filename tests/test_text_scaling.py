@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.pipeline import analyze_python
+from migrator.run.python_file import analyze_python
 from migrator.text import handler_for, module_for
 
 T = "0.5.20"

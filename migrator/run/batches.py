@@ -11,9 +11,7 @@ from migrator.base.model import (
     FileResult,
 )
 from migrator.base.options import Options
-from migrator.run.pipeline import (
-    Pass,
-)
+from migrator.run.python_file import Pass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

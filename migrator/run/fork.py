@@ -25,11 +25,8 @@ from migrator.relevance.prefilter import (
 from migrator.run import batches, config
 from migrator.run.batches import narrow_with_git
 from migrator.run.files import discover, is_python
-from migrator.run.pipeline import (
-    MAX_ANALYZE_BYTES,
-    Pass,
-    module_name_of,
-)
+from migrator.run.pipeline import module_name_of
+from migrator.run.python_file import MAX_ANALYZE_BYTES, Pass
 from migrator.run.result import RunResult
 
 TYPE_CHECKING = False
