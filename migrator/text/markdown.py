@@ -50,11 +50,6 @@ _ANALYZERS: dict[str, _core.Analyzer] = {"shell": shell.analyze, "dockerfile": d
                                          "toml": toml.analyze, "dotenv": dotenv.analyze}
 
 
-def module_of(lang: str) -> str | None:
-    """The text-rule module that reads a fenced block of ``lang``."""
-    return _MODULES.get(lang)
-
-
 def fences(lines: list[str]) -> Iterator[tuple[str, range]]:
     """(language, body lines as 0-based indices) of each fenced block of ``lines``."""
     i = 0

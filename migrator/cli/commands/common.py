@@ -81,16 +81,6 @@ def load_config(paths: Sequence[Path], config_file: Path | None = None, isolated
         raise UsageError(str(error)) from None
 
 
-def check_target(text: str, where: str = "--target-version") -> str:
-    """A release to migrate to, checked against the catalog (raises UsageError)."""
-    from migrator import catalog
-
-    try:
-        return catalog.target_release(text)
-    except ValueError as error:
-        raise UsageError(f"{where}: {error}") from None
-
-
 def choose_target(paths: Sequence[Path], target_version: str | None, config: Config) -> Target:
     """The releases a run migrates to (:mod:`migrator.catalog.target`): ``--target-version``, else the
     config's ``target-version``, else the fork's sglang pins in the configuration root, else
