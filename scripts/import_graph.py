@@ -106,7 +106,7 @@ def graph(annotations: bool = False) -> dict[str, set[str]]:
 
 def room_of(module: str) -> str:
     """``migrator.python.rules.imports`` -> ``migrator.python/``; a top-level module is its own room,
-    and so is an entry point (``migrator.verify.__main__`` runs the command line)."""
+    and so is an entry point (``migrator.__main__`` runs the command line)."""
     parts = module.split(".")
     if parts[-1] == "__main__":
         return module

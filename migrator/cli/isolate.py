@@ -1,6 +1,6 @@
 """Keep the scanned repository out of ``sys.path``.
 
-``python -m migrator`` (and ``python -m migrator.verify``) put the current folder first on
+``python -m migrator`` puts the current folder first on
 ``sys.path``. Run from inside the repository being migrated, that folder's own
 ``typer.py``, ``libcst/``, ``ast.py``... would be imported -- executed -- instead of the
 real ones. Scanned code is never imported, so the entry points drop that entry first.
