@@ -101,7 +101,10 @@ JUDGMENTS = HERE / "replay_judgments.toml"
 RESULTS = HERE / "results"
 GENERIC_LEAVES = frozenset({"verify", "forward_batch_generation", "__init__", "prepare_for_verify", "filter_batch",
                             "target_hidden", "ctx_lens", "draft_seq_lens", "verified_id",
-                            "num_tokens_per_batch"})
+                            "num_tokens_per_batch",
+                            # members of DFLASH objects that other workers (EAGLE, NGRAM) have too:
+                            # the catalog names them since issue 32, the tool reports them through types
+                            "num_correct_drafts_per_req_cpu", "draft_worker"})
 EXTRA_NAMES = frozenset({"v1_spec_info_filtered", "is_spec_v2", "supports_spec_v2"})
 SPEC_WORDS = re.compile(r"spec[ _-]?v[12]\b|spec[ _-]?v[12]_", re.IGNORECASE)
 DFLASH_OVERLAP = re.compile(r"DFLASH.*(spec[ -]?v2|overlap)|(spec[ -]?v2|overlap).*DFLASH", re.IGNORECASE)
