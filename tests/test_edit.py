@@ -10,13 +10,7 @@ from pathlib import Path
 import pytest
 
 from migrator import edit
-from migrator.base.model import (
-    InsertComment,
-    RemoveStatement,
-    Replace,
-    RewriteError,
-    Span,
-)
+from migrator.base.model import InsertComment, RemoveStatement, Replace, RewriteError, Span
 
 ROOT = Path(__file__).resolve().parents[1]
 TODO = "# TODO(dflash-migrate): DFM201 read of a removed setting"

@@ -17,12 +17,7 @@ import pytest
 import shims
 from migrator import catalog
 from shims import _switches
-from shims.errors import (
-    RemovedAttributeError,
-    RemovedCallFormError,
-    RemovedNameError,
-    ShimRemovedAPIError,
-)
+from shims.errors import RemovedAttributeError, RemovedCallFormError, RemovedNameError, ShimRemovedAPIError
 from shims.server_args import decide
 
 REPO = Path(__file__).resolve().parent.parent

@@ -21,15 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from migrator.base.lines import split_lines
-from migrator.base.model import (
-    Edit,
-    Finding,
-    Fix,
-    InsertComment,
-    RemoveStatement,
-    Replace,
-    RewriteError,
-)
+from migrator.base.model import Edit, Finding, Fix, InsertComment, RemoveStatement, Replace, RewriteError
 from migrator.edit.ranges import check_overlaps, splice_ranges
 
 

@@ -43,11 +43,7 @@ from migrator import catalog
 from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
-from migrator.python.names import (
-    MISSING_NAME_ERRORS,
-    all_names,
-    class_ancestors,
-)
+from migrator.python.names import MISSING_NAME_ERRORS, all_names, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

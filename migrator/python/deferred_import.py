@@ -38,14 +38,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.base.model import (
-    Fix,
-    InsertComment,
-    InsertStatementBefore,
-    RemoveImportName,
-    RemoveStatement,
-    Span,
-)
+from migrator.base.model import Fix, InsertComment, InsertStatementBefore, RemoveImportName, RemoveStatement, Span
 from migrator.python.analysis import ImportedName, ImportFromInfo
 
 TYPE_CHECKING = False

@@ -15,13 +15,7 @@ from __future__ import annotations
 import json
 
 from migrator.base.model import FileResult, Finding, RunSummary
-from migrator.report.common import (
-    JSON_SCHEMA_VERSION,
-    errors_of,
-    fingerprinted,
-    summary_dict,
-    unused_suppressions_of,
-)
+from migrator.report.common import JSON_SCHEMA_VERSION, errors_of, fingerprinted, summary_dict, unused_suppressions_of
 from migrator.report.escape import json_text
 
 

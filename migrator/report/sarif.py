@@ -30,15 +30,7 @@ import os
 from urllib.parse import quote
 
 from migrator import catalog
-from migrator.base.model import (
-    Edit,
-    FileResult,
-    Finding,
-    InsertComment,
-    RemoveStatement,
-    Replace,
-    RunSummary,
-)
+from migrator.base.model import Edit, FileResult, Finding, InsertComment, RemoveStatement, Replace, RunSummary
 from migrator.report.common import (
     TOOL_NAME,
     docs_url,

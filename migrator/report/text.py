@@ -10,12 +10,7 @@ file name or a TODO comment cannot move the cursor or retitle the terminal.
 from __future__ import annotations
 
 from migrator.base.model import FileResult, Finding, RunSummary
-from migrator.report.common import (
-    errors_of,
-    findings_of,
-    summary_dict,
-    unused_suppressions_of,
-)
+from migrator.report.common import errors_of, findings_of, summary_dict, unused_suppressions_of
 from migrator.report.escape import visible
 
 

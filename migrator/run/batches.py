@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import os
 
-from migrator.base.model import (
-    FileError,
-    FileResult,
-)
+from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
 from migrator.run.python_file import Pass
 

@@ -19,10 +19,7 @@ import os
 from pathlib import Path
 
 from migrator import catalog
-from migrator.base.model import (
-    FileError,
-    FileResult,
-)
+from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
 from migrator.run.files import discover

@@ -10,18 +10,10 @@ import os
 import re
 from pathlib import Path
 
-from migrator.base.fileio import (
-    SourceError,
-    decode_python,
-    read_bytes,
-)
-from migrator.base.model import (
-    FileResult,
-)
+from migrator.base.fileio import SourceError, decode_python, read_bytes
+from migrator.base.model import FileResult
 from migrator.base.options import Options, selection
-from migrator.relevance.prefilter import (
-    might_match,
-)
+from migrator.relevance.prefilter import might_match
 from migrator.run import batches, config
 from migrator.run.batches import narrow_with_git
 from migrator.run.files import discover, is_python

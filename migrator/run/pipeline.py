@@ -8,29 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrator import catalog
-from migrator.base.fileio import (
-    SourceError,
-    read_bytes,
-)
-from migrator.base.model import (
-    FileError,
-    FileResult,
-)
+from migrator.base.fileio import SourceError, read_bytes
+from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
-from migrator.relevance.prefilter import (
-    _groups,
-    might_match,
-    might_match_python,
-)
+from migrator.relevance.prefilter import _groups, might_match, might_match_python
 from migrator.run.files import is_python
-from migrator.run.python_file import (
-    FIRST_PASS,
-    MAX_ANALYZE_BYTES,
-    Pass,
-    analyze_python,
-    process_python,
-    too_large,
-)
+from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, analyze_python, process_python, too_large
 
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).

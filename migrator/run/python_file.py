@@ -14,14 +14,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.fileio import SourceError, declared_encoding, decode_python
 from migrator.base.lines import may_suppress, split_lines
-from migrator.base.model import (
-    FileError,
-    FileResult,
-    Finding,
-    InsertComment,
-    RewriteError,
-    Span,
-)
+from migrator.base.model import FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
 from migrator.base.records import record
 from migrator.edit import applied, apply, chosen_edits, comments_written

@@ -5,15 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from migrator.base.fileio import (
-    SourceError,
-    read_bytes,
-    write_atomic,
-)
-from migrator.base.model import (
-    FileError,
-    FileResult,
-)
+from migrator.base.fileio import SourceError, read_bytes, write_atomic
+from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
 
 TYPE_CHECKING = False

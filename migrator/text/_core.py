@@ -16,16 +16,7 @@ from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
-from migrator.base.model import (
-    FileError,
-    FileResult,
-    Finding,
-    Fix,
-    InsertComment,
-    Replace,
-    RewriteError,
-    Span,
-)
+from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
 from migrator.base.records import record
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.text.filetypes import module_for

@@ -19,17 +19,7 @@ from collections.abc import Iterator
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Span
-from migrator.text import (
-    _core,
-    _guard,
-    doc_prose,
-    dockerfile,
-    dotenv,
-    mentions,
-    shell,
-    toml,
-    yaml,
-)
+from migrator.text import _core, _guard, doc_prose, dockerfile, dotenv, mentions, shell, toml, yaml
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")

@@ -29,14 +29,7 @@ import re
 from typing import NamedTuple
 
 from migrator import catalog
-from migrator.base.model import (
-    Finding,
-    Fix,
-    InsertComment,
-    RemoveStatement,
-    Replace,
-    Span,
-)
+from migrator.base.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 from migrator.base.records import record
 from migrator.text import _core, _guard
 from migrator.text._shellparse import ShellCommand, Word, split

@@ -31,16 +31,8 @@ from typing import Iterable
 from migrator import catalog
 from migrator.base.model import FileError, FileResult, Finding
 from migrator.releases.index import SglangIndex
-from migrator.run.result import (
-    exit_code,  # the one exit-code computation (lint's convention), re-exported
-)
-from migrator.verify.checker import (
-    OVERRIDE_CODE,
-    UNRESOLVED_CODE,
-    VERIFY_CODES,
-    FileChecker,
-    Target,
-)
+from migrator.run.result import exit_code  # the one exit-code computation (lint's convention), re-exported
+from migrator.verify.checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

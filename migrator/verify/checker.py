@@ -34,13 +34,7 @@ from migrator.base.model import Finding, Fix, Span
 from migrator.base.records import record
 from migrator.python import analysis
 from migrator.python.names import MISSING_NAME_ERRORS
-from migrator.releases.index import (
-    Ref,
-    ReleaseClass,
-    SglangIndex,
-    _parse_class,
-    dotted_name,
-)
+from migrator.releases.index import Ref, ReleaseClass, SglangIndex, _parse_class, dotted_name
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"

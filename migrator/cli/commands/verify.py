@@ -10,14 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from migrator.cli.commands.common import (
-    EXCLUDE,
-    FORCE_EXCLUDE,
-    UsageError,
-    build_options,
-    paths_or_here,
-    run_target,
-)
+from migrator.cli.commands.common import EXCLUDE, FORCE_EXCLUDE, UsageError, build_options, paths_or_here, run_target
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
 

@@ -36,13 +36,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    base_origins,
-    entry_for_member,
-    through,
-)
+from migrator.python.rules.context import Rule, RuleContext, base_origins, entry_for_member, through
 
 __all__ = ["MODULES", "RULES", "Rule", "RuleContext", "all_rules", "base_origins", "entry_for_member", "through"]
 

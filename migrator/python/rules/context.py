@@ -19,15 +19,7 @@ if TYPE_CHECKING:
     from typing import Callable, Iterable
 
 from migrator import catalog
-from migrator.base.model import (
-    AddImport,
-    Edit,
-    Finding,
-    Fix,
-    InsertComment,
-    Replace,
-    Span,
-)
+from migrator.base.model import AddImport, Edit, Finding, Fix, InsertComment, Replace, Span
 from migrator.base.records import record
 from migrator.python.analysis import Analysis, Binding, rename_qualname
 from migrator.report.locations import report_path

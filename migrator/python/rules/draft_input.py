@@ -12,13 +12,7 @@ because the receiver's type must be a DFlash draft input.
 from __future__ import annotations
 
 from migrator import catalog
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    entry_for_member,
-    rename_attribute,
-    rename_keyword,
-)
+from migrator.python.rules.context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})
 

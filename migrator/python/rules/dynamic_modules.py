@@ -17,12 +17,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Span
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    entry_for_member,
-    literal_with,
-)
+from migrator.python.rules.context import Rule, RuleContext, entry_for_member, literal_with
 
 _LOADERS = ("importlib.import_module", "__import__")
 _MEMBER_CODES = ("DFM105", "DFM106", "DFM107", "DFM108")

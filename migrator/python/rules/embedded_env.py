@@ -22,12 +22,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Replace, Span
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    outer_literal,
-    spans_in_literal,
-)
+from migrator.python.rules.context import Rule, RuleContext, outer_literal, spans_in_literal
 
 _NAME = re.escape(catalog.ENV_SPEC_V2)
 #: The name used as a setting: NAME=value (also after -e/--env), "NAME": value, \"NAME\": value.

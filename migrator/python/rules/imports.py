@@ -20,15 +20,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.base.model import (
-    Finding,
-    Fix,
-    InsertComment,
-    InsertStatementAfter,
-    RemoveImportName,
-    Replace,
-    Span,
-)
+from migrator.base.model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Replace, Span
 from migrator.python.analysis import ImportedName, ImportFromInfo, rename_qualname
 from migrator.python.deferred_import import movable, move_into_functions, name_cut
 from migrator.python.rules.context import Rule, RuleContext

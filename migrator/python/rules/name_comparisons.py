@@ -19,13 +19,7 @@ from functools import cache
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    outer_literal,
-    removed_members,
-    span_in_literal,
-)
+from migrator.python.rules.context import Rule, RuleContext, outer_literal, removed_members, span_in_literal
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 

@@ -14,13 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    literal_with,
-    rename_attribute,
-    rename_keyword,
-)
+from migrator.python.rules.context import Rule, RuleContext, literal_with, rename_attribute, rename_keyword
 
 
 def _registers_flag(analysis, node: ast.Constant) -> bool:  # noqa: ANN001 - Analysis

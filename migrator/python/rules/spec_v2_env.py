@@ -20,14 +20,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.base.model import (
-    AddKeyword,
-    AppendListItem,
-    Edit,
-    Fix,
-    RemoveDictEntry,
-    RemoveStatement,
-)
+from migrator.base.model import AddKeyword, AppendListItem, Edit, Fix, RemoveDictEntry, RemoveStatement
 from migrator.python.rules.context import Rule, RuleContext
 
 SETTERS = ("setdefault", "putenv", "setenv")

@@ -23,12 +23,7 @@ import ast
 from functools import cache
 
 from migrator import catalog
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    assigned_values,
-    removed_members,
-)
+from migrator.python.rules.context import Rule, RuleContext, assigned_values, removed_members
 
 
 @cache

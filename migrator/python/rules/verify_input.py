@@ -20,13 +20,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    entry_for_member,
-    rename_attribute,
-    rename_keyword,
-)
+from migrator.python.rules.context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 V1_ONLY_KEYWORDS = ("page_size", "build_custom_mask")
 

@@ -16,12 +16,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import (
-    Rule,
-    RuleContext,
-    base_origins,
-    entry_for_member,
-)
+from migrator.python.rules.context import Rule, RuleContext, base_origins, entry_for_member
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 
