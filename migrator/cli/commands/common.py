@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from migrator.catalog.target import Target
     from migrator.run.config import Config
-    from migrator.run.engine import RunResult
+    from migrator.run.result import RunResult
 
 SELECT = Param("select", ("--select",), "multi", "CODES",
                "Only these rule codes, comma-separated or repeated (prefixes allowed: DFM1,DFM201).")

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
-    from migrator.run.engine import RunResult
+    from migrator.run.result import RunResult
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
