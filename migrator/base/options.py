@@ -37,7 +37,7 @@ def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
 class Options(NamedTuple):
     """What the user asked a run to do; ``options._replace(field=value)`` for a changed copy.
     What the run learns as it goes (the files holding uncommitted work, the fork index) is
-    passed beside it (``migrator.run.engine.Pass``, ``write_result``'s ``dirty``), never inside.
+    passed beside it (``migrator.run.python_file.Pass``, ``write_result``'s ``dirty``), never inside.
 
     * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the newest sglang
       release migrated to (None: the newest release the catalog knows); ``target_releases``:

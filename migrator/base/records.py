@@ -16,7 +16,7 @@ Use::
         line: int
         column: int
 
-Objects filled in as a run goes (``model.FileResult``, the run's ``engine.RunResult``, a
+Objects filled in as a run goes (``model.FileResult``, the run's ``result.RunResult``, a
 suppression comment's ``Directive``, the libcst applier's plan, the uncommitted-work scan)
 are mutable accumulators, not records: plain classes with ``__slots__``. The command-line
 declarations (``commands.params``) are ``collections.namedtuple`` classes with ``@record``,

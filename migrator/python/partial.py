@@ -32,7 +32,7 @@ Why this cannot change a finding:
 * the fork index's summary of a masked file is marked incomplete: where the index needs
   more of it (the module imports from a module carrying V1 objects, or another module's
   finding depends on its classes) the engine summarizes the whole file
-  (``migrator.run.engine._through_the_fork``);
+  (``migrator.run.fork.through_the_fork``);
 * ``tests/test_partial.py`` checks that the statement starts found here are exactly the
   real AST's, for every file of sglang 0.5.13 and of the test corpora, and that masking
   changes no finding there.
