@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 T = "0.5.20"
@@ -26,10 +26,10 @@ BARE = re.compile(r"(^|[;&|]\s*|RUN\s+|run:\s+)(export|readonly|local|unset|decl
 
 
 def fix(path: str, text: str) -> str:
-    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=T), analyze_python)
+    result = handler_for(path)(path, text.encode(), text_context(path, Options(mode="fix", target_version=T)))
     assert result.error is None
     out = result.new_bytes.decode() if result.new_bytes is not None else text
-    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=T), analyze_python)
+    again = handler_for(path)(path, out.encode(), text_context(path, Options(mode="fix", target_version=T)))
     assert again.new_bytes is None, "second run must be a no-op"
     return out
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from migrator.run import pipeline, python_file
+from migrator.run import pipeline
 from migrator.run.engine import Options
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ def result_of(path: str, text: str):
     options = Options(mode="lint")
     if path.endswith(".py"):
         return pipeline.process_bytes(path, text.encode(), options)
-    return handler_for(path)(path, text.encode(), options, python_file.analyze_python)
+    return handler_for(path)(path, text.encode(), text_context(path, options))
 
 
 @pytest.mark.parametrize("path, text", [

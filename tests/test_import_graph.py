@@ -140,3 +140,12 @@ def test_a_file_walks_down_once() -> None:
     assert not any(target.startswith("migrator.run") for source, targets in edges.items()
                    if source.startswith(("migrator.text", "migrator.python", "migrator.edit")) for target in targets)
     assert "migrator.edit" in edges["migrator.python.guard"]
+
+
+def test_the_text_rules_never_see_the_options() -> None:
+    """A text rule gets a context the run builds (``migrator.text._core.Ctx``: target, enabled
+    codes, fixes, the Python analyser), never ``Options`` (it read them through ``getattr``
+    on an ``object``)."""
+    edges = graph(annotations=True)
+    assert [source for source, targets in edges.items()
+            if source.startswith("migrator.text") and "migrator.base.options" in targets] == []

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 T = "0.5.17"
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(path: str, text: str, mode: str = "lint"):
-    return handler_for(path)(path, text.encode(), Options(mode=mode, target_version=T), analyze_python)
+    return handler_for(path)(path, text.encode(), text_context(path, Options(mode=mode, target_version=T)))
 
 
 def where(result) -> list[tuple[int, int, str]]:
@@ -130,8 +130,8 @@ class TestNotebook:
 
     def test_malformed_json_is_an_error_even_under_python_O(self) -> None:
         broken = '{"cells" [{"cell_type": "code", "source": ["import os\\n"]}]}'
-        script = ("import sys; from migrator.base.options import Options; from migrator.run.python_file import analyze_python; from migrator.text import handler_for;"
-                  "r = handler_for('n.ipynb')('n.ipynb', sys.stdin.buffer.read(), Options(mode='lint'), analyze_python);"
+        script = ("import sys; from migrator.base.options import Options; from migrator.run.python_file import text_context; from migrator.text import handler_for;"
+                  "r = handler_for('n.ipynb')('n.ipynb', sys.stdin.buffer.read(), text_context('n.ipynb', Options(mode='lint')));"
                   "print(r.error)")
         proc = subprocess.run([sys.executable, "-O", "-c", script], input=broken.encode(), capture_output=True,
                               cwd=ROOT, timeout=60)

@@ -60,13 +60,13 @@ def test_notebook_cell_directive_counts_as_own_line() -> None:
     import json
 
     from migrator.run.engine import Options
-    from migrator.run.python_file import analyze_python
+    from migrator.run.python_file import text_context
     from migrator.text import handler_for
 
     cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
             "source": ["# dflash-migrate: ignore[DFM201]\n", "!SGLANG_ENABLE_SPEC_V2=0 x\n"]}
     nb = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
-    result = handler_for("n.ipynb")("n.ipynb", nb.encode(), Options(mode="lint"), analyze_python)
+    result = handler_for("n.ipynb")("n.ipynb", nb.encode(), text_context("n.ipynb", Options(mode="lint")))
     assert result.error is None and result.findings == [] and result.suppressed == 1
 
 

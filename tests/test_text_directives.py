@@ -18,7 +18,7 @@ import subprocess
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"
@@ -27,7 +27,7 @@ FLAG = "--speculative-dflash-draft-window-size"
 
 
 def run(path: str, text: str, mode: str = "lint"):  # noqa: ANN201 - FileResult
-    return handler_for(path)(path, text.encode(), Options(mode=mode, target_version="0.5.20"), analyze_python)
+    return handler_for(path)(path, text.encode(), text_context(path, Options(mode=mode, target_version="0.5.20")))
 
 
 def codes(path: str, text: str) -> list[tuple[int, str]]:

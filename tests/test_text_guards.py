@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 if sys.version_info >= (3, 11):
@@ -43,7 +43,7 @@ BARE = re.compile(r"(?:^|[;&|({]\s*|\bthen\s+|\bdo\s+|RUN\s+|run:\s+|\$\s+|!)"
 
 def fixed(path: str, text: str, unsafe: bool = False):  # noqa: ANN201 - FileResult
     options = Options(mode="fix", target_version=T, unsafe_fixes=unsafe)
-    result = handler_for(path)(path, text.encode(), options, analyze_python)
+    result = handler_for(path)(path, text.encode(), text_context(path, options))
     assert result.error is None, result.error
     return result
 

@@ -11,7 +11,7 @@ import pytest
 
 from migrator.run import engine, pipeline
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import accepts, handler_for, module_for
 
 T = "0.5.17"
@@ -199,7 +199,7 @@ def test_markdown_prose_lists_tables_and_python_blocks() -> None:
 
 def test_markdown_python_block_is_reported_not_edited() -> None:
     text = "```python\nfrom sglang.srt.speculative.dflash_worker import DFlashWorker\n```\n"
-    result = handler_for("README.md")("README.md", text.encode(), Options(mode="fix", target_version=T), analyze_python)
+    result = handler_for("README.md")("README.md", text.encode(), text_context("README.md", Options(mode="fix", target_version=T)))
     assert [(f.line, f.column, f.code) for f in result.findings] == [(2, 5, "DFM101"), (2, 49, "DFM102")]
     assert result.new_bytes is None
 

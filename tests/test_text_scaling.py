@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for
 
 ENV = "SGLANG_ENABLE_SPEC_V2"
@@ -51,10 +51,10 @@ def line_visits(path: str, text: str) -> int:
 
     handler = handler_for(path)
     options = Options(mode="lint", target_version="0.5.20")
-    handler(path, text.encode(), options, analyze_python)  # warm: imports and caches are not the rule's work
+    handler(path, text.encode(), text_context(path, options))  # warm: imports and caches are not the rule's work
     sys.settrace(calls)
     try:
-        result = handler(path, text.encode(), options, analyze_python)
+        result = handler(path, text.encode(), text_context(path, options))
     finally:
         sys.settrace(None)
     assert result.findings

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from migrator.run.engine import Options
-from migrator.run.python_file import analyze_python
+from migrator.run.python_file import text_context
 from migrator.text import handler_for, module_for
 
 T = "0.5.20"
@@ -15,14 +15,14 @@ FLAG = "--disable-overlap-schedule"
 
 
 def lint(path: str, text: str, target: str = T):
-    return handler_for(path)(path, text.encode(), Options(mode="lint", target_version=target), analyze_python)
+    return handler_for(path)(path, text.encode(), text_context(path, Options(mode="lint", target_version=target)))
 
 
 def fix(path: str, text: str, target: str = T) -> str:
-    result = handler_for(path)(path, text.encode(), Options(mode="fix", target_version=target), analyze_python)
+    result = handler_for(path)(path, text.encode(), text_context(path, Options(mode="fix", target_version=target)))
     assert result.error is None
     out = result.new_bytes.decode() if result.new_bytes is not None else text
-    again = handler_for(path)(path, out.encode(), Options(mode="fix", target_version=target), analyze_python)
+    again = handler_for(path)(path, out.encode(), text_context(path, Options(mode="fix", target_version=target)))
     assert again.new_bytes is None, "second run must be a no-op"
     return out
 
@@ -96,7 +96,7 @@ class TestShell:
         assert fix("a.sh", src) == "\ufeffecho ok\r\n"
 
     def test_not_utf8_is_an_error(self) -> None:
-        result = handler_for("a.sh")("a.sh", b"\xff\xfe\x00", Options(mode="lint", target_version=T), analyze_python)
+        result = handler_for("a.sh")("a.sh", b"\xff\xfe\x00", text_context("a.sh", Options(mode="lint", target_version=T)))
         assert result.error is not None and "UTF-8" in result.error.message
 
 

@@ -13,7 +13,7 @@ from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
 from migrator.relevance.prefilter import _groups, might_match, might_match_python
 from migrator.run.files import is_python
-from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, analyze_python, process_python, too_large
+from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, process_python, text_context, too_large
 
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
@@ -46,7 +46,7 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_ANALYZE_BYTES
     if len(data) > limit:
         return too_large(path, data, True, limit)
-    return handler(path, data, options, analyze_python)
+    return handler(path, data, text_context(path, options))
 
 
 def module_name_of(path: Path) -> str | None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from migrator.python.analysis import HotText
     from migrator.python.forkindex import ForkIndex, ModuleSummary
+    from migrator.text._core import Ctx
 
 
 TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
@@ -63,6 +64,20 @@ def too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYZE_
     return FileResult(path, error=FileError(
         path, f"file too large to analyse ({len(data) / 2**20:.1f} MiB > {limit // 2**20} MiB)"
         + ("; it mentions a V1 name on this line: migrate it by hand" if line else ""), line))
+
+
+def text_context(path: str, options: Options) -> Ctx:
+    """What a text rule gets for ``path`` from the user's ``options`` (``migrator.text._core.Ctx``):
+    the text layer never sees ``Options``."""
+    from migrator.text._core import Ctx
+
+    lint = Options(mode="lint", target_version=options.target_version)
+
+    def python(source: str, where: str, report_only: bool = False) -> tuple[list[Finding], str | None]:
+        return analyze_python(source, where, lint if report_only else options)
+
+    return Ctx(options.target_version or catalog.default_target_version(), python, enabled_for(path, options),
+               options.fixes, options.unsafe_fixes)
 
 
 def analyze_python(source: str, path: str, options: Options, module_name: str | None = None) -> tuple[list[Finding], str | None]:

@@ -1,7 +1,7 @@
 """Rules for files that are not Python: one module per file type, chosen by file name.
 
 ``handler_for(path)`` is the engine's entry point; a handler is
-``(path, data, options, python) -> FileResult`` (see :func:`migrator.text._core.run`),
+``(path, data, ctx) -> FileResult`` (see :func:`migrator.text._core.run`),
 where ``python`` is the engine's analyser for embedded Python (Markdown blocks, notebook
 cells), passed in so that no text rule imports the engine. Which module reads which file:
 :mod:`.filetypes`.

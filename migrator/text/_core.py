@@ -1,7 +1,7 @@
 """Shared machinery for non-Python files: decoding, findings, text edits, the handler driver.
 
 Every handler is ``analyze(path, text, ctx) -> list[Finding]``, a pure function of the
-decoded text; :func:`run` turns it into the engine's ``(path, data, options, python) ->
+decoded text; :func:`run` turns it into the engine's ``(path, data, ctx) ->
 FileResult`` (``python``: the engine's analyser for embedded Python, kept in ``ctx``):
 it decodes (keeping a BOM and the line-ending style), drops rules that are not selected or
 do not fire for the target release, applies suppression comments, and outside lint mode
@@ -31,17 +31,23 @@ _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 BOM = "\ufeff"
 #: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
 BREAKS = "\r\n\x85\u2028\u2029"
-PythonAnalyzer = Callable[[str, str, object], "tuple[list[Finding], str | None]"]
+PythonAnalyzer = Callable[..., "tuple[list[Finding], str | None]"]
 
 
 @record
 class Ctx(NamedTuple):
-    """The target release, and the engine's Python analyser for code embedded in text
-    (``python(source, path, options) -> (findings, new source or None)``, raising
-    ``SourceError`` when the code does not parse)."""
+    """What a text rule is given beside the file (the run builds it from the user's options,
+    ``migrator.run.python_file.text_context``): the target release; the Python analyser for
+    code embedded in text (``python(source, path, report_only=False) -> (findings, new source
+    or None)``, raising ``SourceError`` when the code does not parse; ``report_only``: no
+    fixes, the target release alone); which rule codes are on for the file; whether fixes
+    are made (``fixes``) and unsafe ones applied (``unsafe_fixes``)."""
 
     target: str
     python: PythonAnalyzer | None = None
+    enabled: Callable[[str], bool] = lambda code: True
+    fixes: bool = False
+    unsafe_fixes: bool = False
 
     def fires(self, code: str) -> bool:
         return catalog.get(code).fires_for(self.target)
@@ -167,7 +173,7 @@ Regions = Callable[[str], "tuple[set[int], set[int]]"]
 Guard = Callable[[str, str, str], "str | None"]
 
 
-def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyzer, python: PythonAnalyzer, *,
+def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
         guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
@@ -181,15 +187,10 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
     bom = text.startswith(BOM)
     if bom:
         text = text[1:]
-    target = getattr(options, "target_version", None) or catalog.default_target_version()
-    ctx = Ctx(target, python)
     found = analyze(path, text, ctx)
     if rule.dotted_names:
         found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
-    from migrator.base.options import enabled_for
-
-    enabled = enabled_for(path, options)  # type: ignore[arg-type]
-    raw = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
+    raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     from migrator.base.suppressions import syntax_of
 
     malformed: list[tuple[int, str]] = []
@@ -198,10 +199,9 @@ def run(path: str, data: bytes, options: object, rule: TextRule, analyze: Analyz
                         unused_suppressions=unused)
     if malformed:
         result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
-    if getattr(options, "mode", "lint") != "lint":
-        unsafe = bool(getattr(options, "unsafe_fixes", False))
+    if ctx.fixes:
         try:
-            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, unsafe, rule.reader)
+            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, ctx.unsafe_fixes, rule.reader)
         except RewriteError as error:  # the rules' edits do not fit together: nothing is written
             result.error = FileError(path, f"{error}; file left unchanged")
             return result

@@ -198,8 +198,8 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return set(), embedded
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
 
 
 RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

@@ -45,8 +45,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze)
 
 
 RULE = _core.TextRule("dotenv", (_core.ENV_ENTRY.code,), dotted_names=True)

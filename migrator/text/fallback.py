@@ -101,7 +101,7 @@ def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return out
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer) -> FileResult:
+def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
     if b"\0" in data[:8192]:
         return FileResult(path)
     try:
@@ -109,8 +109,8 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
     except UnicodeDecodeError:
         return FileResult(path)
     if is_makefile(path):
-        return _core.run(path, data, options, RULE, analyze, python, guard=guard, regions=regions)
-    return _core.run(path, data, options, RULE, analyze, python)
+        return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
+    return _core.run(path, data, ctx, RULE, analyze)
 
 
 def guard(path: str, before: str, after: str) -> str | None:

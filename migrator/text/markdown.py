@@ -116,7 +116,6 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     list item) are cut before parsing and added back to the columns. A block that does not
     parse (a fragment, pseudo-code) is scanned as text."""
     from migrator.base.fileio import SourceError
-    from migrator.base.options import Options
 
     prompted = any(_PROMPT.match(lines[k]) for k in body)
     cut: dict[int, int] = {}
@@ -130,7 +129,7 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     for k in body:
         masked[k] = lines[k][cut[k]:]
     try:
-        found, _ = ctx.python("\n".join(masked) + "\n", path, Options(mode="lint", target_version=ctx.target))
+        found, _ = ctx.python("\n".join(masked) + "\n", path, report_only=True)
     except SourceError:
         return [f for k in body for f in mentions.line_findings(path, k + 1, lines[k], ctx)]
     out = []
@@ -164,8 +163,8 @@ def guard(path: str, before: str, after: str) -> str | None:
     return None
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python, guard=guard)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze, guard=guard)
 
 
 RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),

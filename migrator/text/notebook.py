@@ -78,7 +78,7 @@ def split_cell(source: str) -> tuple[str, str]:
     return "\n".join(shell_lines) + "\n", "\n".join(python_lines) + "\n"
 
 
-def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, options: object) -> tuple[list[Finding], str | None]:
+def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx) -> tuple[list[Finding], str | None]:
     """Findings in cell coordinates (line 1 = first source line), and Python-rewritten source."""
     if cell_type == "markdown":
         return markdown.analyze(path, source, ctx), None
@@ -97,7 +97,7 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx, optio
     rewritten = None
     if any(not _MAGIC.match(x) and x.strip() for x in lines):
         try:
-            found, new = ctx.python(python_text, path, options)
+            found, new = ctx.python(python_text, path)
         except Exception:  # a cell that is not Python (other kernels): shell rules only
             return out, None
         out += found
@@ -173,8 +173,7 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
     return text[cell.region[0]:cell.tokens[0][0]] + body + text[cell.tokens[-1][1]:cell.region[1]]
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer) -> FileResult:
-    from migrator import catalog
+def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
     from migrator.base.suppressions import filter_findings
 
     try:
@@ -187,18 +186,15 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
         return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}", exc.line, exc.column))
     bom = text[: len(text) - len(text.lstrip(_core.BOM))]
     text = text[len(bom):]
-    ctx = _core.Ctx(getattr(options, "target_version", None) or catalog.default_target_version(), python)
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)
-    from migrator.base.options import enabled_for
-
-    enabled = enabled_for(path, options)  # type: ignore[arg-type]
+    enabled = ctx.enabled
     edited: list[tuple[_jsonspan.CellSource, str, list[Finding], str | None]] = []
     for cell in cells:
         source = "".join(json.loads(text[a:b]) for a, b in cell.tokens)
-        found, rewritten = _cell_findings(path, cell.cell_type, source, ctx, options)
+        found, rewritten = _cell_findings(path, cell.cell_type, source, ctx)
         found = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
         malformed: list[tuple[int, str]] = []
         syntax = "python" if cell.cell_type == "code" else "markdown" if cell.cell_type == "markdown" else "hash"
@@ -210,8 +206,8 @@ def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer
         result.unused_suppressions += [(_to_file(Finding(path, Span.of(line, 0, line, 0), "", ""), cell, text,
                                                  starts, source).line, codes) for line, codes in unused]
         edited.append((cell, source, found, rewritten))
-    unsafe = bool(getattr(options, "unsafe_fixes", False))
-    if getattr(options, "mode", "lint") != "lint":
+    unsafe = ctx.unsafe_fixes
+    if ctx.fixes:
         try:
             out = _rewrite(edited, text, unsafe, result)
             reason = None if out is None else _guard.verdict(guard, path, text, out)

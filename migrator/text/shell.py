@@ -404,8 +404,8 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return data, set()
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.shell, regions=regions)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.shell, regions=regions)
 
 
 RULE = _core.TextRule("shell", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

@@ -96,8 +96,8 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return inside_multiline_strings(text), set()
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.toml, regions=regions)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.toml, regions=regions)
 
 
 RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,

@@ -305,8 +305,8 @@ def _script(path: str, index: _Lines, key: int, last: int, ctx: _core.Ctx) -> li
     return shell.analyze_commands(path, commands, index.lines, ctx, extra, heredoc_lines=heredoc)
 
 
-def handle(path: str, data: bytes, options: object, python: _core.PythonAnalyzer):
-    return _core.run(path, data, options, RULE, analyze, python, guard=_guard.yaml, regions=text_regions)
+def handle(path: str, data: bytes, ctx: _core.Ctx):
+    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.yaml, regions=text_regions)
 
 
 RULE = _core.TextRule("yaml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
