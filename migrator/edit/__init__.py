@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from migrator.base.lines import split_lines
 from migrator.base.model import Edit, Finding, Fix, InsertComment, RemoveStatement, Replace, RewriteError
-from migrator.edit.ranges import check_overlaps, splice_ranges
+from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
 
 
 def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> list[Edit]:
@@ -98,9 +98,7 @@ def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
     """``text`` after ``Replace``, ``RemoveStatement`` and ``InsertComment`` edits; lines are
     counted as the file type's reader counts them (``migrator.base.lines.split_lines``)."""
     lines = split_lines(text, reader)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
+    starts = line_starts(lines)
     newline = "\r\n" if "\r\n" in text else "\n"
 
     def offset(line: int, column: int) -> int:
@@ -108,11 +106,6 @@ def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
         if not 1 <= line <= len(lines) + 1 or (line == len(lines) + 1 and column):
             raise RewriteError(f"edit outside the file (line {line})")
         return starts[line - 1] + column
-
-    def line_at(at: int) -> int:
-        from bisect import bisect_right
-
-        return bisect_right(starts, at)
 
     edits = list(edits)
     ops: dict[tuple[int, int, str], None] = {}  # identical edits once, in the order given
@@ -134,5 +127,5 @@ def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
         at = offset(edit.line, 0)
         ops[(at, at, indent + edit.text + newline)] = None
     ordered = sorted(ops, key=lambda op: (op[0], op[1]))
-    check_overlaps([(start, end) for start, end, _ in ordered], line_at)
+    check_overlaps([(start, end) for start, end, _ in ordered], starts)
     return splice_ranges(text, ordered)

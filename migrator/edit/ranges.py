@@ -3,17 +3,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from bisect import bisect_right
+from collections.abc import Sequence
 
 from migrator.base.model import RewriteError
 
 
-def check_overlaps(pieces: Sequence[tuple[int, int]], line_at: Callable[[int], int]) -> None:
-    """Raise where two of the (start, end) offset ranges, sorted and distinct, overlap;
-    ``line_at(offset)`` names the line of the second."""
+def line_starts(lines: Sequence[str]) -> list[int]:
+    """The offset where each of ``lines`` starts, and the text's end last."""
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def check_overlaps(pieces: Sequence[tuple[int, int]], starts: Sequence[int]) -> None:
+    """Raise where two of the (start, end) offset ranges, sorted and distinct, overlap,
+    naming the line (of ``starts``, :func:`line_starts`) where the second begins."""
     for (_, end), (start, _) in zip(pieces, pieces[1:]):
         if end > start:
-            raise RewriteError(f"overlapping edits at line {line_at(start)}")
+            raise RewriteError(f"overlapping edits at line {bisect_right(starts, start)}")
 
 
 def splice_ranges(text: str, replacements: Sequence[tuple[int, int, str]]) -> str:

@@ -12,7 +12,6 @@ file (:class:`RewriteError`): it is left untouched and reported, never half-edit
 from __future__ import annotations
 
 import os
-from bisect import bisect_right
 from collections import defaultdict
 from typing import Sequence
 
@@ -26,7 +25,7 @@ from migrator.base.model import (
     Replace,
     RewriteError,
 )
-from migrator.edit.ranges import check_overlaps, splice_ranges
+from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
 
 
 def encoding_of(data: bytes) -> str:
@@ -49,9 +48,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
     seconds on a 5,000-line file. Everything structural goes through libcst.
     """
     lines = split_lines(source)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
+    starts = line_starts(lines)
 
     def offset(line: int, column: int) -> int:
         if not 1 <= line <= len(lines):
@@ -87,7 +84,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         at = starts[line_number - 1]
         pieces.add((at, -0.5, at, block))  # below what goes after the previous statement, above this one's TODOs
     ordered = sorted(pieces)
-    check_overlaps([(start, end) for start, _, end, _ in ordered], lambda at: bisect_right(starts, at))
+    check_overlaps([(start, end) for start, _, end, _ in ordered], starts)
     comments: dict[int, list[str]] = defaultdict(list)
     for edit in edits:
         if isinstance(edit, InsertComment) and edit.text not in comments[edit.line]:
