@@ -8,6 +8,7 @@ module of ``migrator/`` or ``shims/``, at any depth.
 from __future__ import annotations
 
 import ast
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -204,3 +205,26 @@ def test_the_installed_release_is_read_in_one_function() -> None:
               for call in _calls(tree) if getattr(call.func, "attr", "") == "version"
               and any(isinstance(a, ast.Constant) and a.value == "sglang" for a in call.args)]
     assert askers == [], askers
+
+
+def test_the_way_up_to_a_repository_top_is_walked_in_one_function() -> None:
+    """The configuration search, the ``.gitignore`` chain and the uncommitted-work check each
+    walked up to the repository top in a loop of their own (the last one recursively: a
+    folder 1,000 deep exhausted the stack); ``migrator.base.repository.up_to_top`` is the
+    one walk, and ``holds_git`` is asked nowhere else."""
+    askers = [f"{path}:{call.lineno}" for path, tree in _modules().items() if path != "migrator/base/repository.py"
+              for call in _calls(tree) if getattr(call.func, "id", getattr(call.func, "attr", "")) == "holds_git"]
+    assert askers == [], askers
+
+
+def test_a_repository_top_is_found_from_a_folder_deeper_than_the_stack(tmp_path: Path) -> None:
+    from migrator.base.repository import top_of, up_to_top
+    from migrator.run.uncommitted import Uncommitted
+
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    deep = os.path.join(str(tmp_path), *["d"] * 1200)
+    assert top_of(deep) == str(tmp_path)
+    assert up_to_top(deep)[0] == deep and up_to_top(deep)[-1] == str(tmp_path) and len(up_to_top(deep)) == 1201
+    assert Uncommitted().reason(os.path.join(deep, "x.py"), b"") is not None  # not committed: refused, no RecursionError

@@ -121,9 +121,9 @@ class Selection:
         absolute = self.absolute(path)
         suffix = "/" if is_dir else ""
         for folder, spec in self.exclude:
-            relative = _relative(absolute, folder)
+            relative = relative_below(absolute, folder)
             if relative is None and root is not None:
-                relative = _relative(absolute, self.absolute(root))
+                relative = relative_below(absolute, self.absolute(root))
             if relative and spec.match_file(relative + suffix):
                 return True
         return False
@@ -134,7 +134,7 @@ class Selection:
         if self.per_file:
             absolute = self.absolute(path)
             for folder, spec, codes in self.per_file:
-                relative = _relative(absolute, folder)
+                relative = relative_below(absolute, folder)
                 if relative and spec.match_file(relative):
                     ignored |= codes
         enabled = self.options.enabled
@@ -172,7 +172,7 @@ def _by_folder(pairs: Iterable[tuple[str, str]], cwd: str) -> list[tuple[str, tu
     return [(folder, tuple(patterns)) for folder, patterns in grouped.items()]
 
 
-def _relative(path: str, folder: str) -> str | None:
+def relative_below(path: str, folder: str) -> str | None:
     """``path`` below ``folder`` with forward slashes ("" for the folder itself), else None."""
     if path == folder:
         return ""

@@ -32,10 +32,17 @@ def holds_git(folder: str | os.PathLike[str]) -> bool:
 @cache
 def top_of(folder: str) -> str | None:
     """The nearest folder at or above ``folder`` that holds ``.git``; None if there is none."""
-    while True:
-        if holds_git(folder):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
+    top = up_to_top(folder)[-1]
+    return top if holds_git(top) else None
+
+
+def up_to_top(folder: str) -> list[str]:
+    """``folder`` and its parents up to the repository top (the nearest holding ``.git``,
+    last); outside a repository, ``[folder]`` alone."""
+    chain = [folder]
+    while not holds_git(chain[-1]):
+        parent = os.path.dirname(chain[-1])
+        if parent == chain[-1]:
+            return [folder]
+        chain.append(parent)
+    return chain

@@ -131,16 +131,10 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
 def _search_path(start: Path) -> list[Path]:
     """``start``'s folder and its parents up to the repository top; outside a repository,
     ``start``'s folder alone."""
-    here = start.resolve()
-    if not here.is_dir():
-        here = here.parent
-    chain = [here, *here.parents]
-    from migrator.base.repository import holds_git
+    from migrator.base.repository import up_to_top
 
-    for index, directory in enumerate(chain):
-        if holds_git(directory):
-            return chain[: index + 1]
-    return [here]
+    here = start.resolve()
+    return [Path(folder) for folder in up_to_top(str(here if here.is_dir() else here.parent))]
 
 
 def project_root(start: Path) -> Path:

@@ -20,7 +20,8 @@ import os
 import stat
 from pathlib import Path
 
-from migrator.base.options import compile_ignore
+from migrator.base.options import compile_ignore, relative_below
+from migrator.base.repository import up_to_top
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class _IgnoreRules:
         if self.selection is not None and self.selection.excluded(absolute, is_dir, absolute_root):
             return True
         for folder, spec in self.specs.items():
-            relative = _relative(path, folder)
+            relative = relative_below(path, folder)
             if relative is not None and spec.match_file(relative + slash):  # type: ignore[attr-defined]
                 return not self._is_tracked(path, is_dir)
         return False
@@ -128,7 +129,7 @@ class _IgnoreRules:
                 self.tracked = (files, frozenset(folders))
         if self.tracked is None:
             return False
-        relative = _relative(path, self.root)
+        relative = relative_below(path, self.root)
         return relative is not None and relative in self.tracked[1 if is_dir else 0]
 
 
@@ -144,26 +145,6 @@ def _tracked_files(root: str) -> frozenset[str] | None:
     from migrator.run.gitscan import tracked_files
 
     return tracked_files(root)
-
-
-def _relative(path: str, folder: str) -> str | None:
-    """``path`` relative to ``folder`` with forward slashes, or None if it is not below it."""
-    prefix = folder if folder.endswith(os.sep) else folder + os.sep
-    if not path.startswith(prefix):
-        return None
-    relative = path[len(prefix):]
-    return relative if os.sep == "/" else relative.replace(os.sep, "/")
-
-
-def _git_ancestors(root: Path) -> Iterable[Path]:
-    """Folders from the git top level down to ``root`` (their .gitignore files apply)."""
-    from migrator.base.repository import holds_git
-
-    chain = [root, *root.parents]
-    for index, folder in enumerate(chain):
-        if holds_git(folder):
-            return reversed(chain[: index + 1])
-    return [root]
 
 
 def discover(
@@ -208,9 +189,9 @@ def discover(
             continue
         root = str(given)
         rules = _IgnoreRules(selection, respect_gitignore, root, tracked)
-        resolved = given.resolve()
-        for folder in _git_ancestors(resolved):
-            rules.load(str(folder) if folder != resolved else root)
+        resolved = str(given.resolve())
+        for folder in reversed(up_to_top(resolved)):  # from the top down: each folder's .gitignore applies
+            rules.load(folder if folder != resolved else root)
         _walk(root, root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
     return found
 

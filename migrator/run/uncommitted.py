@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from migrator.base.records import record
-from migrator.base.repository import holds_git
+from migrator.base.repository import top_of
 
 
 @record
@@ -37,28 +37,14 @@ class _Repository(NamedTuple):
 class Uncommitted:
     """Filled by ``scan`` in the parent process; read by ``reason`` in the workers."""
 
-    __slots__ = ("tops", "repositories")
+    __slots__ = ("repositories",)
 
-    def __init__(self, tops: dict[str, str | None] | None = None,
-                 repositories: dict[str, _Repository | None] | None = None) -> None:
-        self.tops: dict[str, str | None] = {} if tops is None else tops  # folder -> innermost repository top
-        self.repositories: dict[str, _Repository | None] = (
-            {} if repositories is None else repositories)  # None: not a repository
-
-    def top(self, folder: str) -> str | None:
-        if folder in self.tops:
-            return self.tops[folder]
-        parent = os.path.dirname(folder)
-        if holds_git(folder):
-            found: str | None = folder
-        else:
-            found = None if parent == folder else self.top(parent)
-        self.tops[folder] = found
-        return found
+    def __init__(self) -> None:
+        self.repositories: dict[str, _Repository | None] = {}  # repository top -> its index; None: a stray .git
 
     def scan(self, files: list[str]) -> "Uncommitted":
         for path in files:
-            top = self.top(os.path.dirname(os.path.realpath(path)))
+            top = top_of(os.path.dirname(os.path.realpath(path)))
             if top is not None and top not in self.repositories:
                 self.repositories[top] = _read_repository(top)
         return self
@@ -66,7 +52,7 @@ class Uncommitted:
     def reason(self, path: str, data: bytes) -> str | None:
         """Why ``path`` (whose bytes are ``data``) must not be written; None: it may be."""
         real = os.path.realpath(path)
-        top = self.top(os.path.dirname(real))
+        top = top_of(os.path.dirname(real))
         if top is None:
             return None
         if top not in self.repositories:
