@@ -228,3 +228,18 @@ def test_a_repository_top_is_found_from_a_folder_deeper_than_the_stack(tmp_path:
     assert top_of(deep) == str(tmp_path)
     assert up_to_top(deep)[0] == deep and up_to_top(deep)[-1] == str(tmp_path) and len(up_to_top(deep)) == 1201
     assert Uncommitted().reason(os.path.join(deep, "x.py"), b"") is not None  # not committed: refused, no RecursionError
+
+
+def test_the_line_a_todo_goes_above_is_found_in_one_function() -> None:
+    """The write guard, the release fit and the analysis each found "the first line of the
+    statement, its first decorator for a definition" themselves (the guard by a class that
+    walked every statement of the file again); ``migrator.python.fallbacks.first_line`` is
+    the one reading of a statement's decorators for that line."""
+    readers = [f"{path}:{function.lineno}" for path, tree in _modules().items() for function in ast.walk(tree)
+               if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and any(isinstance(n, ast.Attribute) and n.attr == "decorator_list"
+                       or isinstance(n, ast.Constant) and n.value == "decorator_list" for n in ast.walk(function))
+               and any(isinstance(call, ast.Call) and getattr(call.func, "id", "") == "min"
+                       and any(isinstance(n, ast.Attribute) and n.attr == "lineno" for a in call.args for n in ast.walk(a))
+                       for call in ast.walk(function))]
+    assert len(readers) == 1 and readers[0].startswith("migrator/python/fallbacks.py:"), readers

@@ -43,6 +43,7 @@ from migrator import catalog
 from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
+from migrator.python.fallbacks import first_line
 from migrator.python.names import MISSING_NAME_ERRORS, all_names, class_ancestors
 
 TYPE_CHECKING = False
@@ -279,8 +280,7 @@ class Analysis(ast.NodeVisitor):
         statement = node if isinstance(node, ast.stmt) else self.statement_of.get(node)
         if statement is None:
             return getattr(node, "lineno", 1)
-        decorators = getattr(statement, "decorator_list", None)
-        return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
+        return first_line(statement)
 
     def is_guarded(self, node: ast.AST) -> bool:
         statement = node if isinstance(node, ast.stmt) else self.statement_of.get(node)
@@ -714,10 +714,7 @@ class Analysis(ast.NodeVisitor):
         """Does a line of ``node`` (decorators included) hold a relevant word?"""
         if self.hot_lines is None:
             return True
-        first = node.lineno  # type: ignore[attr-defined]
-        for decorator in getattr(node, "decorator_list", ()):
-            first = min(first, decorator.lineno)
-        index = bisect.bisect_left(self.hot_lines, first)
+        index = bisect.bisect_left(self.hot_lines, first_line(node))  # type: ignore[arg-type]
         return index < len(self.hot_lines) and self.hot_lines[index] <= node.end_lineno  # type: ignore[attr-defined]
 
     # ---- cold statements: bindings only -------------------------------------------

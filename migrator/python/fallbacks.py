@@ -11,7 +11,7 @@ wheels): :func:`catalog_names` are the dotted names the catalog places in a rele
   (``migrator.python.version_tests``), or *unknown* where the test cannot be evaluated.
 
 ``migrator.python.release_fit`` migrates each branch for the releases reaching it; the write guard
-checks a new import on those releases.
+checks a new import on those releases. Both anchor a TODO with :func:`anchor_lines`.
 """
 
 from __future__ import annotations
@@ -91,6 +91,30 @@ def statements(tree: ast.Module, lines: tuple[int, ...] | None = None):  # -> It
             stack.extend(n for n in reversed(handler.body) if holds(n))
         for case in getattr(node, "cases", ()):
             stack.extend(n for n in reversed(case.body) if holds(n))
+
+
+def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
+    """For each of ``lines``: the first line of the innermost statement holding it (its
+    first decorator for a definition; of statements starting on one line, the outermost, so
+    that a decorated one-line ``def`` gets its TODO above the decorator), where a TODO about
+    that line goes. One walk."""
+    from bisect import bisect_left, bisect_right
+
+    wanted = sorted(lines)
+    best: dict[int, ast.stmt] = {}
+    for node in statements(tree, tuple(wanted)) if tree is not None and wanted else ():
+        for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
+            if line not in best or node.lineno > best[line].lineno:
+                best[line] = node
+    anchors = {line: line for line in lines}
+    anchors.update((line, first_line(node)) for line, node in best.items())
+    return anchors
+
+
+def first_line(statement: ast.stmt) -> int:
+    """The line a TODO about ``statement`` goes above: its first decorator's for a definition."""
+    decorators = getattr(statement, "decorator_list", None)
+    return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
 
 def _catches_import_errors(node: ast.Try) -> bool:

@@ -38,7 +38,7 @@ from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
-from migrator.python.fallbacks import catalog_names
+from migrator.python.fallbacks import anchor_lines, catalog_names
 from migrator.python.names import all_assignments
 
 TYPE_CHECKING = False
@@ -508,7 +508,10 @@ def _blamed(applied: list[Finding], found: list[Problem]) -> set[int]:
 
 def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], source: str) -> list[Finding]:
     reason = "; ".join(dict.fromkeys(problem.reason for problem in found))
-    anchors = _Anchors(source)
+    try:
+        anchors = anchor_lines(parsed(source).tree, {f.span.start.line for f in findings if id(f) in blamed})
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        anchors = {}
     refused: list[Finding] = []
     comments: set[str] = set()
     for finding in findings:
@@ -518,7 +521,7 @@ def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], sou
         entry = catalog.get(finding.code)
         comment = catalog.todo_comment(entry, f"{finding.message}; not fixed automatically: {reason}")
         comments.add(_leftover_message(finding.code, comment))
-        fix = Fix("manual", (InsertComment(anchors.line_for(finding.span.start.line), comment),))
+        fix = Fix("manual", (InsertComment(anchors.get(finding.span.start.line, finding.span.start.line), comment),))
         refused.append(finding._replace(fix=fix))
     # A TODO this refusal wrote on an earlier run is the refused finding itself, not a leftover.
     return [f for f in refused if not (f.fix is None and f.message in comments)]
@@ -526,28 +529,3 @@ def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], sou
 
 def _leftover_message(code: str, comment: str) -> str:
     return "unresolved migration TODO: " + comment.split(code, 1)[1].strip()
-
-
-class _Anchors:
-    """The first line (first decorator) of the innermost statement holding a line."""
-
-    def __init__(self, source: str) -> None:
-        self.statements: list[tuple[int, int, int]] = []
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return
-        for node in ast.walk(tree):
-            if isinstance(node, ast.stmt):
-                decorators = getattr(node, "decorator_list", ())
-                first = min([node.lineno, *(d.lineno for d in decorators)])
-                self.statements.append((node.lineno, node.end_lineno or node.lineno, first))
-
-    def line_for(self, line: int) -> int:
-        best: tuple[int, int, int] | None = None
-        for start, end, first in self.statements:
-            if start <= line <= end and (best is None or start > best[0] or (start == best[0] and end < best[1])):
-                best = (start, end, first)
-        if best is not None and best[0] < line:  # inside a compound statement's body: the header is not it
-            return best[2]
-        return best[2] if best is not None else line

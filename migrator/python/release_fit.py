@@ -22,7 +22,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Replace
-from migrator.python.fallbacks import branch_at, branches, statements
+from migrator.python.fallbacks import anchor_lines, branch_at, branches
 from migrator.python.names import IMPORT_ERROR_NAMES
 
 
@@ -42,24 +42,6 @@ def served_text(served: dict[str | None, list[str]]) -> str:
     parts = [f"`{spelling}` serves {label(tuple(releases))}" if spelling else f"nothing serves {label(tuple(releases))}"
              for spelling, releases in served.items()]
     return "; ".join(parts)
-
-
-def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
-    """For each of ``lines``: the first line of the innermost statement holding it (its
-    first decorator for a definition), where a TODO about that line goes. One walk."""
-    from bisect import bisect_left, bisect_right
-
-    wanted = sorted(lines)
-    best: dict[int, ast.stmt] = {}
-    for node in statements(tree, tuple(wanted)) if tree is not None and wanted else ():
-        for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
-            if line not in best or node.lineno >= best[line].lineno:
-                best[line] = node
-    anchors = {line: line for line in lines}
-    for line, node in best.items():
-        decorators = getattr(node, "decorator_list", None)
-        anchors[line] = min([node.lineno, *(d.lineno for d in decorators)]) if decorators else node.lineno
-    return anchors
 
 
 #: words without which a source holds no fallback or version test (``branches``) ...
