@@ -24,12 +24,12 @@ from migrator.cli.commands.common import (
     UsageError,
     build_options,
     paths_or_here,
-    progress,
+    reads_stdin,
     require_existing,
+    run_inputs,
     run_target,
     shown,
     verbose_note,
-    write_fixed_stdin,
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
-    from migrator.run.result import RunResult
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
@@ -112,20 +111,18 @@ def run(
         os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
     if shown(paths, options, show_files, show_settings, stdout):
         return CLEAN
-    stdin = [str(p) for p in paths] == ["-"]
-    if (fix or add_noqa) and not stdin:
+    stdin = reads_stdin(paths)
+    if fix or add_noqa:
         require_existing(paths)
 
     def note(text: str) -> None:
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
-    stdin_data: dict[str, bytes] = {}  # the `full` format shows its lines
-    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout, stdin_data) if stdin else \
-        _run_tree(paths, options, stderr)
-    if not stdin:
-        for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
-            note(f"{skipped_path}: skipped: {reason}")
+    # stdin_data: the `full` format shows its lines
+    outcome, stdin_data = run_inputs(paths, options, stdin_filename, "linting", stdout, stderr)
+    for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
+        note(f"{skipped_path}: skipped: {reason}")
     results = outcome.results
     if write_baseline is not None:
         return _write_baseline(write_baseline, results, note)
@@ -167,26 +164,6 @@ def run(
         verbose_note(options, outcome.summary.files_scanned, started, stderr)
     return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
                      exit_zero=exit_zero)
-
-
-def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
-    from migrator.run import engine
-
-    with progress("linting", stderr) as on_progress:
-        return engine.run(paths, options, on_progress)
-
-
-def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, bytes]) -> RunResult:
-    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout);
-    ``read`` receives the bytes read, under ``name``."""
-    from migrator.run import engine
-
-    data = read[name] = sys.stdin.buffer.read()
-    outcome = engine.run_bytes(name, data, options)
-    if options.writes:
-        stdout.flush()
-        write_fixed_stdin(outcome, data, options)
-    return outcome
 
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
