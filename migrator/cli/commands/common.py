@@ -312,9 +312,10 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
 
     from migrator import __version__
     from migrator.report.escape import visible
+    from migrator.report.text import counted
 
     print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
-                  f"{options.target_version}, {files_scanned} file{'s' if files_scanned != 1 else ''} scanned in "
+                  f"{options.target_version}, {counted(files_scanned, 'file')} scanned in "
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
 
 

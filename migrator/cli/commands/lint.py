@@ -191,38 +191,40 @@ def _write_report(path: Path, text: str) -> None:
 
 def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
     from migrator.report.baseline import BaselineError, apply, load
+    from migrator.report.text import counted
 
     try:
         known = load(path)
     except BaselineError as error:
         raise UsageError(str(error)) from None
     applied = apply(results, known)
-    fixed = f"; {applied.fixed} baseline entr{'ies' if applied.fixed != 1 else 'y'} fixed" if applied.fixed else ""
+    fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
-    note(f"{path}: {applied.matched} known finding{'s' if applied.matched != 1 else ''} not reported{fixed}{hint}")
+    note(f"{path}: {counted(applied.matched, 'known finding')} not reported{fixed}{hint}")
 
 
 def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
     from migrator.report.baseline import BaselineError, write
+    from migrator.report.text import counted
 
     try:
         count = write(path, results)
     except BaselineError as error:
         raise UsageError(str(error)) from None
-    note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
+    note(f"{path}: {counted(count, 'finding')} recorded")
     return exit_code(results, exit_zero=True)  # recorded findings are no work left
 
 
 def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
+    from migrator.report.text import counted
     from migrator.run.add_noqa import add
     from migrator.run.uncommitted import Uncommitted
 
     dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
     counts = add(results, dirty)
-    note(f"added {counts.comments} suppression comment{'s' if counts.comments != 1 else ''} in {counts.files} "
-         f"file{'s' if counts.files != 1 else ''}")
+    note(f"added {counted(counts.comments, 'suppression comment')} in {counted(counts.files, 'file')}")
     if counts.left:
-        note(f"{counts.left} finding{'s' if counts.left != 1 else ''} left without a comment (JSON, Markdown, notebooks, "
+        note(f"{counted(counts.left, 'finding')} left without a comment (JSON, Markdown, notebooks, "
              "strings, YAML block scalars): record them with --write-baseline")
     for error in counts.errors:
         note(error)
