@@ -171,8 +171,7 @@ def build_app() -> typer.Typer:
     """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
     import typer
 
-    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
-                      help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker.")
+    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG)
 
     def show_version(value: bool) -> None:
         if value:
