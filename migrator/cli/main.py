@@ -98,17 +98,15 @@ def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
     of them came after ``--`` (paths, even where they spell a command name)."""
     takes_value = {flag for param in command.params if param.kind not in ("flag", "paths") for flag in param.flags}
     words: list[str] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
+    rest = iter(args)
+    for arg in rest:
         if arg == "--":
-            words.extend(args[index:])
-            return words, len(args) - index
+            after_dashes = list(rest)
+            return words + after_dashes, len(after_dashes)
         if arg == "-" or not arg.startswith("-"):
             words.append(arg)
         elif "=" not in arg and arg in takes_value:
-            index += 1
+            next(rest, None)
     return words, 0
 
 
@@ -124,14 +122,13 @@ def parse_fast(command: str, args: list[str]) -> dict[str, object] | None:
     if declared is None or not declared.fast:
         return None
     options = {flag: param for param in declared.params for flag in param.flags}
-    parsed: dict[str, object] = {param.name: _default(param) for param in declared.params}
+    parsed: dict[str, object] = {param.name: False if param.kind == "flag" else param.default
+                                 for param in declared.params}
     paths: list[Path] = []
-    index = 0
-    while index < len(args):
-        arg = args[index]
-        index += 1
+    rest = iter(args)
+    for arg in rest:
         if arg == "--":
-            paths.extend(Path(rest) for rest in args[index:])
+            paths.extend(Path(word) for word in rest)
             break
         if arg == "-" or not arg.startswith("-"):
             paths.append(Path(arg))
@@ -146,10 +143,7 @@ def parse_fast(command: str, args: list[str]) -> dict[str, object] | None:
             parsed[param.name] = True
             continue
         if not equals:
-            if index >= len(args):
-                return None
-            value = args[index]
-            index += 1
+            value = next(rest, "")  # none left: "", refused below
         if not value or value.startswith("-"):
             return None
         converted = _convert(param, value)
@@ -158,10 +152,6 @@ def parse_fast(command: str, args: list[str]) -> dict[str, object] | None:
         parsed[param.name] = [*(parsed[param.name] or []), converted] if param.kind == "multi" else converted  # type: ignore[misc]
     parsed["paths"] = paths or None
     return parsed
-
-
-def _default(param: Param) -> object:
-    return False if param.kind == "flag" else param.default
 
 
 def _convert(param: Param, value: str) -> object | None:
@@ -181,8 +171,7 @@ def build_app() -> typer.Typer:
     """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
     import typer
 
-    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG,
-                      help="Migrate code from SGLang's removed DFLASH V1 path to the V2 worker.")
+    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG)
 
     def show_version(value: bool) -> None:
         if value:

@@ -217,17 +217,40 @@ class progress:
             self.bar.stop()
 
 
-def write_fixed_stdin(outcome: RunResult, data: bytes, options: Options) -> None:
-    """``-`` in a writing mode: the fixed source on stdout (the input itself where nothing
+def reads_stdin(paths: Sequence[Path]) -> bool:
+    """Is the one input standard input (``-``)?"""
+    return [str(path) for path in paths] == ["-"]
+
+
+def run_inputs(paths: list[Path], options: Options, stdin_filename: str | None, label: str,
+               stdout: TextIO | None = None, stderr: TextIO | None = None) -> tuple[RunResult, dict[str, bytes]]:
+    """The run of ``fix`` or ``lint``: the files under ``paths`` (a progress bar ``label`` on
+    ``stderr``), or, where the one path is ``-``, standard input as one file named
+    ``stdin_filename`` (default ``<stdin>.py``). Returns the run and the bytes read from
+    standard input, by that name.
+
+    ``-`` in a writing mode: the fixed source on stdout (the input itself where nothing
     changed or the file could not be processed); the result counts as written when what
     went out differs, and the summary is counted again."""
-    result = outcome.results[0]
-    written = result.new_bytes if result.new_bytes is not None and result.error is None else data
-    sys.stdout.flush()
-    sys.stdout.buffer.write(written)
-    sys.stdout.buffer.flush()
-    result.written = written is not data
-    outcome.summarize(options)
+    from migrator.run import engine
+
+    if not reads_stdin(paths):
+        with progress(label, stderr) as on_progress:
+            return engine.run(paths, options, on_progress), {}
+    name = stdin_filename or "<stdin>.py"
+    data = sys.stdin.buffer.read()
+    outcome = engine.run_bytes(name, data, options)
+    if options.writes:
+        result = outcome.results[0]
+        written = result.new_bytes if result.new_bytes is not None and result.error is None else data
+        if stdout is not None:
+            stdout.flush()
+        sys.stdout.flush()
+        sys.stdout.buffer.write(written)
+        sys.stdout.buffer.flush()
+        result.written = written is not data
+        outcome.summarize(options)
+    return outcome, {name: data}
 
 
 def require_existing(paths: Sequence[Path]) -> None:
@@ -289,9 +312,10 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
 
     from migrator import __version__
     from migrator.report.escape import visible
+    from migrator.report.text import counted
 
     print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
-                  f"{options.target_version}, {files_scanned} file{'s' if files_scanned != 1 else ''} scanned in "
+                  f"{options.target_version}, {counted(files_scanned, 'file')} scanned in "
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
 
 

@@ -15,12 +15,12 @@ from migrator.cli.commands.common import (
     SHARED,
     build_options,
     paths_or_here,
-    progress,
+    reads_stdin,
     require_existing,
+    run_inputs,
     run_target,
     shown,
     verbose_note,
-    write_fixed_stdin,
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.run.result import CLEAN, exit_code
@@ -112,7 +112,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     print(line, file=sys.stderr)
 
 
-def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) -> None:
+def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
     """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`);
     ``originals``: the bytes each diff starts from where they were not read from disk."""
     from migrator.report import diff
@@ -121,7 +121,7 @@ def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) ->
         for result in outcome.results:
             if result.new_bytes is None:
                 continue
-            old = (originals or {}).get(result.path)
+            old = originals.get(result.path)
             if old is None:
                 try:
                     old = Path(result.path).read_bytes()
@@ -131,21 +131,6 @@ def print_diff(outcome: RunResult, originals: dict[str, bytes] | None = None) ->
 
     sys.stdout.flush()
     diff.write(diffs(), sys.stdout.buffer, sys.stdout.isatty())
-
-
-def _run_stdin(name: str, options: Options, quiet: bool, statistics: bool, exit_zero: bool) -> int:
-    """``-``: the same processing, report and exit code as a file of that name; the fixed
-    source (``fix``) or the diff (``--diff``) goes to stdout, the report to stderr."""
-    from migrator.run.engine import run_bytes
-
-    data = sys.stdin.buffer.read()
-    outcome = run_bytes(name, data, options)
-    if options.writes:
-        write_fixed_stdin(outcome, data, options)
-    elif options.mode == "diff":
-        print_diff(outcome, {name: data})
-    report_run(outcome, options, quiet, stdin=True, statistics=statistics)
-    return exit_code(outcome.results, options.mode, unsafe_fixes=options.unsafe_fixes, exit_zero=exit_zero)
 
 
 def run(
@@ -168,8 +153,6 @@ def run(
     """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
     import time
 
-    from migrator.run.engine import run as run_engine
-
     started = time.monotonic()
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
@@ -177,16 +160,14 @@ def run(
     options = options._replace(write_read_only=write_read_only)
     if shown(paths, options, show_files, show_settings):
         return CLEAN
-    if [str(p) for p in paths] == ["-"]:
-        return _run_stdin(stdin_filename or "<stdin>.py", options, quiet, statistics, exit_zero)
+    stdin = reads_stdin(paths)
     if options.writes:
         require_existing(paths)
-    with progress("migrating") as on_progress:
-        outcome = run_engine(paths, options, on_progress=on_progress)
+    outcome, stdin_data = run_inputs(paths, options, stdin_filename, "migrating")
     if mode == "diff":
-        print_diff(outcome)
-    report_run(outcome, options, quiet, statistics=statistics)
-    if verbose:
+        print_diff(outcome, stdin_data)
+    report_run(outcome, options, quiet, stdin=stdin, statistics=statistics)
+    if verbose and not stdin:
         verbose_note(options, outcome.summary.files_scanned, started)
     return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
                      exit_zero=exit_zero)

@@ -24,12 +24,12 @@ from migrator.cli.commands.common import (
     UsageError,
     build_options,
     paths_or_here,
-    progress,
+    reads_stdin,
     require_existing,
+    run_inputs,
     run_target,
     shown,
     verbose_note,
-    write_fixed_stdin,
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
@@ -41,7 +41,6 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
-    from migrator.run.result import RunResult
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
@@ -112,20 +111,18 @@ def run(
         os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
     if shown(paths, options, show_files, show_settings, stdout):
         return CLEAN
-    stdin = [str(p) for p in paths] == ["-"]
-    if (fix or add_noqa) and not stdin:
+    stdin = reads_stdin(paths)
+    if fix or add_noqa:
         require_existing(paths)
 
     def note(text: str) -> None:
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
-    stdin_data: dict[str, bytes] = {}  # the `full` format shows its lines
-    outcome = _run_stdin(stdin_filename or "<stdin>.py", options, stdout, stdin_data) if stdin else \
-        _run_tree(paths, options, stderr)
-    if not stdin:
-        for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
-            note(f"{skipped_path}: skipped: {reason}")
+    # stdin_data: the `full` format shows its lines
+    outcome, stdin_data = run_inputs(paths, options, stdin_filename, "linting", stdout, stderr)
+    for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
+        note(f"{skipped_path}: skipped: {reason}")
     results = outcome.results
     if write_baseline is not None:
         return _write_baseline(write_baseline, results, note)
@@ -169,26 +166,6 @@ def run(
                      exit_zero=exit_zero)
 
 
-def _run_tree(paths: list[Path], options: Options, stderr: TextIO) -> RunResult:
-    from migrator.run import engine
-
-    with progress("linting", stderr) as on_progress:
-        return engine.run(paths, options, on_progress)
-
-
-def _run_stdin(name: str, options: Options, stdout: TextIO, read: dict[str, bytes]) -> RunResult:
-    """``lint -``: one file from standard input (with --fix, the fixed text goes to stdout);
-    ``read`` receives the bytes read, under ``name``."""
-    from migrator.run import engine
-
-    data = read[name] = sys.stdin.buffer.read()
-    outcome = engine.run_bytes(name, data, options)
-    if options.writes:
-        stdout.flush()
-        write_fixed_stdin(outcome, data, options)
-    return outcome
-
-
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
     """After ``--fix``: drop the findings that were fixed; return how many."""
     from migrator.run.result import left_for_humans
@@ -214,38 +191,40 @@ def _write_report(path: Path, text: str) -> None:
 
 def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
     from migrator.report.baseline import BaselineError, apply, load
+    from migrator.report.text import counted
 
     try:
         known = load(path)
     except BaselineError as error:
         raise UsageError(str(error)) from None
     applied = apply(results, known)
-    fixed = f"; {applied.fixed} baseline entr{'ies' if applied.fixed != 1 else 'y'} fixed" if applied.fixed else ""
+    fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
-    note(f"{path}: {applied.matched} known finding{'s' if applied.matched != 1 else ''} not reported{fixed}{hint}")
+    note(f"{path}: {counted(applied.matched, 'known finding')} not reported{fixed}{hint}")
 
 
 def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
     from migrator.report.baseline import BaselineError, write
+    from migrator.report.text import counted
 
     try:
         count = write(path, results)
     except BaselineError as error:
         raise UsageError(str(error)) from None
-    note(f"{path}: {count} finding{'s' if count != 1 else ''} recorded")
+    note(f"{path}: {counted(count, 'finding')} recorded")
     return exit_code(results, exit_zero=True)  # recorded findings are no work left
 
 
 def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
+    from migrator.report.text import counted
     from migrator.run.add_noqa import add
     from migrator.run.uncommitted import Uncommitted
 
     dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
     counts = add(results, dirty)
-    note(f"added {counts.comments} suppression comment{'s' if counts.comments != 1 else ''} in {counts.files} "
-         f"file{'s' if counts.files != 1 else ''}")
+    note(f"added {counted(counts.comments, 'suppression comment')} in {counted(counts.files, 'file')}")
     if counts.left:
-        note(f"{counts.left} finding{'s' if counts.left != 1 else ''} left without a comment (JSON, Markdown, notebooks, "
+        note(f"{counted(counts.left, 'finding')} left without a comment (JSON, Markdown, notebooks, "
              "strings, YAML block scalars): record them with --write-baseline")
     for error in counts.errors:
         note(error)

@@ -15,12 +15,6 @@ from collections import namedtuple
 
 from migrator.base.records import record
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Literal
-
-    Kind = Literal["paths", "argument", "flag", "multi", "text", "int", "path", "choice"]
-
 
 @record
 class Param(namedtuple("Param", "name flags kind metavar help default choices", defaults=(None, ()))):
