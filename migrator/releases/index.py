@@ -29,7 +29,6 @@ import ast
 import importlib.util
 import re
 import zipfile
-from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator, Literal, NamedTuple, Union
 
@@ -110,7 +109,7 @@ MemberKind = Literal["method", "property", "field", "attribute", "class"]
 
 
 class ReleaseClass:
-    """A class of the release tree, filled in as ``_parse_class`` reads its body."""
+    """A class of the release tree, filled in as ``parse_class`` reads its body."""
 
     __slots__ = ("module", "name", "lines", "bases", "members", "methods", "nested", "dynamic", "fields",
                  "member_lines")
@@ -187,7 +186,7 @@ class Ref(NamedTuple):
     """What a dotted name resolved to.
 
     kind: ``module`` (qualname), ``class`` (info), ``function`` (info; ``owner`` set for
-    methods), ``member`` (a non-method class member: ``owner`` and ``member_kind``),
+    methods), ``member`` (a non-method class member; ``owner`` set),
     ``value`` (a module-level variable; ``instance_of`` when its class is known),
     ``external`` (a name outside the tree; ``qualname`` is its dotted path), ``dynamic``.
     """
@@ -197,7 +196,6 @@ class Ref(NamedTuple):
     cls: ReleaseClass | None = None
     func: FunctionInfo | None = None
     owner: ReleaseClass | None = None
-    member_kind: MemberKind | None = None
     instance_of: ReleaseClass | None = None
 
 
@@ -296,7 +294,8 @@ def runtime_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
 
 
-def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseClass:
+def parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseClass:
+    """The class ``node`` of ``module`` (``prefix``: the enclosing classes' names, dotted)."""
     info = ReleaseClass(
         module=module,
         name=prefix + node.name,
@@ -322,7 +321,7 @@ def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseCl
                 info.dynamic = True
             _collect_self_attributes(stmt, info)
         elif isinstance(stmt, ast.ClassDef):
-            nested = _parse_class(stmt, module, prefix=f"{info.name}.")
+            nested = parse_class(stmt, module, prefix=f"{info.name}.")
             info.nested[stmt.name] = nested
             info.bind(stmt.name, "class", stmt, replace=True)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -376,7 +375,7 @@ def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo
             if stmt.name == "__getattr__":
                 info.dynamic = True
         elif isinstance(stmt, ast.ClassDef):
-            info.symbols[stmt.name] = _parse_class(stmt, name)
+            info.symbols[stmt.name] = parse_class(stmt, name)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:
@@ -545,6 +544,13 @@ class SglangIndex:
             return None
         return self._source.read(entry[0])
 
+    def sources_under(self, package: str) -> Iterator[tuple[str, bytes]]:
+        """(module, source) of every module of ``package`` or below it that has a source file, by name."""
+        for module in sorted(self.module_names()):
+            source = self.module_source(module) if module == package or module.startswith(package + ".") else None
+            if source is not None:
+                yield module, source
+
     # resolution
     def resolve(self, dotted: str) -> Resolution:
         """Resolve an absolute dotted name, following re-exports, aliases and inheritance."""
@@ -705,7 +711,7 @@ class SglangIndex:
                 return Ref("class", nested.qualname, cls=nested)
             if kind == "attribute" and not name.startswith("_") and self.is_enum(klass):
                 return Ref("value", qualname, instance_of=klass)  # an Enum member
-            return Ref("member", qualname, owner=klass, member_kind=kind)
+            return Ref("member", qualname, owner=klass)
         if name in _IMPLICIT_MEMBERS or not closed:
             return Ref("dynamic", f"{cls.qualname}.{name}")
         return None
@@ -747,10 +753,7 @@ class SglangIndex:
         pattern = re.compile(rb"\b" + re.escape(token.encode()) + rb"\b") if token[:1].isalnum() or token[:1] == "_" else None
         raw = token.encode()
         hits: list[tuple[str, int]] = []
-        for qualname, (key, _) in list(self._source.modules.items()):
-            if not key or not (qualname == under or qualname.startswith(under + ".")):
-                continue
-            data = self._source.read(key)
+        for qualname, data in self.sources_under(under):
             if raw not in data or (pattern is not None and not pattern.search(data)):
                 continue
             try:
@@ -767,10 +770,6 @@ class SglangIndex:
                     hits.append((qualname, getattr(node, "lineno", 0)))
         return hits
 
-    @cached_property
-    def server_args_class(self) -> ReleaseClass | None:
-        return self.resolve_class("sglang.srt.server_args.ServerArgs")
-
     def server_arg_fields(self) -> set[str]:
         """Every keyword ``ServerArgs`` accepts.
 
@@ -779,13 +778,12 @@ class SglangIndex:
         lists in ``_INPUT_NAMESPACES`` and assembles into the record with
         ``msgspec.defstruct``; their annotated fields count as well.
         """
-        cls = self.server_args_class
+        cls = self.resolve_class("sglang.srt.server_args.ServerArgs")
         if cls is None:
             return set()
         names = {n for n, kind in cls.members.items() if kind == "field"}
-        module = self.module(cls.module)
         source = self.module_source(cls.module)
-        if module is not None and source is not None:
+        if source is not None:
             tree = ast.parse(source)
             for stmt in runtime_statements(tree.body):
                 if isinstance(stmt, ast.Assign) and any(

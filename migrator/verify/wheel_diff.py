@@ -28,8 +28,9 @@ import re
 import sys
 from typing import Mapping, NamedTuple
 
+from migrator.base.imports import resolve_relative
 from migrator.base.records import record
-from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex
+from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex, dotted_name, lines_of
 
 #: The modules compared: a prefix ending in ``.`` covers a package's modules.
 SCOPE: tuple[str, ...] = (
@@ -111,20 +112,16 @@ def _members(lines: list[str], cls: ReleaseClass, qualname: str) -> dict[str, _D
     return found
 
 
-class _Caller:
-    """A function of the old tree that mentions :data:`MENTION`: what it refers to (its
-    sets are filled in by ``_facts``)."""
+@record
+class _Caller(NamedTuple):
+    """A function of the old tree that mentions :data:`MENTION`: what it refers to."""
 
-    __slots__ = ("label", "module", "names", "attributes", "keywords", "bases")
-
-    def __init__(self, label: str, module: str, names: set[str], attributes: set[str],
-                 keywords: set[tuple[str, str]], bases: set[str]) -> None:
-        self.label = label  # module:line:name
-        self.module = module
-        self.names = names
-        self.attributes = attributes
-        self.keywords = keywords  # (callee's last name, keyword)
-        self.bases = bases  # last names of the enclosing class's bases and the class itself
+    label: str  # module:line:name
+    module: str
+    names: set[str]
+    attributes: set[str]
+    keywords: set[tuple[str, str]]  # (callee's last name, keyword)
+    bases: set[str]  # last names of the enclosing class's bases and the class itself
 
 
 class _Callers:
@@ -141,21 +138,13 @@ class _Callers:
         self._importers: dict[tuple[str, str], set[str]] = {}
 
     def _build(self) -> list[_Caller]:
-        from migrator.base.imports import resolve_relative
-        from migrator.releases.index import dotted_name
-
         callers: list[_Caller] = []
         pattern = re.compile(MENTION.pattern.encode(), re.IGNORECASE)
         # An import from a compared module spells its last name (or its package's, relatively).
         spelled = {p.rstrip(".").rpartition(".")[2] for p in SCOPE}
         spelled.update(m.rpartition(".")[2] for m in self._index.module_names() if in_scope(m))
         imports = re.compile(rb"\b(" + b"|".join(re.escape(t.encode()) for t in sorted(spelled)) + rb")\b")
-        for module in sorted(self._index.module_names()):
-            if not (module == self._under or module.startswith(self._under + ".")):
-                continue
-            source = self._index.module_source(module)
-            if source is None:
-                continue
+        for module, source in self._index.sources_under(self._under):
             mentions = pattern.search(source) is not None
             if not mentions and not imports.search(source):
                 continue
@@ -178,8 +167,7 @@ class _Callers:
                     if isinstance(owner, ast.ClassDef) else set()
                 for function in owner.body:
                     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        segment = "\n".join(lines[function.lineno - 1:function.end_lineno])
-                        if MENTION.search(segment):
+                        if MENTION.search(_source(lines, [lines_of(function)])):
                             callers.append(_facts(module, function, bases))
         return callers
 
@@ -207,16 +195,18 @@ class _Callers:
 
 
 def _facts(module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, bases: set[str]) -> _Caller:
-    caller = _Caller(f"{module}:{function.lineno}:{function.name}", module, set(), set(), set(), bases)
+    names: set[str] = set()
+    attributes: set[str] = set()
+    keywords: set[tuple[str, str]] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Name):
-            caller.names.add(node.id)
+            names.add(node.id)
         elif isinstance(node, ast.Attribute):
-            caller.attributes.add(node.attr)
+            attributes.add(node.attr)
         elif isinstance(node, ast.Call):
             callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-            caller.keywords.update((callee, k.arg) for k in node.keywords if callee and k.arg)
-    return caller
+            keywords.update((callee, k.arg) for k in node.keywords if callee and k.arg)
+    return _Caller(f"{module}:{function.lineno}:{function.name}", module, names, attributes, keywords, bases)
 
 
 def removals(old: SglangIndex, new: SglangIndex, renames: Mapping[str, str] | None = None) -> list[Removal]:
