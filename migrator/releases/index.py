@@ -449,11 +449,6 @@ class _FolderSource(_Source):
     def read(self, key: str) -> bytes:
         return (self.root / key).read_bytes()
 
-    def paths(self) -> Iterator[tuple[str, str]]:
-        for qualname, (key, _) in self.modules.items():
-            if key:
-                yield qualname, key
-
 
 class _ZipSource(_Source):
     def __init__(self, wheel: Path) -> None:
@@ -635,9 +630,7 @@ class SglangIndex:
         res = self._walk(target, Ref("module", ROOT_PACKAGE), parts, 1, seen)
         if res.ref is not None and res.found:
             return res.ref
-        if res.status == "dynamic":
-            return Ref("dynamic", target)
-        # The import itself is broken in this tree: treat as dynamic (not our finding).
+        # Dynamic, or the import itself is broken in this tree (not our finding).
         return Ref("dynamic", target)
 
     def resolve_in_module(self, module: str, expr: str, seen: frozenset = frozenset()) -> Ref | None:
