@@ -29,7 +29,6 @@ import ast
 import importlib.util
 import re
 import zipfile
-from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Iterator, Literal, NamedTuple, Union
 
@@ -72,15 +71,17 @@ _MODULE_IMPLICIT = frozenset({
 
 @record
 class FunctionInfo(NamedTuple):
-    """A ``def``: parameter names in order (``self``/``cls`` included), varargs flags."""
+    """A ``def``: parameter names in order (``self``/``cls`` included), those with a default,
+    varargs flags."""
 
     name: str
     params: tuple[str, ...]
     kwonly: tuple[str, ...]
     vararg: bool
     kwarg: bool
-    line: int
+    lines: tuple[int, int]
     decorators: tuple[str, ...] = ()
+    optional: frozenset[str] = frozenset()
 
     @property
     def all_params(self) -> tuple[str, ...]:
@@ -89,14 +90,18 @@ class FunctionInfo(NamedTuple):
     @classmethod
     def of(cls, node: ast.FunctionDef | ast.AsyncFunctionDef) -> "FunctionInfo":
         a = node.args
+        positional = (*a.posonlyargs, *a.args)
+        defaulted = positional[len(positional) - len(a.defaults):]
         return cls(
             name=node.name,
-            params=tuple(p.arg for p in (*a.posonlyargs, *a.args)),
+            params=tuple(p.arg for p in positional),
             kwonly=tuple(p.arg for p in a.kwonlyargs),
             vararg=a.vararg is not None,
             kwarg=a.kwarg is not None,
-            line=node.lineno,
+            lines=lines_of(node),
             decorators=tuple(d for d in (dotted_name(_strip_call(x)) for x in node.decorator_list) if d),
+            optional=frozenset(p.arg for p in defaulted).union(
+                p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None),
         )
 
 
@@ -104,30 +109,36 @@ MemberKind = Literal["method", "property", "field", "attribute", "class"]
 
 
 class ReleaseClass:
-    """A class of the release tree, filled in as ``_parse_class`` reads its body."""
+    """A class of the release tree, filled in as ``parse_class`` reads its body."""
 
-    __slots__ = ("module", "name", "line", "bases", "members", "methods", "nested", "dynamic", "fields")
+    __slots__ = ("module", "name", "lines", "bases", "members", "methods", "nested", "dynamic", "fields",
+                 "member_lines")
 
-    def __init__(self, module: str, name: str, line: int, bases: tuple[str, ...],
-                 members: dict[str, MemberKind] | None = None, methods: dict[str, FunctionInfo] | None = None,
-                 nested: dict[str, ReleaseClass] | None = None, dynamic: bool = False,
-                 fields: tuple[str, ...] = ()) -> None:
+    def __init__(self, module: str, name: str, lines: tuple[int, int], bases: tuple[str, ...]) -> None:
         self.module = module
         self.name = name
-        self.line = line
+        self.lines = lines
         #: Base class expressions as dotted names, resolved lazily in ``module``'s namespace.
         self.bases = bases
-        self.members: dict[str, MemberKind] = {} if members is None else members
-        self.methods: dict[str, FunctionInfo] = {} if methods is None else methods
-        self.nested: dict[str, ReleaseClass] = {} if nested is None else nested
+        self.members: dict[str, MemberKind] = {}
+        self.methods: dict[str, FunctionInfo] = {}
+        self.nested: dict[str, ReleaseClass] = {}
         #: Defines ``__getattr__``: any attribute may resolve at runtime.
-        self.dynamic = dynamic
+        self.dynamic = False
         #: Class-level annotated fields in order (dataclass/msgspec fields).
-        self.fields = fields
+        self.fields: tuple[str, ...] = ()
+        #: Member -> the line ranges of the statements that bind it (its definition's source).
+        self.member_lines: dict[str, list[tuple[int, int]]] = {}
 
     @property
     def qualname(self) -> str:
         return f"{self.module}.{self.name}"
+
+    def bind(self, name: str, kind: MemberKind, statement: ast.AST, replace: bool = False) -> None:
+        """Record ``statement`` as a binding of member ``name``, of ``kind`` if ``replace`` or it is new."""
+        if replace or name not in self.members:
+            self.members[name] = kind
+        self.member_lines.setdefault(name, []).append(lines_of(statement))
 
 
 @record
@@ -135,7 +146,7 @@ class Var(NamedTuple):
     """A module-level assignment; ``value`` is the dotted callee/alias expression when the
     value is ``Name``/``Attribute`` (alias) or a call of one (instance of a class)."""
 
-    line: int
+    lines: tuple[int, int]
     value: str | None = None
     is_call: bool = False
 
@@ -145,9 +156,10 @@ class Import(NamedTuple):
     """``from x import y`` / ``import x.y as z``: the absolute dotted target."""
 
     target: str
-    line: int
+    lines: tuple[int, int]
 
 
+#: A module-level name; its ``lines`` are the first and last line of the statement that binds it.
 Symbol = Union[ReleaseClass, FunctionInfo, Var, Import]
 
 
@@ -156,15 +168,14 @@ class ModuleInfo:
 
     __slots__ = ("name", "is_package", "symbols", "star_imports", "dynamic", "error")
 
-    def __init__(self, name: str, is_package: bool, symbols: dict[str, Symbol] | None = None,
-                 star_imports: list[str] | None = None, dynamic: bool = False, error: str | None = None) -> None:
+    def __init__(self, name: str, is_package: bool, dynamic: bool = False) -> None:
         self.name = name
         self.is_package = is_package
-        self.symbols: dict[str, Symbol] = {} if symbols is None else symbols
-        self.star_imports: list[str] = [] if star_imports is None else star_imports
+        self.symbols: dict[str, Symbol] = {}
+        self.star_imports: list[str] = []
         #: Module-level ``__getattr__`` or a compiled extension: any attribute may exist.
         self.dynamic = dynamic
-        self.error = error
+        self.error: str | None = None
 
 
 # ---- resolution results ------------------------------------------------------------
@@ -175,7 +186,7 @@ class Ref(NamedTuple):
     """What a dotted name resolved to.
 
     kind: ``module`` (qualname), ``class`` (info), ``function`` (info; ``owner`` set for
-    methods), ``member`` (a non-method class member: ``owner`` and ``member_kind``),
+    methods), ``member`` (a non-method class member; ``owner`` set),
     ``value`` (a module-level variable; ``instance_of`` when its class is known),
     ``external`` (a name outside the tree; ``qualname`` is its dotted path), ``dynamic``.
     """
@@ -185,7 +196,6 @@ class Ref(NamedTuple):
     cls: ReleaseClass | None = None
     func: FunctionInfo | None = None
     owner: ReleaseClass | None = None
-    member_kind: MemberKind | None = None
     instance_of: ReleaseClass | None = None
 
 
@@ -236,6 +246,11 @@ def dotted_name(node: ast.AST | None) -> str | None:
     return None
 
 
+def lines_of(node: ast.AST) -> tuple[int, int]:
+    """The first and last line of a statement or expression."""
+    return node.lineno, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+
+
 def _is_type_checking(test: ast.expr) -> bool:
     name = dotted_name(test)
     return name in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
@@ -279,11 +294,12 @@ def runtime_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield node
 
 
-def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseClass:
+def parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseClass:
+    """The class ``node`` of ``module`` (``prefix``: the enclosing classes' names, dotted)."""
     info = ReleaseClass(
         module=module,
         name=prefix + node.name,
-        line=node.lineno,
+        lines=lines_of(node),
         bases=tuple(b for b in (dotted_name(x) for x in node.bases) if b),
     )
     # A class decorator other than the known transparent ones may replace the class
@@ -298,24 +314,23 @@ def _parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseCl
             is_prop = bool(decorators & {"property", "functools.cached_property", "cached_property"}) or any(
                 d and (d.endswith(".setter") or d.endswith(".getter") or d.endswith(".deleter")) for d in decorators
             )
-            if stmt.name not in info.members or not is_prop:
-                info.members[stmt.name] = "property" if is_prop else "method"
+            info.bind(stmt.name, "property" if is_prop else "method", stmt, replace=not is_prop)
             if not is_prop:
                 info.methods[stmt.name] = FunctionInfo.of(stmt)
             if stmt.name == "__getattr__":
                 info.dynamic = True
             _collect_self_attributes(stmt, info)
         elif isinstance(stmt, ast.ClassDef):
-            nested = _parse_class(stmt, module, prefix=f"{info.name}.")
+            nested = parse_class(stmt, module, prefix=f"{info.name}.")
             info.nested[stmt.name] = nested
-            info.members[stmt.name] = "class"
+            info.bind(stmt.name, "class", stmt, replace=True)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            info.members.setdefault(stmt.target.id, "field")
+            info.bind(stmt.target.id, "field", stmt)
             fields.append(stmt.target.id)
         else:
             for target in _flatten_targets(_assign_targets(stmt)):
                 if isinstance(target, ast.Name):
-                    info.members.setdefault(target.id, "attribute")
+                    info.bind(target.id, "attribute", stmt)
     info.fields = tuple(fields)
     return info
 
@@ -339,11 +354,11 @@ def _collect_self_attributes(func: ast.FunctionDef | ast.AsyncFunctionDef, info:
         elif isinstance(node, ast.Call) and dotted_name(node.func) == "setattr" and len(node.args) >= 2:
             obj, attr = node.args[0], node.args[1]
             if isinstance(obj, ast.Name) and obj.id == receiver and isinstance(attr, ast.Constant) and isinstance(attr.value, str):
-                info.members.setdefault(attr.value, "attribute")
+                info.bind(attr.value, "attribute", node)
             continue
         for target in _flatten_targets(targets):
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
-                info.members.setdefault(target.attr, "attribute")
+                info.bind(target.attr, "attribute", node)
 
 
 def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo:
@@ -360,14 +375,14 @@ def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo
             if stmt.name == "__getattr__":
                 info.dynamic = True
         elif isinstance(stmt, ast.ClassDef):
-            info.symbols[stmt.name] = _parse_class(stmt, name)
+            info.symbols[stmt.name] = parse_class(stmt, name)
         elif isinstance(stmt, ast.Import):
             for alias in stmt.names:
                 if alias.asname:
-                    info.symbols[alias.asname] = Import(alias.name, stmt.lineno)
+                    info.symbols[alias.asname] = Import(alias.name, lines_of(stmt))
                 else:
                     top = alias.name.split(".")[0]
-                    info.symbols[top] = Import(top, stmt.lineno)
+                    info.symbols[top] = Import(top, lines_of(stmt))
         elif isinstance(stmt, ast.ImportFrom):
             base = resolve_relative(stmt.module, stmt.level, name, is_package)
             if base is None:
@@ -376,11 +391,11 @@ def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo
                 if alias.name == "*":
                     info.star_imports.append(base)
                 else:
-                    info.symbols[alias.asname or alias.name] = Import(f"{base}.{alias.name}", stmt.lineno)
+                    info.symbols[alias.asname or alias.name] = Import(f"{base}.{alias.name}", lines_of(stmt))
         else:
             value = getattr(stmt, "value", None)
             expr = dotted_name(_strip_call(value)) if value is not None else None
-            var = Var(stmt.lineno, expr, isinstance(value, ast.Call))
+            var = Var(lines_of(stmt), expr, isinstance(value, ast.Call))
             for target in _flatten_targets(_assign_targets(stmt)):
                 if isinstance(target, ast.Name):
                     existing = info.symbols.get(target.id)
@@ -433,11 +448,6 @@ class _FolderSource(_Source):
 
     def read(self, key: str) -> bytes:
         return (self.root / key).read_bytes()
-
-    def paths(self) -> Iterator[tuple[str, str]]:
-        for qualname, (key, _) in self.modules.items():
-            if key:
-                yield qualname, key
 
 
 class _ZipSource(_Source):
@@ -529,6 +539,13 @@ class SglangIndex:
             return None
         return self._source.read(entry[0])
 
+    def sources_under(self, package: str) -> Iterator[tuple[str, bytes]]:
+        """(module, source) of every module of ``package`` or below it that has a source file, by name."""
+        for module in sorted(self.module_names()):
+            source = self.module_source(module) if module == package or module.startswith(package + ".") else None
+            if source is not None:
+                yield module, source
+
     # resolution
     def resolve(self, dotted: str) -> Resolution:
         """Resolve an absolute dotted name, following re-exports, aliases and inheritance."""
@@ -613,9 +630,7 @@ class SglangIndex:
         res = self._walk(target, Ref("module", ROOT_PACKAGE), parts, 1, seen)
         if res.ref is not None and res.found:
             return res.ref
-        if res.status == "dynamic":
-            return Ref("dynamic", target)
-        # The import itself is broken in this tree: treat as dynamic (not our finding).
+        # Dynamic, or the import itself is broken in this tree (not our finding).
         return Ref("dynamic", target)
 
     def resolve_in_module(self, module: str, expr: str, seen: frozenset = frozenset()) -> Ref | None:
@@ -689,7 +704,7 @@ class SglangIndex:
                 return Ref("class", nested.qualname, cls=nested)
             if kind == "attribute" and not name.startswith("_") and self.is_enum(klass):
                 return Ref("value", qualname, instance_of=klass)  # an Enum member
-            return Ref("member", qualname, owner=klass, member_kind=kind)
+            return Ref("member", qualname, owner=klass)
         if name in _IMPLICIT_MEMBERS or not closed:
             return Ref("dynamic", f"{cls.qualname}.{name}")
         return None
@@ -731,10 +746,7 @@ class SglangIndex:
         pattern = re.compile(rb"\b" + re.escape(token.encode()) + rb"\b") if token[:1].isalnum() or token[:1] == "_" else None
         raw = token.encode()
         hits: list[tuple[str, int]] = []
-        for qualname, (key, _) in list(self._source.modules.items()):
-            if not key or not (qualname == under or qualname.startswith(under + ".")):
-                continue
-            data = self._source.read(key)
+        for qualname, data in self.sources_under(under):
             if raw not in data or (pattern is not None and not pattern.search(data)):
                 continue
             try:
@@ -751,10 +763,6 @@ class SglangIndex:
                     hits.append((qualname, getattr(node, "lineno", 0)))
         return hits
 
-    @cached_property
-    def server_args_class(self) -> ReleaseClass | None:
-        return self.resolve_class("sglang.srt.server_args.ServerArgs")
-
     def server_arg_fields(self) -> set[str]:
         """Every keyword ``ServerArgs`` accepts.
 
@@ -763,13 +771,12 @@ class SglangIndex:
         lists in ``_INPUT_NAMESPACES`` and assembles into the record with
         ``msgspec.defstruct``; their annotated fields count as well.
         """
-        cls = self.server_args_class
+        cls = self.resolve_class("sglang.srt.server_args.ServerArgs")
         if cls is None:
             return set()
         names = {n for n, kind in cls.members.items() if kind == "field"}
-        module = self.module(cls.module)
         source = self.module_source(cls.module)
-        if module is not None and source is not None:
+        if source is not None:
             tree = ast.parse(source)
             for stmt in runtime_statements(tree.body):
                 if isinstance(stmt, ast.Assign) and any(

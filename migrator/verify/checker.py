@@ -34,7 +34,7 @@ from migrator.base.model import Finding, Fix, Span
 from migrator.base.records import record
 from migrator.python import analysis
 from migrator.python.names import MISSING_NAME_ERRORS
-from migrator.releases.index import Ref, ReleaseClass, SglangIndex, _parse_class, dotted_name
+from migrator.releases.index import Ref, ReleaseClass, SglangIndex, dotted_name, parse_class
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"
@@ -78,7 +78,7 @@ class FileChecker:
         self._optional = self._optional_import_lines()
         #: Fork classes parsed like index classes (members incl. self.x assignments).
         self._fork_classes: dict[str, ReleaseClass] = {
-            q: _parse_class(info.node, q.rpartition(".")[0]) for q, info in self.an.classes.items()
+            q: parse_class(info.node, q.rpartition(".")[0]) for q, info in self.an.classes.items()
         }
 
     # ---- output -----------------------------------------------------------------

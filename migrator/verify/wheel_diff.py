@@ -28,8 +28,9 @@ import re
 import sys
 from typing import Mapping, NamedTuple
 
+from migrator.base.imports import resolve_relative
 from migrator.base.records import record
-from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex
+from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex, dotted_name, lines_of
 
 #: The modules compared: a prefix ending in ``.`` covers a package's modules.
 SCOPE: tuple[str, ...] = (
@@ -66,22 +67,12 @@ class _Def(NamedTuple):
     name: str  # the last part of the dotted name
     owner: str | None  # for members: the class's name
     text: str  # the definition's source, for the mention test
-    params: tuple[tuple[str, bool], ...] | None = None  # (name, has a default) for functions
+    function: FunctionInfo | None = None  # for functions and methods: the parameters
 
 
-def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[tuple[str, bool], ...]:
-    a = node.args
-    positional = [*a.posonlyargs, *a.args]
-    first_default = len(positional) - len(a.defaults)
-    found = [(p.arg, i >= first_default) for i, p in enumerate(positional)]
-    found += [(p.arg, d is not None) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
-    return tuple(found)
-
-
-def _segment(lines: list[str], node: ast.AST | None) -> str:
-    if node is None:
-        return ""
-    return "\n".join(lines[node.lineno - 1:node.end_lineno])  # type: ignore[attr-defined]
+def _source(lines: list[str], ranges: list[tuple[int, int]]) -> str:
+    """The text of ``lines`` in ``ranges`` (first and last line, counted from 1)."""
+    return "\n".join("\n".join(lines[first - 1:last]) for first, last in ranges)
 
 
 def _definitions(index: SglangIndex, module: str) -> dict[str, _Def]:
@@ -90,91 +81,47 @@ def _definitions(index: SglangIndex, module: str) -> dict[str, _Def]:
     info = index.module(module)
     if source is None or info is None or info.error:
         return {}
-    tree = ast.parse(source)
     lines = source.decode("utf-8", "replace").splitlines()
-    nodes = _top_nodes(tree.body)
     found: dict[str, _Def] = {}
     for name, symbol in info.symbols.items():
-        node = nodes.get(name)
-        segment = _segment(lines, node)
+        text = _source(lines, [symbol.lines])
         qualname = f"{module}.{name}"
         if isinstance(symbol, ReleaseClass):
-            found[qualname] = _Def("class", module, name, None, segment)
-            if isinstance(node, ast.ClassDef):
-                found.update(_members(lines, module, node, symbol, qualname))
+            found[qualname] = _Def("class", module, name, None, text)
+            found.update(_members(lines, symbol, qualname))
         elif isinstance(symbol, FunctionInfo):
-            params = _params(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
-            found[qualname] = _Def("function", module, name, None, segment, params)
+            found[qualname] = _Def("function", module, name, None, text, symbol)
         elif isinstance(symbol, Import):
             if symbol.target.startswith("sglang."):  # a re-export of sglang's own; stdlib and torch are no API
-                found[qualname] = _Def("import", module, name, None, segment)
+                found[qualname] = _Def("import", module, name, None, text)
         else:
-            found[qualname] = _Def("variable", module, name, None, segment)
+            found[qualname] = _Def("variable", module, name, None, text)
     return found
 
 
-def _top_nodes(body: list[ast.stmt]) -> dict[str, ast.stmt]:
-    """Name -> the (first runtime) statement binding it at module level."""
-    from migrator.releases.index import runtime_statements
-
-    nodes: dict[str, ast.stmt] = {}
-    for statement in runtime_statements(body):
-        names: list[str] = []
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [statement.name]
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names = [(a.asname or a.name).split(".")[0] for a in statement.names]
-        else:
-            names = [n.id for n in ast.walk(statement) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-        for name in names:
-            nodes.setdefault(name, statement)
-    return nodes
-
-
-def _members(lines: list[str], module: str, node: ast.ClassDef, info: ReleaseClass, qualname: str) -> dict[str, _Def]:
+def _members(lines: list[str], cls: ReleaseClass, qualname: str) -> dict[str, _Def]:
+    """The members of ``cls`` (and of its nested classes), by dotted name under ``qualname``."""
     found: dict[str, _Def] = {}
-    statements: dict[str, list[ast.AST]] = {}
-    for child in ast.walk(node):
-        bound: list[str] = []
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound = [child.name]
-        elif isinstance(child, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-            for target in targets:
-                for sub in ast.walk(target):
-                    if isinstance(sub, ast.Name):
-                        bound.append(sub.id)
-                    elif isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name):
-                        bound.append(sub.attr)
-        for name in bound:
-            statements.setdefault(name, []).append(child)
-    for name, kind in info.members.items():
-        bindings = statements.get(name, [])
-        method = next((s for s in bindings if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-        params = _params(method) if kind == "method" and method is not None else None
-        text = "\n".join(_segment(lines, s) for s in bindings)
-        found[f"{qualname}.{name}"] = _Def("member", module, name, node.name, text, params)
-        if kind == "class" and name in info.nested:
-            nested = next((s for s in node.body if isinstance(s, ast.ClassDef) and s.name == name), None)
-            if nested is not None:
-                found.update(_members(lines, module, nested, info.nested[name], f"{qualname}.{name}"))
+    owner = cls.name.rpartition(".")[2]
+    for name, kind in cls.members.items():
+        method = cls.methods.get(name) if kind == "method" else None
+        found[f"{qualname}.{name}"] = _Def("member", cls.module, name, owner, _source(lines, cls.member_lines[name]),
+                                           method)
+        if kind == "class":
+            found.update(_members(lines, cls.nested[name], f"{qualname}.{name}"))
     return found
 
 
-class _Caller:
-    """A function of the old tree that mentions :data:`MENTION`: what it refers to (its
-    sets are filled in by ``_facts``)."""
+@record
+class _Caller(NamedTuple):
+    """A function of the old tree that mentions :data:`MENTION`: what it refers to."""
 
-    __slots__ = ("label", "module", "names", "attributes", "keywords", "bases")
-
-    def __init__(self, label: str, module: str, names: set[str], attributes: set[str],
-                 keywords: set[tuple[str, str]], bases: set[str]) -> None:
-        self.label = label  # module:line:name
-        self.module = module
-        self.names = names
-        self.attributes = attributes
-        self.keywords = keywords  # (callee's last name, keyword)
-        self.bases = bases  # last names of the enclosing class's bases and the class itself
+    label: str  # module:line:name
+    module: str
+    names: set[str]
+    attributes: set[str]
+    keywords: set[tuple[str, str]]  # (callee's last name, keyword)
+    bases: set[str]  # last names of the enclosing class's bases and the class itself
 
 
 class _Callers:
@@ -191,21 +138,13 @@ class _Callers:
         self._importers: dict[tuple[str, str], set[str]] = {}
 
     def _build(self) -> list[_Caller]:
-        from migrator.base.imports import resolve_relative
-        from migrator.releases.index import dotted_name
-
         callers: list[_Caller] = []
         pattern = re.compile(MENTION.pattern.encode(), re.IGNORECASE)
         # An import from a compared module spells its last name (or its package's, relatively).
         spelled = {p.rstrip(".").rpartition(".")[2] for p in SCOPE}
         spelled.update(m.rpartition(".")[2] for m in self._index.module_names() if in_scope(m))
         imports = re.compile(rb"\b(" + b"|".join(re.escape(t.encode()) for t in sorted(spelled)) + rb")\b")
-        for module in sorted(self._index.module_names()):
-            if not (module == self._under or module.startswith(self._under + ".")):
-                continue
-            source = self._index.module_source(module)
-            if source is None:
-                continue
+        for module, source in self._index.sources_under(self._under):
             mentions = pattern.search(source) is not None
             if not mentions and not imports.search(source):
                 continue
@@ -228,8 +167,7 @@ class _Callers:
                     if isinstance(owner, ast.ClassDef) else set()
                 for function in owner.body:
                     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        segment = "\n".join(lines[function.lineno - 1:function.end_lineno])
-                        if MENTION.search(segment):
+                        if MENTION.search(_source(lines, [lines_of(function)])):
                             callers.append(_facts(module, function, bases))
         return callers
 
@@ -257,16 +195,18 @@ class _Callers:
 
 
 def _facts(module: str, function: ast.FunctionDef | ast.AsyncFunctionDef, bases: set[str]) -> _Caller:
-    caller = _Caller(f"{module}:{function.lineno}:{function.name}", module, set(), set(), set(), bases)
+    names: set[str] = set()
+    attributes: set[str] = set()
+    keywords: set[tuple[str, str]] = set()
     for node in ast.walk(function):
         if isinstance(node, ast.Name):
-            caller.names.add(node.id)
+            names.add(node.id)
         elif isinstance(node, ast.Attribute):
-            caller.attributes.add(node.attr)
+            attributes.add(node.attr)
         elif isinstance(node, ast.Call):
             callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-            caller.keywords.update((callee, k.arg) for k in node.keywords if callee and k.arg)
-    return caller
+            keywords.update((callee, k.arg) for k in node.keywords if callee and k.arg)
+    return _Caller(f"{module}:{function.lineno}:{function.name}", module, names, attributes, keywords, bases)
 
 
 def removals(old: SglangIndex, new: SglangIndex, renames: Mapping[str, str] | None = None) -> list[Removal]:
@@ -312,15 +252,15 @@ def removals(old: SglangIndex, new: SglangIndex, renames: Mapping[str, str] | No
             if new_module not in new_definitions:
                 new_definitions[new_module] = _definitions(new, new_module)
             current = new_definitions[new_module].get(renamed)
-            if definition.params is None or current is None or current.params is None:
+            if definition.function is None or current is None or current.function is None:
                 continue
-            old_params, new_params = dict(definition.params), dict(current.params)
+            old_params, new_params = definition.function.all_params, current.function.all_params
             for param in old_params:
                 if param not in new_params and param not in ("self", "cls"):
                     if (why := evidence(definition, name, param)) is not None:
                         found.append(Removal(f"{name}({param})", "parameter", why))
-            for param, has_default in current.params:
-                if param not in old_params and not has_default:
+            for param in new_params:
+                if param not in old_params and param not in current.function.optional:
                     if (why := evidence(definition, name)) is not None:
                         found.append(Removal(f"{name}({param})", "required-parameter", why))
     return sorted(found)
