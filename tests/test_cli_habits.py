@@ -500,3 +500,22 @@ def test_the_shims_install_hint_names_sglang_not_an_extra_of_a_foreign_package(t
                           text=True, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
     assert done.returncode != 0 and "sglang is not installed" in done.stderr, done.stderr
     assert "pip install 'sglang>=0.5.14'" in done.stderr and "dflash-migrate[" not in done.stderr, done.stderr
+
+
+def test_every_stderr_line_makes_control_characters_visible(tmp_path: Path) -> None:
+    """A file name is user data: a path ``verify`` skipped went raw to the terminal (``fix``
+    escaped its own skipped paths; an unknown word is shown by ``repr``); every usage error
+    and skipped path now goes through one printer each."""
+    word = "no\x1b]0;owned\x07such"
+    unknown = cli(word, cwd=tmp_path)
+    assert unknown.returncode == 2 and b"is no command" in unknown.stderr, unknown.stderr
+    release = tmp_path / "sglang_tree" / "sglang"
+    release.mkdir(parents=True)
+    (release / "__init__.py").write_text("")
+    link = tmp_path / "fork" / "li\x1b[2Jnk.py"
+    link.parent.mkdir()
+    link.symlink_to(tmp_path / "nowhere.py")
+    skipped = [cli(*command, str(link), cwd=tmp_path)
+               for command in (("fix", "--allow-dirty"), ("verify", "--sglang", str(tmp_path / "sglang_tree")))]
+    assert all(b"nk.py: skipped: " in done.stderr for done in skipped), [done.stderr for done in skipped]
+    assert not [done.stderr for done in (unknown, *skipped) if b"\x1b" in done.stderr or b"\x07" in done.stderr]

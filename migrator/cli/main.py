@@ -269,10 +269,16 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
     try:
         return command.run(**keywords)
     except UsageError as error:
-        from migrator.report.escape import visible
+        return _usage_error(error)
 
-        print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
-        return USAGE
+
+def _usage_error(error: Exception) -> int:
+    """Print ``error`` in the one format (its words may be user data: control characters
+    made visible) and return the usage exit code."""
+    from migrator.report.escape import visible
+
+    print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
+    return USAGE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,8 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:
-        print(f"dflash-migrate: error: {error}", file=sys.stderr)
-        return USAGE
+        return _usage_error(error)
     if command is not None:
         fast = parse_fast(command.name, rest)
         if fast is not None:

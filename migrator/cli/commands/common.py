@@ -319,5 +319,14 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
 
 
+def report_skipped(skipped: Sequence[tuple[Path, str]]) -> None:
+    """``PATH: skipped: REASON`` on stderr for each path a run left out, control characters
+    made visible (a file name is user data)."""
+    from migrator.report.escape import visible
+
+    for path, reason in skipped:
+        print(visible(f"{path}: skipped: {reason}"), file=sys.stderr)
+
+
 def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:
     return list(paths or [Path(".")])

@@ -16,6 +16,7 @@ from migrator.cli.commands.common import (
     build_options,
     paths_or_here,
     reads_stdin,
+    report_skipped,
     require_existing,
     run_inputs,
     run_target,
@@ -92,8 +93,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
         out.write(table(outcome.results, options.unsafe_fixes))
     if quiet:
         return
-    for path, reason in outcome.skipped:
-        print(visible(f"{path}: skipped: {reason}"), file=sys.stderr)
+    report_skipped(outcome.skipped)
     summary = outcome.summary
     verb = {"fix": "changed", "check": "would change", "diff": "would change"}[options.mode]
     line = (

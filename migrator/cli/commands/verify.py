@@ -10,7 +10,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from migrator.cli.commands.common import EXCLUDE, FORCE_EXCLUDE, UsageError, build_options, paths_or_here, run_target
+from migrator.cli.commands.common import (
+    EXCLUDE,
+    FORCE_EXCLUDE,
+    UsageError,
+    build_options,
+    paths_or_here,
+    report_skipped,
+    run_target,
+)
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
 
@@ -79,8 +87,7 @@ def run(
     skipped: list[tuple[Path, str]] = []
     left_out: list[int] = []
     results = verify_paths(paths, target, selection(options), skipped, left_out)
-    for path, reason in skipped:
-        print(f"{path}: skipped: {reason}", file=sys.stderr)
+    report_skipped(skipped)
     if skip_todos:
         drop_acknowledged(results)
     sys.stdout.write(render(fmt, results, summarize(results, RunSummary(files_scanned=len(results), left_out=sum(left_out))), subject="unresolved sglang reference",
@@ -102,8 +109,7 @@ def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_
         matrix = verify_releases(paths, options.target_releases, baseline, selection(options), skipped, skip_todos)
     except Exception as error:  # noqa: BLE001 - a release that cannot be loaded is a usage error (exit 2)
         raise UsageError(f"cannot load the target sglang: {error}") from None
-    for path, reason in skipped:
-        print(f"{path}: skipped: {reason}", file=sys.stderr)
+    report_skipped(skipped)
     text, merged = range_report(matrix, fmt, run_target(options), options.config)
     sys.stdout.write(text or render(fmt, merged, summarize(merged, RunSummary(files_scanned=len(merged))), subject="unresolved sglang reference",
                                     config=options.config, target=run_target(options)))
