@@ -64,6 +64,11 @@ def directive(codes: set[str]) -> str:
     return f"# {PREFIX}[{', '.join(sorted(codes))}]"
 
 
+def _codes_of(existing: re.Match[str]) -> set[str]:
+    """The codes an existing directive names."""
+    return {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+
+
 def _python_safe_line_ends(data: bytes) -> tuple[set[int], dict[int, tuple[int, str]]] | None:
     """Lines that end outside strings and continuations, and each line's comment (column, text)."""
     ends: set[int] = set()
@@ -81,10 +86,6 @@ def _python_safe_line_ends(data: bytes) -> tuple[set[int], dict[int, tuple[int, 
     return ends, comments
 
 
-def _split(data: bytes) -> list[bytes]:
-    return data.splitlines(keepends=True)
-
-
 def _body_and_end(line: bytes) -> tuple[bytes, bytes]:
     body = line.rstrip(b"\r\n")
     return body, line[len(body):]
@@ -95,7 +96,7 @@ def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
     if scanned is None:
         return data, set()
     ends, comments = scanned
-    lines = _split(data)
+    lines = data.splitlines(keepends=True)
     done: set[int] = set()
     for number, codes in wanted.items():
         if number not in ends or number > len(lines):
@@ -104,7 +105,7 @@ def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
         text = body.decode("utf-8", "surrogateescape")
         existing = _EXISTING.search(text) if number in comments else None
         if existing is not None:
-            merged = codes | {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+            merged = codes | _codes_of(existing)
             text = text[:existing.start()] + f"{PREFIX}[{', '.join(sorted(merged))}]" + text[existing.end():]
         else:
             text = text.rstrip() + "  " + directive(codes)
@@ -179,7 +180,7 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
         existing = _EXISTING.search(above) if above.lstrip().startswith("#") else None
         indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
         if existing is not None:
-            codes |= {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+            codes |= _codes_of(existing)
             lines[index - 1] = indent + directive(codes) + newline
         else:
             lines.insert(index, indent + directive(codes) + newline)
