@@ -40,7 +40,7 @@ from migrator.report.common import (
     tool_version,
     unused_suppressions_of,
 )
-from migrator.report.json import dumps
+from migrator.report.json import dumps, fix_dict
 from migrator.report.locations import repo_relative, repo_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -145,8 +145,7 @@ def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> d
     if fixes:
         result["fixes"] = fixes
     if finding.fix is not None:
-        result["properties"] = {"fix": {"applicability": finding.fix.applicability,
-                                        "replacement": finding.fix.replacement}}
+        result["properties"] = {"fix": fix_dict(finding.fix)}
     return result
 
 
