@@ -75,12 +75,10 @@ def _python_safe_line_ends(data: bytes) -> tuple[set[int], dict[int, tuple[int, 
     comments: dict[int, tuple[int, str]] = {}
     try:
         for token in tokenize.tokenize(io.BytesIO(data).readline):
-            if token.type in (tokenize.NEWLINE, tokenize.NL):
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
                 ends.add(token.start[0])
             elif token.type == tokenize.COMMENT:
                 comments[token.start[0]] = (token.start[1], token.string)
-            elif token.type == tokenize.ENDMARKER:
-                ends.add(token.start[0])
     except (tokenize.TokenError, SyntaxError):
         return None
     return ends, comments
