@@ -67,12 +67,12 @@ class Directive:
 
     __slots__ = ("line", "codes", "file_level", "own_line", "used")
 
-    def __init__(self, line: int, codes: tuple[str, ...], file_level: bool, own_line: bool, used: bool = False) -> None:
+    def __init__(self, line: int, codes: tuple[str, ...], file_level: bool, own_line: bool) -> None:
         self.line = line
         self.codes = codes  # empty: every code
         self.file_level = file_level
         self.own_line = own_line
-        self.used = used
+        self.used = False  # set by filter_findings
 
     def covers(self, finding: Finding) -> bool:
         if self.codes and finding.code not in self.codes:

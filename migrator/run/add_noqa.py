@@ -84,11 +84,6 @@ def _python_safe_line_ends(data: bytes) -> tuple[set[int], dict[int, tuple[int, 
     return ends, comments
 
 
-def _body_and_end(line: bytes) -> tuple[bytes, bytes]:
-    body = line.rstrip(b"\r\n")
-    return body, line[len(body):]
-
-
 def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
     scanned = _python_safe_line_ends(data)
     if scanned is None:
@@ -99,7 +94,8 @@ def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
     for number, codes in wanted.items():
         if number not in ends or number > len(lines):
             continue
-        body, end = _body_and_end(lines[number - 1])
+        body = lines[number - 1].rstrip(b"\r\n")
+        end = lines[number - 1][len(body):]
         text = body.decode("utf-8", "surrogateescape")
         existing = _EXISTING.search(text) if number in comments else None
         if existing is not None:
