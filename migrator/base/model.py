@@ -214,26 +214,22 @@ class FileResult:
         self,
         path: str,
         findings: list[Finding] | None = None,
-        new_bytes: bytes | None = None,
         error: FileError | None = None,
-        fixes_applied: int = 0,
-        todos_added: int = 0,
         suppressed: int = 0,
         unused_suppressions: list[tuple[int, tuple[str, ...]]] | None = None,
-        written: bool = False,
     ) -> None:
         self.path = path
         self.findings: list[Finding] = findings if findings is not None else []
         #: Bytes after applying fixes; None when nothing changes (or in report-only mode).
-        self.new_bytes = new_bytes
+        self.new_bytes: bytes | None = None
         self.error = error
-        self.fixes_applied = fixes_applied
-        self.todos_added = todos_added
+        self.fixes_applied = 0
+        self.todos_added = 0
         #: Findings hidden by ``# dflash-migrate: ignore[...]`` comments.
         self.suppressed = suppressed
         #: Suppression comments that suppressed nothing: (line, codes).
         self.unused_suppressions: list[tuple[int, tuple[str, ...]]] = unused_suppressions if unused_suppressions is not None else []
-        self.written = written
+        self.written = False
         #: Fixes the write guard (``migrator.python.guard``, ``migrator.text._guard``) turned into TODOs.
         self.refused = 0
         #: The module's summary for the fork index (``migrator.python.forkindex``), while a run needs it.

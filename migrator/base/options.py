@@ -105,8 +105,8 @@ class Selection:
     def __init__(self, options: Options) -> None:
         self.options = options
         self.cwd = os.getcwd()
-        self.exclude = [(folder, _spec(patterns)) for folder, patterns in _by_folder(options.exclude, self.cwd)]
-        self.per_file = [(folder, _spec((pattern,)), frozenset(codes))
+        self.exclude = [(folder, compile_ignore(patterns)) for folder, patterns in _by_folder(options.exclude, self.cwd)]
+        self.per_file = [(folder, compile_ignore((pattern,)), frozenset(codes))
                          for folder, pattern, codes in _absolute(options.per_file_ignores, self.cwd)]
 
     def absolute(self, path: str) -> str:
@@ -264,7 +264,3 @@ def _linear_pattern_class() -> type:
 
     _LINEAR.append(LinearPattern)
     return LinearPattern
-
-
-def _spec(patterns: tuple[str, ...]):  # noqa: ANN202 - pathspec.GitIgnoreSpec, imported only when used
-    return compile_ignore(patterns)  # linear-time matching: patterns may come from a hostile tree

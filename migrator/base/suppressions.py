@@ -67,12 +67,12 @@ class Directive:
 
     __slots__ = ("line", "codes", "file_level", "own_line", "used")
 
-    def __init__(self, line: int, codes: tuple[str, ...], file_level: bool, own_line: bool, used: bool = False) -> None:
+    def __init__(self, line: int, codes: tuple[str, ...], file_level: bool, own_line: bool) -> None:
         self.line = line
         self.codes = codes  # empty: every code
         self.file_level = file_level
         self.own_line = own_line
-        self.used = used
+        self.used = False  # set by filter_findings
 
     def covers(self, finding: Finding) -> bool:
         if self.codes and finding.code not in self.codes:
@@ -140,11 +140,11 @@ def _lines(text: str, reader: str) -> list[str]:
     return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
 
 
-def _comments(text: str, syntax: Syntax, reader: str = "python") -> Iterator[tuple[int, int, str]]:
-    """(line, column, text) of each comment; the text starts with the marker (``#`` for HTML)."""
+def _comments(text: str, lines: list[str], syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+    """(line, column, text) of each comment of ``text`` (split into ``lines``); the text
+    starts with the marker (``#`` for HTML)."""
     if syntax == "python":
         return _python_comments(text)
-    lines = _lines(text, reader)
     if syntax == "markdown":
         return _markdown_comments(lines)
     return _marker_comments(lines, _MARKERS[syntax])
@@ -163,7 +163,7 @@ def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
     data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    for number, column, comment in _comments(text, syntax, reader):
+    for number, column, comment in _comments(text, lines, syntax):
         if number in data:
             continue
         if syntax == "python":

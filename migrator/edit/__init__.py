@@ -78,10 +78,11 @@ def comments_written(text: str, edits: Iterable[Edit], reader: str = "python") -
 def apply(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
     """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
     not apply. ``source``: the decoded text of ``data`` when the caller already has it."""
-    from migrator.edit.splice import encoding_of, needs_libcst, splice
+    from migrator.base.fileio import declared_encoding
+    from migrator.edit.splice import needs_libcst, splice
 
     if source is None:
-        source = data.decode(encoding_of(data))
+        source = data.decode(declared_encoding(data))
     lines = [line.rstrip("\r\n") for line in split_lines(source)]
     comments = set(new_comments(lines, edits))
     edits = [e for e in edits if not isinstance(e, InsertComment) or e in comments]

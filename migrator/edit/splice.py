@@ -15,6 +15,7 @@ import os
 from collections import defaultdict
 from typing import Sequence
 
+from migrator.base.fileio import declared_encoding
 from migrator.base.lines import line_ending, split_lines
 from migrator.base.model import (
     Edit,
@@ -26,16 +27,6 @@ from migrator.base.model import (
     RewriteError,
 )
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
-
-
-def encoding_of(data: bytes) -> str:
-    import io
-    import tokenize
-
-    try:
-        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError:
-        return "utf-8"
 
 
 def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
@@ -98,7 +89,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         block = "".join(f"{indent}{text}{ending}" for text in texts)
         ordered.append((starts[line_number - 1], 0, starts[line_number - 1], block))
     text = splice_ranges(source, [(start, end, replacement) for start, _, end, replacement in sorted(ordered)])
-    return text.encode(encoding_of(data))
+    return text.encode(declared_encoding(data))
 
 
 def needs_libcst(edits: Sequence[Edit]) -> bool:

@@ -5,7 +5,7 @@ outside the edited nodes are kept. Imported only when a file needs such an edit.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Sequence, Union
+from typing import Callable, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -41,7 +41,7 @@ if hasattr(cst, "TryStar"):
     _STATEMENTS_WITH_LEADING_LINES = (*_STATEMENTS_WITH_LEADING_LINES, cst.TryStar)
 
 
-def _key(span) -> SpanKey:  # noqa: ANN001 - model.Span
+def _key(span) -> SpanKey:  # noqa: ANN001 - model.Span, or libcst's CodeRange
     return (span.start.line, span.start.column, span.end.line, span.end.column)
 
 
@@ -79,35 +79,37 @@ class _Plan:
             elif isinstance(edit, RemoveDictEntry):
                 plan.remove_dict_entry.add(_key(edit.span))
             elif isinstance(edit, AddKeyword):
-                pair = (edit.keyword, edit.value)
-                if pair not in plan.add_keyword[_key(edit.span)]:
-                    plan.add_keyword[_key(edit.span)].append(pair)
+                _add_once(plan.add_keyword[_key(edit.span)], (edit.keyword, edit.value))
             elif isinstance(edit, AppendListItem):
-                if edit.text not in plan.append_item[_key(edit.span)]:
-                    plan.append_item[_key(edit.span)].append(edit.text)
+                _add_once(plan.append_item[_key(edit.span)], edit.text)
             elif isinstance(edit, InsertComment):
-                if edit.text not in plan.comments[edit.line]:
-                    plan.comments[edit.line].append(edit.text)
+                _add_once(plan.comments[edit.line], edit.text)
             elif isinstance(edit, RemoveImportName):
                 plan.remove_import_name.add(_key(edit.span))
             elif isinstance(edit, InsertStatementAfter):
-                if edit.text not in plan.insert_after[_key(edit.span)]:
-                    plan.insert_after[_key(edit.span)].append(edit.text)
+                _add_once(plan.insert_after[_key(edit.span)], edit.text)
             elif isinstance(edit, InsertStatementBefore):
-                if edit.text not in plan.insert_before[edit.line]:
-                    plan.insert_before[edit.line].append(edit.text)
+                _add_once(plan.insert_before[edit.line], edit.text)
             elif isinstance(edit, AddImport):
-                if edit not in plan.imports:
-                    plan.imports.append(edit)
+                _add_once(plan.imports, edit)
         return plan
 
     def unmatched(self) -> list[str]:
-        wanted = [("replace", k) for k in self.replace] + [("remove", k) for k in self.remove_statement]
-        wanted += [("dict", k) for k in self.remove_dict_entry] + [("keyword", k) for k in self.add_keyword]
-        wanted += [("append", k) for k in self.append_item] + [("comment", k) for k in self.comments]
-        wanted += [("import-name", k) for k in self.remove_import_name] + [("insert", k) for k in self.insert_after]
-        wanted += [("before", k) for k in self.insert_before]
+        wanted = [(kind, key) for kind, field in _MATCH_KINDS for key in getattr(self, field)]
         return [f"{kind} at line {key if isinstance(key, int) else key[0]}" for kind, key in wanted if (kind, key) not in self.matched]
+
+
+#: (the name ``matched`` and the error message give a kind, the plan's field), in the order
+#: the unmatched ones are reported.
+_MATCH_KINDS = (("replace", "replace"), ("remove", "remove_statement"), ("dict", "remove_dict_entry"),
+                ("keyword", "add_keyword"), ("append", "append_item"), ("comment", "comments"),
+                ("import-name", "remove_import_name"), ("insert", "insert_after"), ("before", "insert_before"))
+
+
+def _add_once(values: list, value: object) -> None:
+    """``value`` appended unless there already (two findings may want the same edit)."""
+    if value not in values:
+        values.append(value)
 
 
 Node = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
@@ -128,7 +130,7 @@ class _Applier(cst.CSTTransformer):
             position = self.get_metadata(PositionProvider, node)
         except KeyError:
             return None
-        return (position.start.line, position.start.column, position.end.line, position.end.column)
+        return _key(position)
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Node:  # type: ignore[override]
         result: Node = super().on_leave(original, updated)
@@ -166,19 +168,27 @@ class _Applier(cst.CSTTransformer):
                 return _with_statements_before(result, len(original.leading_lines), plan.insert_before[first_line])
         return result
 
-    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
+    def _kept(self, before: Sequence[cst.CSTNode], after: Sequence, removed: set[SpanKey], kind: str,
+              key_node: Callable[[cst.CSTNode], cst.CSTNode | None]) -> list:
+        """The items of ``after`` whose original (in ``before``) has no ``key_node`` span in
+        ``removed`` (those are matched as ``kind``); where the old last item had no comma,
+        the new last one drops its own."""
         kept = []
-        for before, element in zip(original.elements, updated.elements):
-            key = self._span(before.key) if isinstance(before, cst.DictElement) else None
-            if key is not None and key in self.plan.remove_dict_entry:
-                self.plan.matched.add(("dict", key))
+        for original, item in zip(before, after):
+            node = key_node(original)
+            key = self._span(node) if node is not None else None
+            if key is not None and key in removed:
+                self.plan.matched.add((kind, key))
                 continue
-            kept.append(element)
-        if len(kept) == len(updated.elements):
-            return updated
-        if kept and not isinstance(updated.elements[-1].comma, cst.Comma):
+            kept.append(item)
+        if kept and len(kept) < len(after) and not isinstance(after[-1].comma, cst.Comma):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(elements=kept)
+        return kept
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
+        kept = self._kept(original.elements, updated.elements, self.plan.remove_dict_entry, "dict",
+                          lambda element: element.key if isinstance(element, cst.DictElement) else None)
+        return updated if len(kept) == len(updated.elements) else updated.with_changes(elements=kept)
 
     def leave_ImportAlias(self, original: cst.ImportAlias, updated: cst.ImportAlias) -> Node:  # noqa: N802
         key = self._span(original.name)
@@ -192,17 +202,10 @@ class _Applier(cst.CSTTransformer):
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> Node:  # noqa: N802
         if isinstance(original.names, cst.ImportStar) or isinstance(updated.names, cst.ImportStar):
             return updated
-        kept = []
-        for before, alias in zip(original.names, updated.names):
-            key = self._span(before.name)
-            if key is not None and key in self.plan.remove_import_name:
-                self.plan.matched.add(("import-name", key))
-                continue
-            kept.append(alias)
+        kept = self._kept(original.names, updated.names, self.plan.remove_import_name, "import-name",
+                          lambda alias: alias.name)
         if len(kept) == len(updated.names) or not kept:
             return updated
-        if not isinstance(updated.names[-1].comma, cst.Comma):
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(names=kept)
 
     def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:  # noqa: N802
@@ -232,10 +235,13 @@ class _Applier(cst.CSTTransformer):
             return placeholder
         return updated
 
-    def _without_dropped(self, body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+    def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
+        """``block`` without the placeholders of statement lines whose every statement was
+        removed: their leading lines go to the next statement, or to the block's footer; an
+        indented block left empty gets a ``pass``."""
         kept: list[cst.BaseStatement] = []
         carry: list[cst.EmptyLine] = []
-        for statement in body:
+        for statement in block.body:
             if id(statement) in self.dropped:
                 carry.extend(statement.leading_lines)  # type: ignore[attr-defined]
                 continue
@@ -243,22 +249,17 @@ class _Applier(cst.CSTTransformer):
                 statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])  # type: ignore[attr-defined]
                 carry = []
             kept.append(statement)
-        return kept, carry
+        if len(kept) == len(block.body):
+            return block
+        if not kept and isinstance(block, cst.IndentedBlock):
+            kept, carry = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carry)], []
+        return block.with_changes(body=kept, footer=[*carry, *block.footer])
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> Node:  # noqa: N802
-        body, carry = self._without_dropped(updated.body)
-        if len(body) == len(updated.body):
-            return updated
-        if not body:
-            body = [cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=carry)]
-            carry = []
-        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
+        return self._without_dropped(updated)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:  # noqa: N802
-        body, carry = self._without_dropped(updated.body)
-        if len(body) == len(updated.body):
-            return updated
-        return updated.with_changes(body=body, footer=[*carry, *updated.footer])
+        return self._without_dropped(updated)  # type: ignore[return-value]
 
 
 def _dedented(text: str) -> str:

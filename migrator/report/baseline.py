@@ -54,9 +54,8 @@ def render(results: list[FileResult]) -> str:
     for finding, fingerprint in fingerprinted(results):
         rows.append(json.dumps({"fingerprint": fingerprint, "path": report_path(finding.path), "line": finding.line,
                                 "code": finding.code, "message": finding.message}, ensure_ascii=True))
-    body = ",\n    ".join(rows)
-    return f'{{\n  "version": {VERSION},\n  "tool": "dflash-migrate",\n  "findings": [\n    {body}\n  ]\n}}\n' if rows \
-        else f'{{\n  "version": {VERSION},\n  "tool": "dflash-migrate",\n  "findings": []\n}}\n'
+    findings = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"
+    return f'{{\n  "version": {VERSION},\n  "tool": "dflash-migrate",\n  "findings": {findings}\n}}\n'
 
 
 def write(path: Path, results: list[FileResult]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
-from migrator.report.text import problem_lines, summary_line
+from migrator.report.text import human_report
 
 _MARKERS = {"safe": "[*] ", "unsafe": "[-] "}
 
@@ -22,7 +22,4 @@ def format_finding(finding: Finding) -> str:
 
 def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
            target: tuple[tuple[str, ...], str] | None = None) -> str:
-    lines = [format_finding(f) for f in findings_of(results)]
-    lines += problem_lines(results)
-    lines.append(visible(summary_line(results, summary, subject, target=target)))
-    return "\n".join(lines) + "\n"
+    return human_report([format_finding(f) for f in findings_of(results)], results, summary, subject, None, target)

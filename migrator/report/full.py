@@ -19,7 +19,7 @@ from __future__ import annotations
 from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
-from migrator.report.text import format_finding, problem_lines, summary_line
+from migrator.report.text import format_finding, human_report
 
 
 def _lines_of(path: str, sources: dict[str, bytes]) -> list[str] | None:
@@ -63,6 +63,4 @@ def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 re
         out.append(format_finding(finding))
         out += snippet(finding, cache[finding.path])
         out.append("")
-    out += problem_lines(results)
-    out.append(visible(summary_line(results, summary, subject, config, target)))
-    return "\n".join(out) + "\n"
+    return human_report(out, results, summary, subject, config, target)

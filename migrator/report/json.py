@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import json
 
-from migrator.base.model import FileResult, Finding, RunSummary
+from migrator.base.model import FileResult, Finding, Fix, RunSummary
 from migrator.report.common import JSON_SCHEMA_VERSION, errors_of, fingerprinted, summary_dict, unused_suppressions_of
 from migrator.report.escape import json_text
 
 
+def fix_dict(fix: Fix | None) -> dict[str, object] | None:
+    """A finding's fix as JSON and SARIF give it (None: the rule has no fix)."""
+    return None if fix is None else {"applicability": fix.applicability, "replacement": fix.replacement}
+
+
 def finding_dict(finding: Finding, fingerprint: str) -> dict[str, object]:
-    fix = None
-    if finding.fix is not None:
-        fix = {"applicability": finding.fix.applicability, "replacement": finding.fix.replacement}
     return {
         "path": finding.path,
         "line": finding.span.start.line,
@@ -31,7 +33,7 @@ def finding_dict(finding: Finding, fingerprint: str) -> dict[str, object]:
         "end_column": finding.span.end.column + 1,
         "code": finding.code,
         "message": finding.message,
-        "fix": fix,
+        "fix": fix_dict(finding.fix),
         "fingerprint": fingerprint,
     }
 

@@ -42,11 +42,10 @@ def render(results: list[FileResult], summary: RunSummary) -> str:
         suite = ET.SubElement(root, "testsuite", name=shown_path)
         cases = by_path.get(path, [])
         for f, fingerprint in cases:
-            where = f"{shown_path}:{f.line}:{f.column + 1}"
+            text = visible(f"{shown_path}:{f.line}:{f.column + 1}: {f.code} {f.message}")
             case = ET.SubElement(suite, "testcase", name=f"{f.code} {fingerprint[:NAME_DIGITS]}",
                                  classname=shown_path, file=shown_path, line=str(f.line))
-            failure = ET.SubElement(case, "failure", message=visible(f"{where}: {f.code} {f.message}"), type=f.code)
-            failure.text = visible(f"{where}: {f.code} {f.message}")
+            ET.SubElement(case, "failure", message=text, type=f.code).text = text
         if path in errors:
             case = ET.SubElement(suite, "testcase", name="process", classname=shown_path, file=shown_path)
             ET.SubElement(case, "error", message=visible(errors[path].message),

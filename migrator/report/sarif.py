@@ -30,7 +30,7 @@ import os
 from urllib.parse import quote
 
 from migrator import catalog
-from migrator.base.model import Edit, FileResult, Finding, InsertComment, RemoveStatement, Replace, RunSummary
+from migrator.base.model import Edit, FileResult, Finding, InsertComment, RemoveStatement, Replace, RunSummary, Span
 from migrator.report.common import (
     TOOL_NAME,
     docs_url,
@@ -40,7 +40,7 @@ from migrator.report.common import (
     tool_version,
     unused_suppressions_of,
 )
-from migrator.report.json import dumps
+from migrator.report.json import dumps, fix_dict
 from migrator.report.locations import repo_relative, repo_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -62,13 +62,18 @@ def artifact_location(path: str) -> dict[str, str]:
     relative = repo_relative(path, anchored=True)
     if relative is not None:
         return {"uri": quote(_path_bytes(relative), safe="/"), "uriBaseId": SRCROOT}
-    absolute = os.path.abspath(path).replace(os.sep, "/")
-    return {"uri": "file://" + quote(_path_bytes(absolute if absolute.startswith("/") else "/" + absolute), safe="/")}
+    return {"uri": _file_uri(os.path.abspath(path).replace(os.sep, "/"))}
 
 
-def _root_uri() -> str:
-    root = repo_root().replace(os.sep, "/").rstrip("/") + "/"
-    return "file://" + quote(_path_bytes(root if root.startswith("/") else "/" + root), safe="/")
+def _file_uri(absolute: str) -> str:
+    """``file://`` and ``absolute`` (forward slashes; a Windows drive gets a leading ``/``), percent-encoded."""
+    return "file://" + quote(_path_bytes(absolute if absolute.startswith("/") else "/" + absolute), safe="/")
+
+
+def _region(span: Span) -> dict[str, int]:
+    """A SARIF region: 1-based lines and columns, exclusive end."""
+    s, e = span.start, span.end
+    return {"startLine": s.line, "startColumn": s.column + 1, "endLine": e.line, "endColumn": e.column + 1}
 
 
 def _rule(entry: catalog.Entry, docs: str | None) -> dict[str, object]:
@@ -93,9 +98,7 @@ def _rule(entry: catalog.Entry, docs: str | None) -> dict[str, object]:
 
 def _replacement(edit: Edit) -> dict[str, object] | None:
     if isinstance(edit, Replace):
-        s, e = edit.span.start, edit.span.end
-        region = {"startLine": s.line, "startColumn": s.column + 1, "endLine": e.line, "endColumn": e.column + 1}
-        return {"deletedRegion": region, "insertedContent": {"text": edit.text}}
+        return {"deletedRegion": _region(edit.span), "insertedContent": {"text": edit.text}}
     if isinstance(edit, RemoveStatement):
         region = {"startLine": edit.span.start.line, "startColumn": 1,
                   "endLine": edit.span.end.line + 1, "endColumn": 1}
@@ -121,14 +124,13 @@ def _fixes(finding: Finding) -> list[dict[str, object]]:
 
 
 def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> dict[str, object]:
-    s, e = finding.span.start, finding.span.end
     result: dict[str, object] = {
         "ruleId": finding.code,
         "level": "error",
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {
             "artifactLocation": artifact_location(finding.path),
-            "region": {"startLine": s.line, "startColumn": s.column + 1, "endLine": e.line, "endColumn": e.column + 1},
+            "region": _region(finding.span),
         }}],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     }
@@ -143,8 +145,7 @@ def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> d
     if fixes:
         result["fixes"] = fixes
     if finding.fix is not None:
-        result["properties"] = {"fix": {"applicability": finding.fix.applicability,
-                                        "replacement": finding.fix.replacement}}
+        result["properties"] = {"fix": fix_dict(finding.fix)}
     return result
 
 
@@ -189,7 +190,7 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
         "runs": [{
             "tool": {"driver": driver},
             "automationDetails": {"id": f"{TOOL_NAME}/"},
-            "originalUriBaseIds": {SRCROOT: {"uri": _root_uri()}},
+            "originalUriBaseIds": {SRCROOT: {"uri": _file_uri(repo_root().replace(os.sep, "/").rstrip("/") + "/")}},
             "invocations": [{"executionSuccessful": not errors_of(results),
                              "toolExecutionNotifications": notifications}],
             "columnKind": "unicodeCodePoints",

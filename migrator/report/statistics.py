@@ -19,14 +19,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from migrator.base.model import FileResult, Finding
+from migrator.base.model import FileResult
+from migrator.edit import applied as fix_applied
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
-
-
-def _applies(finding: Finding, unsafe_fixes: bool) -> bool:
-    fix = finding.fix
-    return fix is not None and (fix.applicability == "safe" or (fix.applicability == "unsafe" and unsafe_fixes))
 
 
 def _title(code: str, example: str) -> str:
@@ -41,7 +37,7 @@ def _title(code: str, example: str) -> str:
 def statistics(results: list[FileResult], unsafe_fixes: bool = False) -> str:
     findings = list(findings_of(results))
     counts = Counter(f.code for f in findings)
-    fixing = Counter(f.code for f in findings if _applies(f, unsafe_fixes))
+    fixing = Counter(f.code for f in findings if fix_applied(f.fix, unsafe_fixes))
     marks = {code: "*" if fixing[code] == n else "~" if fixing[code] else " " for code, n in counts.items()}
     examples = {f.code: f.message for f in reversed(findings)}
     if not counts:
@@ -61,7 +57,7 @@ def fixes(results: list[FileResult], applied: bool, unsafe_fixes: bool = False) 
         if applied and not result.written:
             continue
         for finding in result.findings:
-            if _applies(finding, unsafe_fixes):
+            if fix_applied(finding.fix, unsafe_fixes):
                 per_file[result.path][finding.code] += 1
                 titles.setdefault(finding.code, finding.message)
     total = sum(sum(c.values()) for c in per_file.values())

@@ -69,9 +69,14 @@ def problem_lines(results: list[FileResult]) -> list[str]:
     return lines
 
 
+def human_report(lines: list[str], results: list[FileResult], summary: RunSummary, subject: str,
+                 config: str | None, target: tuple[tuple[str, ...], str] | None) -> str:
+    """A human format's report (``text``, ``concise``, ``full``): its ``lines`` for the
+    findings, then the problem lines and the summary line."""
+    lines = [*lines, *problem_lines(results), visible(summary_line(results, summary, subject, config, target))]
+    return "\n".join(lines) + "\n"
+
+
 def render(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",
            config: str | None = None, target: tuple[tuple[str, ...], str] | None = None) -> str:
-    lines = [format_finding(f) for f in findings_of(results)]
-    lines += problem_lines(results)
-    lines.append(visible(summary_line(results, summary, subject, config, target)))
-    return "\n".join(lines) + "\n"
+    return human_report([format_finding(f) for f in findings_of(results)], results, summary, subject, config, target)

@@ -64,30 +64,24 @@ def directive(codes: set[str]) -> str:
     return f"# {PREFIX}[{', '.join(sorted(codes))}]"
 
 
+def _codes_of(existing: re.Match[str]) -> set[str]:
+    """The codes an existing directive names."""
+    return {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+
+
 def _python_safe_line_ends(data: bytes) -> tuple[set[int], dict[int, tuple[int, str]]] | None:
     """Lines that end outside strings and continuations, and each line's comment (column, text)."""
     ends: set[int] = set()
     comments: dict[int, tuple[int, str]] = {}
     try:
         for token in tokenize.tokenize(io.BytesIO(data).readline):
-            if token.type in (tokenize.NEWLINE, tokenize.NL):
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
                 ends.add(token.start[0])
             elif token.type == tokenize.COMMENT:
                 comments[token.start[0]] = (token.start[1], token.string)
-            elif token.type == tokenize.ENDMARKER:
-                ends.add(token.start[0])
     except (tokenize.TokenError, SyntaxError):
         return None
     return ends, comments
-
-
-def _split(data: bytes) -> list[bytes]:
-    return data.splitlines(keepends=True)
-
-
-def _body_and_end(line: bytes) -> tuple[bytes, bytes]:
-    body = line.rstrip(b"\r\n")
-    return body, line[len(body):]
 
 
 def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
@@ -95,16 +89,17 @@ def _python(data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
     if scanned is None:
         return data, set()
     ends, comments = scanned
-    lines = _split(data)
+    lines = data.splitlines(keepends=True)
     done: set[int] = set()
     for number, codes in wanted.items():
         if number not in ends or number > len(lines):
             continue
-        body, end = _body_and_end(lines[number - 1])
+        body = lines[number - 1].rstrip(b"\r\n")
+        end = lines[number - 1][len(body):]
         text = body.decode("utf-8", "surrogateescape")
         existing = _EXISTING.search(text) if number in comments else None
         if existing is not None:
-            merged = codes | {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+            merged = codes | _codes_of(existing)
             text = text[:existing.start()] + f"{PREFIX}[{', '.join(sorted(merged))}]" + text[existing.end():]
         else:
             text = text.rstrip() + "  " + directive(codes)
@@ -179,7 +174,7 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
         existing = _EXISTING.search(above) if above.lstrip().startswith("#") else None
         indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
         if existing is not None:
-            codes |= {c.strip() for c in existing.group("codes").split(",") if c.strip()}
+            codes |= _codes_of(existing)
             lines[index - 1] = indent + directive(codes) + newline
         else:
             lines.insert(index, indent + directive(codes) + newline)

@@ -10,11 +10,6 @@ from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
 from migrator.run.python_file import Pass
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-
-    pass
-
 
 def analyze_files(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
              summaries: dict, results: dict | None) -> None:

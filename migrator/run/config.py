@@ -71,10 +71,14 @@ def unknown_code(codes: Iterable[str]) -> str | None:
     return None
 
 
-def _codes(value: object, key: str, source: Path) -> tuple[str, ...]:
+def _strings(value: object, key: str, source: Path) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{source}: [tool.dflash-migrate] {key} must be a list of strings")
-    out = tuple(v.strip().upper() for v in value)
+    return value
+
+
+def _codes(value: object, key: str, source: Path) -> tuple[str, ...]:
+    out = tuple(v.strip().upper() for v in _strings(value, key, source))
     unknown = unknown_code(out)
     if unknown is not None:
         raise ConfigError(f"{source}: [tool.dflash-migrate] {key}: unknown rule code {unknown!r}")
@@ -85,9 +89,7 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) in [tool.dflash-migrate]: {', '.join(unknown)}")
-    exclude = table.get("exclude", [])
-    if not isinstance(exclude, list) or not all(isinstance(v, str) for v in exclude):
-        raise ConfigError(f"{source}: [tool.dflash-migrate] exclude must be a list of strings")
+    exclude = _strings(table.get("exclude", []), "exclude", source)
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{source}: [tool.dflash-migrate] per-file-ignores must be a table")

@@ -44,6 +44,7 @@ REPORT_NAMES = frozenset({"dflash-migrate-junit.xml", "gl-code-quality-report.js
                           "dflash-baseline.json"})
 #: The reason given (and counted in the summary) for a file left out as the tool's own output.
 OWN_OUTPUT = "the tool's own report or baseline: not scanned"
+_UNRESOLVED_LINK = "symbolic link that cannot be resolved (dangling or a loop): skipped"
 
 
 class Discovered:
@@ -192,77 +193,65 @@ def discover(
         resolved = str(given.resolve())
         for folder in reversed(up_to_top(resolved)):  # from the top down: each folder's .gitignore applies
             rules.load(folder if folder != resolved else root)
-        _walk(root, root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
+        _walk(root, rules, accept, found, seen, os.path.abspath(root), own_outputs)
     return found
 
 
-def _walk(top: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
+def _walk(root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
           seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> None:
     """Files of each folder (sorted), then its subfolders, depth first: ``os.walk``'s order,
     on ``os.scandir`` entries, whose file types come with the listing: no file costs a
     syscall of its own (the engine asks the size of the few it analyses). An explicit
     stack of folders, not recursion: a tree 1,000 folders deep must not exhaust the
     interpreter's stack."""
-    pending = [top]
+    pending = [root]
     while pending:
         folder = pending.pop()
-        subfolders = _walk_folder(folder, root, rules, accept, found, seen, absolute_root, own_outputs)
-        pending.extend(reversed(subfolders))  # the first subfolder is walked next
-
-
-def _walk_folder(folder: str, root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: Discovered,
-                 seen: set[str], absolute_root: str, own_outputs: frozenset[str]) -> list[str]:
-    """The files of one folder into ``found``; its subfolders to walk, sorted."""
-    rules.load(folder)
-    try:
-        with os.scandir(folder) as scan:
-            entries = sorted(scan, key=lambda entry: entry.name)
-    except OSError as error:
-        found.skipped.append((Path(folder), f"cannot list folder: {error.strerror or error}"))
-        return []
-    subfolders: list[str] = []
-    for entry in entries:
-        path = entry.path
-        is_link = entry.is_symlink()
+        rules.load(folder)
         try:
-            is_dir = entry.is_dir()  # follows links: a link to a folder is reported as one
-        except OSError:  # a link loop
-            is_dir = False
-        if is_dir:
-            if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, absolute_root + path[len(root):], absolute_root, True):
-                found.left_out += entry.name not in _VCS_FOLDERS
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda entry: entry.name)
+        except OSError as error:
+            found.skipped.append((Path(folder), f"cannot list folder: {error.strerror or error}"))
+            continue
+        subfolders: list[str] = []
+        for entry in entries:
+            path = entry.path
+            key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
+            is_link = entry.is_symlink()
+            try:
+                is_dir = entry.is_dir()  # follows links: a link to a folder is reported as one
+            except OSError:  # a link loop
+                is_dir = False
+            if is_dir:
+                if entry.name in DEFAULT_EXCLUDES or rules.ignored(path, key, absolute_root, True):
+                    found.left_out += entry.name not in _VCS_FOLDERS
+                elif is_link:
+                    found.skipped.append((Path(path), "symbolic link to a folder: not followed"))
+                else:
+                    subfolders.append(path)
+                continue
+            if not accept(path):
+                continue
+            if rules.ignored(path, key, absolute_root, False):
+                found.left_out += 1
                 continue
             if is_link:
-                found.skipped.append((Path(path), "symbolic link to a folder: not followed"))
+                found.skipped.append((Path(path), _symlink_reason(Path(path), Path(root))))
                 continue
-            subfolders.append(path)
-            continue
-        key = absolute_root + path[len(root):]  # the absolute path, without a syscall per file
-        if not accept(path):
-            continue
-        if rules.ignored(path, key, absolute_root, False):
-            found.left_out += 1
-            continue
-        if is_link:
-            found.skipped.append((Path(path), _symlink_reason(Path(path), Path(root))))
-            continue
-        try:
-            regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no syscall
-        except OSError as error:
-            found.skipped.append((Path(path), f"cannot stat: {error.strerror or error}"))
-            continue
-        if not regular:
-            found.skipped.append((Path(path), _special_reason(Path(path))))
-            continue
-        if key not in seen:
-            if entry.name in REPORT_NAMES:
+            try:
+                regular = entry.is_file(follow_symlinks=False)  # the listing's file type: no syscall
+            except OSError as error:
+                found.skipped.append((Path(path), f"cannot stat: {error.strerror or error}"))
+                continue
+            if not regular:
+                found.skipped.append((Path(path), _special_reason(Path(path))))
+            elif key in own_outputs or (key not in seen and entry.name in REPORT_NAMES):  # own outputs are in seen
                 found.skipped.append((Path(path), OWN_OUTPUT))
-                continue
-            seen.add(key)
-            found.files.append(path)
-        elif key in own_outputs:
-            found.skipped.append((Path(path), OWN_OUTPUT))
-    return subfolders
+            elif key not in seen:
+                seen.add(key)
+                found.files.append(path)
+        pending.extend(reversed(subfolders))  # the first subfolder is walked next
 
 
 def _escapes_through_link(path: Path) -> str | None:
@@ -280,7 +269,7 @@ def _escapes_through_link(path: Path) -> str | None:
     except ValueError:
         return "reached through a symbolic link to outside the current folder: never read or written"
     except (OSError, RuntimeError):
-        return "symbolic link that cannot be resolved (dangling or a loop): skipped"
+        return _UNRESOLVED_LINK
     return None
 
 
@@ -298,7 +287,7 @@ def _symlink_reason(link: Path, root: Path) -> str:
     try:
         target = link.resolve(strict=True)
     except (OSError, RuntimeError):
-        return "symbolic link that cannot be resolved (dangling or a loop): skipped"
+        return _UNRESOLVED_LINK
     try:
         target.relative_to(root.resolve())
     except ValueError:

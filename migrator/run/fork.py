@@ -37,8 +37,6 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     index the project's modules, look for the names they re-export under new names in the
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
     that import from those modules or that other modules import from."""
-    from migrator.python.forkindex import ForkIndex
-
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
@@ -57,7 +55,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only))
-    index = _completed(summaries, ForkIndex(list(summaries.values()), might_match))
+    index = _completed(summaries)
     carriers = index.carriers()
     if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
@@ -72,7 +70,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         if not hits:
             break
         batches.analyze_files(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
-        index = _completed(summaries, ForkIndex(list(summaries.values()), might_match))
+        index = _completed(summaries)
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
@@ -82,13 +80,14 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
 
 
-def _completed(summaries: dict[str, ModuleSummary], index: ForkIndex) -> ForkIndex:
-    """``index`` once the summaries of masked files (``ModuleSummary.complete`` False) that
-    import from a module carrying V1 objects, the only ones whose blanked statements can
-    matter to it, are the whole files'."""
+def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
+    """The fork index of ``summaries`` once those of masked files (``ModuleSummary.complete``
+    False) that import from a module carrying V1 objects, the only ones whose blanked
+    statements can matter to it, are the whole files'."""
     from migrator.python.forkindex import ForkIndex
 
     while True:
+        index = ForkIndex(list(summaries.values()), might_match)
         carriers = index.carriers()
         redo = [path for path, summary in summaries.items() if not summary.complete and index.touches(summary, carriers)]
         if not redo:
@@ -98,7 +97,6 @@ def _completed(summaries: dict[str, ModuleSummary], index: ForkIndex) -> ForkInd
             # what its own (hot) analysis wants decided stays wanted
             summaries[path] = masked._replace(complete=True) if whole is None else whole._replace(
                 wanted=tuple(sorted({*whole.wanted, *masked.wanted})))
-        index = ForkIndex(list(summaries.values()), might_match)
 
 
 def _read_wanted(summaries: dict, known: Sequence[str]) -> None:

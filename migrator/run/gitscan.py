@@ -86,9 +86,16 @@ def git_command(args: Sequence[str]) -> list[str]:
     return ["git", "--no-pager", *pinned, *args]
 
 
+def run_git(args: Sequence[str], cwd: str, timeout: int) -> subprocess.CompletedProcess[bytes]:
+    """``git <args>`` (:func:`git_command`) run to its end in ``cwd`` and :func:`git_env`, its
+    output captured, no input; raises OSError (no git) and ``subprocess.TimeoutExpired``."""
+    return subprocess.run(git_command(args), cwd=cwd, env=git_env(), capture_output=True, stdin=subprocess.DEVNULL,
+                          timeout=timeout, check=False)
+
+
 class GitScan:
-    """The two git commands running on one root folder (as given), and the grep to run
-    instead where git has no Perl-compatible regular expressions."""
+    """The two git commands running on one root folder (as given), and the grep (git's
+    arguments) to run instead where git has no Perl-compatible regular expressions."""
 
     __slots__ = ("root", "grep", "listing", "listed", "fallback")
 
@@ -112,8 +119,7 @@ class GitScan:
         if self.fallback is None or self.records() is None:  # not a work tree: no second try
             return None
         try:
-            again = subprocess.run(self.fallback, cwd=self.root, env=git_env(), capture_output=True,
-                                   stdin=subprocess.DEVNULL, timeout=300, check=False)
+            again = run_git(self.fallback, self.root, 300)
         except (OSError, subprocess.TimeoutExpired):
             return None
         return again.stdout if again.returncode in (0, 1) else None
@@ -169,7 +175,7 @@ def start(root: Path) -> GitScan | None:
         listing = subprocess.Popen(git_command(["ls-files", "-z", "-s", "-t", "-v", "--cached", *where]), **common)
     except OSError:  # no git on PATH
         return None
-    return GitScan(folder, grep, listing, git_command([*grep_command, *extended, *where]))
+    return GitScan(folder, grep, listing, [*grep_command, *extended, *where])
 
 
 def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
@@ -198,8 +204,7 @@ def tracked_files(root: str) -> frozenset[str] | None:
     if any(os.environ.get(name) for name in _GIT_ENV):
         return None
     try:
-        listing = subprocess.run(git_command(["ls-files", "-z", "--cached", "--", "."]), cwd=root, env=git_env(),
-                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=120, check=False)
+        listing = run_git(["ls-files", "-z", "--cached", "--", "."], root, 120)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if listing.returncode != 0:

@@ -193,10 +193,9 @@ class _Worker:
         self.running: tuple[int, Any] | None = None
 
 
-def _serve(tasks: int, results: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None) -> None:
+def _serve(tasks: int, results: int, handler: Callable[[Any], Any]) -> None:
+    """A forked worker's loop (the warm-up it inherits ran in the parent, before forking)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if warm_up is not None:
-        warm_up()
     while True:
         frame = _read_frame(tasks)
         if frame is None:
@@ -214,7 +213,6 @@ class ForkPool(Workers):
     def __init__(self, jobs: int, handler: Callable[[Any], Any], warm_up: Callable[[], None] | None = None) -> None:
         if warm_up is not None:  # once, here, not in each worker: they inherit it (copy-on-write)
             warm_up()
-            warm_up = None
         sys.stdout.flush()
         sys.stderr.flush()
         self.workers: list[_Worker] = []
@@ -230,7 +228,7 @@ class ForkPool(Workers):
                     for other in self.workers:
                         os.close(other.tasks)
                         os.close(other.results)
-                    _serve(task_read, result_write, handler, warm_up)
+                    _serve(task_read, result_write, handler)
                 except BaseException:  # noqa: BLE001
                     status = 1
                 finally:

@@ -45,19 +45,20 @@ class Uncommitted:
     def scan(self, files: list[str]) -> "Uncommitted":
         for path in files:
             top = top_of(os.path.dirname(os.path.realpath(path)))
-            if top is not None and top not in self.repositories:
-                self.repositories[top] = _read_repository(top)
+            if top is not None:
+                self._repository(top)
         return self
+
+    def _repository(self, top: str) -> _Repository | None:
+        if top not in self.repositories:
+            self.repositories[top] = _read_repository(top)
+        return self.repositories[top]
 
     def reason(self, path: str, data: bytes) -> str | None:
         """Why ``path`` (whose bytes are ``data``) must not be written; None: it may be."""
         real = os.path.realpath(path)
         top = top_of(os.path.dirname(real))
-        if top is None:
-            return None
-        if top not in self.repositories:
-            self.repositories[top] = _read_repository(top)
-        repository = self.repositories[top]
+        repository = self._repository(top) if top is not None else None
         if repository is None:
             return None
         if repository.error is not None:
@@ -86,21 +87,18 @@ def _same_blob(blob: str, data: bytes) -> bool:
 
 
 def _read_repository(top: str) -> _Repository | None:
-    from migrator.run.gitscan import git_command, git_env
+    from migrator.run.gitscan import run_git
 
     where = ["--git-dir", os.path.join(top, ".git"), "--work-tree", top]
-    env = git_env()
     try:
-        listing = subprocess.run(git_command([*where, "ls-files", "-s", "-z"]), cwd=top, env=env,
-                                 capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+        listing = run_git([*where, "ls-files", "-s", "-z"], top, 120)
         if listing.returncode != 0:
             message = os.fsdecode(listing.stderr).strip().splitlines()
             if message and "not a git repository" in message[0]:
                 return None  # a stray ``.git`` folder: no repository here
             return _Repository({}, frozenset(), (message[0] if message else "git failed").removeprefix("fatal: "))
-        staged = subprocess.run(git_command([*where, "diff-index", "--cached", "--name-only", "-z", "--no-renames",
-                                             "--no-ext-diff", "--no-textconv", "HEAD", "--"]),
-                                cwd=top, env=env, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+        staged = run_git([*where, "diff-index", "--cached", "--name-only", "-z", "--no-renames", "--no-ext-diff",
+                          "--no-textconv", "HEAD", "--"], top, 120)
     except (OSError, subprocess.TimeoutExpired) as error:
         return _Repository({}, frozenset(), str(error))
     index: dict[str, tuple[str, str]] = {}
