@@ -44,7 +44,7 @@ from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
 from migrator.python.fallbacks import first_line
-from migrator.python.names import MISSING_NAME_ERRORS, all_names, class_ancestors
+from migrator.python.names import MISSING_NAME_ERRORS, all_names, catches, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -606,14 +606,7 @@ class Analysis(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def _is_version_guard(self, node: ast.Try) -> bool:
-        catches = False
-        for handler in node.handlers:
-            if handler.type is None:
-                catches = True
-            for item in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]) if handler.type else []:
-                if isinstance(item, (ast.Name, ast.Attribute)) and (getattr(item, "id", None) or getattr(item, "attr", "")) in MISSING_NAME_ERRORS:
-                    catches = True
-        if not catches:
+        if not any(catches(handler, MISSING_NAME_ERRORS) for handler in node.handlers):
             return False
         for child in ast.walk(node):
             if isinstance(child, (ast.Import, ast.ImportFrom)):

@@ -21,7 +21,7 @@ from bisect import bisect_left
 from functools import cache
 
 from migrator import catalog
-from migrator.python.names import IMPORT_ERROR_NAMES
+from migrator.python.names import IMPORT_ERROR_NAMES, catches
 
 
 @cache
@@ -117,16 +117,6 @@ def first_line(statement: ast.stmt) -> int:
     return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
 
 
-def _catches_import_errors(node: ast.Try) -> bool:
-    for handler in node.handlers:
-        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        for kind in kinds:
-            name = getattr(kind, "id", None) or getattr(kind, "attr", None)
-            if name in IMPORT_ERROR_NAMES:
-                return True
-    return False
-
-
 def _sglang_imports(body: list[ast.stmt]) -> list[str]:
     """Dotted names the statements import from sglang (absolute imports only)."""
     names: list[str] = []
@@ -162,7 +152,8 @@ def branches(tree: ast.Module, releases: tuple[str, ...], lines: tuple[int, ...]
     found = [Branch(first, last, reached or (), False, reached is None)
              for first, last, reached in version_branches(statements(tree, lines), releases)]
     for node in statements(tree, lines):
-        if not isinstance(node, ast.Try) or not node.handlers or not _catches_import_errors(node):
+        if not isinstance(node, ast.Try) or not any(
+                handler.type is not None and catches(handler, IMPORT_ERROR_NAMES) for handler in node.handlers):
             continue
         names = _sglang_imports(node.body)
         if not names:

@@ -19,6 +19,16 @@ IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
 MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
 
 
+def catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:
+    """Whether ``handler`` catches one of ``errors``, named bare or as an attribute
+    (``except (ValueError, builtins.ImportError)``): the one reading of a handler's types. A
+    bare ``except:`` catches everything; a caller that wants it named tests ``handler.type``."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((getattr(kind, "id", None) or getattr(kind, "attr", None)) in errors for kind in kinds)
+
+
 def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:
     """``qualname`` and every class it derives from through ``bases_of`` (cycles end): the
     one ancestor walk, for a file's analysis and for the fork index."""
