@@ -240,7 +240,8 @@ class Analysis(ast.NodeVisitor):
 
     # ---- entry point ------------------------------------------------------------
     def run(self) -> "Analysis":
-        self._visit_body(self.tree.body)
+        for statement in self.tree.body:
+            self._visit_statement(statement)
         while self.deferred:
             node, scope, classes = self.deferred.pop(0)
             if not self._is_hot(node):
@@ -460,22 +461,20 @@ class Analysis(ast.NodeVisitor):
         return self.class_types(node)
 
     # ---- traversal --------------------------------------------------------------
-    def _visit_body(self, body: list[ast.stmt]) -> None:
+    def _visit_statements(self, body: list[ast.stmt], parent: ast.AST) -> None:
         for statement in body:
+            self.parents[statement] = parent
             self._visit_statement(statement)
 
     def _visit_statement(self, statement: ast.stmt) -> None:
-        if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
-            saved = self.current_statement
-            self.current_statement = statement
-            self._bind_cold(statement)
-            self.current_statement = saved
-            return
         saved = self.current_statement
         self.current_statement = statement
-        for child in ast.iter_child_nodes(statement):
-            self.parents[child] = statement
-        self.visit(statement)
+        if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
+            self._bind_cold(statement)
+        else:
+            for child in ast.iter_child_nodes(statement):
+                self.parents[child] = statement
+            self.visit(statement)
         self.current_statement = saved
 
     def generic_visit(self, node: ast.AST) -> None:
@@ -565,18 +564,14 @@ class Analysis(ast.NodeVisitor):
             binding = Binding(None, "other", types=types | (current.types if current is not None else frozenset()))
             restore.append((name, self.scope.names.get(name), binding))
             self.scope.names[name] = binding
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
         for name, previous, binding in restore:
             if self.scope.names.get(name) is binding:  # not rebound in the body
                 if previous is None:
                     del self.scope.names[name]
                 else:
                     self.scope.names[name] = previous
-        for statement in node.orelse:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.orelse, node)
 
     def _narrowed_by(self, test: ast.expr) -> list[tuple[str, frozenset[str]]]:
         """(name, class types) of each ``isinstance(name, C)`` that ``test`` (alone or in an
@@ -648,9 +643,7 @@ class Analysis(ast.NodeVisitor):
         if cold:
             self._bind_cold_body(node.body)
         else:
-            for statement in node.body:
-                self.parents[statement] = node
-                self._visit_statement(statement)
+            self._visit_statements(node.body, node)
         self.class_stack = self.class_stack[:-1]
         self.scope = saved
 
@@ -699,9 +692,7 @@ class Analysis(ast.NodeVisitor):
                 types = self.ancestors(self.scope.class_qualname or "")
                 self.scope.self_name = argument.arg
             self.scope.names[argument.arg] = Binding(None, "other", types=types)
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Does a line of ``node`` (decorators included) hold a relevant word?"""
@@ -869,9 +860,7 @@ class Analysis(ast.NodeVisitor):
         self._visit_expr(node.iter)
         self._visit_expr(node.target)
         self._bind_loop_target(node.target)
-        for statement in [*node.body, *node.orelse]:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements([*node.body, *node.orelse], node)
 
     visit_AsyncFor = visit_For  # type: ignore[assignment]
 
@@ -881,9 +870,7 @@ class Analysis(ast.NodeVisitor):
             if item.optional_vars is not None:
                 self._visit_expr(item.optional_vars)
                 self._bind_loop_target(item.optional_vars)
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
 
     visit_AsyncWith = visit_With  # type: ignore[assignment]
 
