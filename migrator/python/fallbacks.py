@@ -17,7 +17,7 @@ checks a new import on those releases. Both anchor a TODO with :func:`anchor_lin
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from functools import cache
 
 from migrator import catalog
@@ -93,16 +93,14 @@ def statements(tree: ast.Module, lines: tuple[int, ...] | None = None):  # -> It
             stack.extend(n for n in reversed(case.body) if holds(n))
 
 
-def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
+def anchor_lines(tree: ast.Module, lines: set[int]) -> dict[int, int]:
     """For each of ``lines``: the first line of the innermost statement holding it (its
     first decorator for a definition; of statements starting on one line, the outermost, so
     that a decorated one-line ``def`` gets its TODO above the decorator), where a TODO about
     that line goes. One walk."""
-    from bisect import bisect_left, bisect_right
-
     wanted = sorted(lines)
     best: dict[int, ast.stmt] = {}
-    for node in statements(tree, tuple(wanted)) if tree is not None and wanted else ():
+    for node in statements(tree, tuple(wanted)):
         for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
             if line not in best or node.lineno > best[line].lineno:
                 best[line] = node

@@ -68,10 +68,10 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
     fallbacks settled (see the module docstring). ``source``: the text of ``tree``; the tree
     is walked only where the text holds a fallback, version test or probe word. ``lines``:
     the source's lines as Python numbers them (the analysis has them), else split here."""
-    if tree is None or not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
-        return findings
     fixable_lines = tuple(sorted({f.span.start.line for f in findings
                                   if f.fix is not None and f.fix.applicability != "manual"}))
+    if tree is None or not fixable_lines:
+        return findings
     found = branches(tree, releases, fixable_lines) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
