@@ -44,7 +44,7 @@ from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
 from migrator.python.fallbacks import first_line
-from migrator.python.names import MISSING_NAME_ERRORS, all_names, catches, class_ancestors
+from migrator.python.names import MISSING_NAME_ERRORS, TRY_STATEMENTS, all_names, catches, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset(catalog.REFLECTION_CALLS)
+#: The compound statements whose bodies a cold statement's bindings come from.
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, *TRY_STATEMENTS)
 
 
 class Binding:
@@ -721,16 +723,15 @@ class Analysis(ast.NodeVisitor):
             for item in statement.items:
                 if item.optional_vars is not None:
                     self._bind_loop_target(item.optional_vars)
-        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(statement, TRY_STATEMENTS):
             for handler in statement.handlers:
                 if handler.name:
                     self.bind(handler.name, Binding(None, "other"))
                 self._bind_cold_body(handler.body)
-        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
-                                  getattr(ast, "TryStar", ast.Try))):
+        if isinstance(statement, _COMPOUND):
             for body in ("body", "orelse", "finalbody"):
                 self._bind_cold_body(getattr(statement, body, ()))
-        elif isinstance(statement, getattr(ast, "Match", ())):
+        elif isinstance(statement, ast.Match):
             for case in statement.cases:  # type: ignore[attr-defined]
                 self._bind_cold_body(case.body)
 

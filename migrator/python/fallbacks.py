@@ -35,9 +35,7 @@ def catalog_names(target: str) -> frozenset[str]:
         if target in entry.exists:
             present.extend(entry.names)
         for name in present:
-            if name is None:
-                continue
-            while name:
+            while name:  # None: nothing serves
                 names.add(name)
                 name = name.rpartition(".")[0]
     return frozenset(names)

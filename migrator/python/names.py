@@ -17,6 +17,8 @@ IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
 #: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
 #: error is one). A version guard, and an optional reference in ``verify``, catch either.
 MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
+#: The statements with ``except`` handlers: ``try``, and ``try``/``except*`` from Python 3.11.
+TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
 
 
 def catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:
