@@ -782,9 +782,7 @@ class Analysis(ast.NodeVisitor):
         if getattr(node, "name", None):  # a capture pattern binds the name
             self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
 
-    def visit_MatchStar(self, node: ast.AST) -> None:
-        if getattr(node, "name", None):
-            self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
+    visit_MatchStar = visit_MatchAs  # ``*rest`` in a sequence pattern: no children, a name
 
     def visit_MatchMapping(self, node: ast.AST) -> None:
         self.generic_visit(node)
