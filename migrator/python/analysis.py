@@ -44,7 +44,7 @@ from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
 from migrator.base.records import record
 from migrator.python.fallbacks import first_line
-from migrator.python.names import MISSING_NAME_ERRORS, all_names, class_ancestors
+from migrator.python.names import MISSING_NAME_ERRORS, TRY_STATEMENTS, all_names, catches, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,6 +54,8 @@ if TYPE_CHECKING:
 
 V2_MARKERS = ("_v2", "V2")
 REFLECTION = frozenset(catalog.REFLECTION_CALLS)
+#: The compound statements whose bodies a cold statement's bindings come from.
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, *TRY_STATEMENTS)
 
 
 class Binding:
@@ -240,7 +242,8 @@ class Analysis(ast.NodeVisitor):
 
     # ---- entry point ------------------------------------------------------------
     def run(self) -> "Analysis":
-        self._visit_body(self.tree.body)
+        for statement in self.tree.body:
+            self._visit_statement(statement)
         while self.deferred:
             node, scope, classes = self.deferred.pop(0)
             if not self._is_hot(node):
@@ -460,22 +463,20 @@ class Analysis(ast.NodeVisitor):
         return self.class_types(node)
 
     # ---- traversal --------------------------------------------------------------
-    def _visit_body(self, body: list[ast.stmt]) -> None:
+    def _visit_statements(self, body: list[ast.stmt], parent: ast.AST) -> None:
         for statement in body:
+            self.parents[statement] = parent
             self._visit_statement(statement)
 
     def _visit_statement(self, statement: ast.stmt) -> None:
-        if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
-            saved = self.current_statement
-            self.current_statement = statement
-            self._bind_cold(statement)
-            self.current_statement = saved
-            return
         saved = self.current_statement
         self.current_statement = statement
-        for child in ast.iter_child_nodes(statement):
-            self.parents[child] = statement
-        self.visit(statement)
+        if self.hot_lines is not None and not isinstance(statement, (ast.Import, ast.ImportFrom)) and not self._is_hot(statement):
+            self._bind_cold(statement)
+        else:
+            for child in ast.iter_child_nodes(statement):
+                self.parents[child] = statement
+            self.visit(statement)
         self.current_statement = saved
 
     def generic_visit(self, node: ast.AST) -> None:
@@ -565,18 +566,14 @@ class Analysis(ast.NodeVisitor):
             binding = Binding(None, "other", types=types | (current.types if current is not None else frozenset()))
             restore.append((name, self.scope.names.get(name), binding))
             self.scope.names[name] = binding
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
         for name, previous, binding in restore:
             if self.scope.names.get(name) is binding:  # not rebound in the body
                 if previous is None:
                     del self.scope.names[name]
                 else:
                     self.scope.names[name] = previous
-        for statement in node.orelse:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.orelse, node)
 
     def _narrowed_by(self, test: ast.expr) -> list[tuple[str, frozenset[str]]]:
         """(name, class types) of each ``isinstance(name, C)`` that ``test`` (alone or in an
@@ -606,14 +603,7 @@ class Analysis(ast.NodeVisitor):
     visit_TryStar = visit_Try
 
     def _is_version_guard(self, node: ast.Try) -> bool:
-        catches = False
-        for handler in node.handlers:
-            if handler.type is None:
-                catches = True
-            for item in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]) if handler.type else []:
-                if isinstance(item, (ast.Name, ast.Attribute)) and (getattr(item, "id", None) or getattr(item, "attr", "")) in MISSING_NAME_ERRORS:
-                    catches = True
-        if not catches:
+        if not any(catches(handler, MISSING_NAME_ERRORS) for handler in node.handlers):
             return False
         for child in ast.walk(node):
             if isinstance(child, (ast.Import, ast.ImportFrom)):
@@ -655,9 +645,7 @@ class Analysis(ast.NodeVisitor):
         if cold:
             self._bind_cold_body(node.body)
         else:
-            for statement in node.body:
-                self.parents[statement] = node
-                self._visit_statement(statement)
+            self._visit_statements(node.body, node)
         self.class_stack = self.class_stack[:-1]
         self.scope = saved
 
@@ -706,9 +694,7 @@ class Analysis(ast.NodeVisitor):
                 types = self.ancestors(self.scope.class_qualname or "")
                 self.scope.self_name = argument.arg
             self.scope.names[argument.arg] = Binding(None, "other", types=types)
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
 
     def _is_hot(self, node: ast.AST) -> bool:
         """Does a line of ``node`` (decorators included) hold a relevant word?"""
@@ -737,16 +723,15 @@ class Analysis(ast.NodeVisitor):
             for item in statement.items:
                 if item.optional_vars is not None:
                     self._bind_loop_target(item.optional_vars)
-        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(statement, TRY_STATEMENTS):
             for handler in statement.handlers:
                 if handler.name:
                     self.bind(handler.name, Binding(None, "other"))
                 self._bind_cold_body(handler.body)
-        if isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
-                                  getattr(ast, "TryStar", ast.Try))):
+        if isinstance(statement, _COMPOUND):
             for body in ("body", "orelse", "finalbody"):
                 self._bind_cold_body(getattr(statement, body, ()))
-        elif isinstance(statement, getattr(ast, "Match", ())):
+        elif isinstance(statement, ast.Match):
             for case in statement.cases:  # type: ignore[attr-defined]
                 self._bind_cold_body(case.body)
 
@@ -797,9 +782,7 @@ class Analysis(ast.NodeVisitor):
         if getattr(node, "name", None):  # a capture pattern binds the name
             self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
 
-    def visit_MatchStar(self, node: ast.AST) -> None:
-        if getattr(node, "name", None):
-            self.bind(node.name, Binding(None, "other"))  # type: ignore[attr-defined]
+    visit_MatchStar = visit_MatchAs  # ``*rest`` in a sequence pattern: no children, a name
 
     def visit_MatchMapping(self, node: ast.AST) -> None:
         self.generic_visit(node)
@@ -876,9 +859,7 @@ class Analysis(ast.NodeVisitor):
         self._visit_expr(node.iter)
         self._visit_expr(node.target)
         self._bind_loop_target(node.target)
-        for statement in [*node.body, *node.orelse]:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements([*node.body, *node.orelse], node)
 
     visit_AsyncFor = visit_For  # type: ignore[assignment]
 
@@ -888,9 +869,7 @@ class Analysis(ast.NodeVisitor):
             if item.optional_vars is not None:
                 self._visit_expr(item.optional_vars)
                 self._bind_loop_target(item.optional_vars)
-        for statement in node.body:
-            self.parents[statement] = node
-            self._visit_statement(statement)
+        self._visit_statements(node.body, node)
 
     visit_AsyncWith = visit_With  # type: ignore[assignment]
 

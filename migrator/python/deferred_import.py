@@ -168,9 +168,7 @@ def _allowed(node: ast.AST, name: str, function: ast.AST | None, users: list) ->
         return (node.asname or node.name).partition(".")[0] != name and node.name != name
     if isinstance(node, (ast.Global, ast.Nonlocal)):
         return name not in node.names
-    if isinstance(node, ast.ClassDef):
-        return node.name != name
-    if isinstance(node, ast.ExceptHandler):
+    if isinstance(node, (ast.ClassDef, ast.ExceptHandler)):
         return node.name != name
     for field in ("name", "rest"):  # match captures: MatchAs, MatchStar, MatchMapping
         if type(node).__name__.startswith("Match") and getattr(node, field, None) == name:

@@ -17,11 +17,11 @@ checks a new import on those releases. Both anchor a TODO with :func:`anchor_lin
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from functools import cache
 
 from migrator import catalog
-from migrator.python.names import IMPORT_ERROR_NAMES
+from migrator.python.names import IMPORT_ERROR_NAMES, catches
 
 
 @cache
@@ -35,9 +35,7 @@ def catalog_names(target: str) -> frozenset[str]:
         if target in entry.exists:
             present.extend(entry.names)
         for name in present:
-            if name is None:
-                continue
-            while name:
+            while name:  # None: nothing serves
                 names.add(name)
                 name = name.rpartition(".")[0]
     return frozenset(names)
@@ -93,16 +91,14 @@ def statements(tree: ast.Module, lines: tuple[int, ...] | None = None):  # -> It
             stack.extend(n for n in reversed(case.body) if holds(n))
 
 
-def anchor_lines(tree: ast.Module | None, lines: set[int]) -> dict[int, int]:
+def anchor_lines(tree: ast.Module, lines: set[int]) -> dict[int, int]:
     """For each of ``lines``: the first line of the innermost statement holding it (its
     first decorator for a definition; of statements starting on one line, the outermost, so
     that a decorated one-line ``def`` gets its TODO above the decorator), where a TODO about
     that line goes. One walk."""
-    from bisect import bisect_left, bisect_right
-
     wanted = sorted(lines)
     best: dict[int, ast.stmt] = {}
-    for node in statements(tree, tuple(wanted)) if tree is not None and wanted else ():
+    for node in statements(tree, tuple(wanted)):
         for line in wanted[bisect_left(wanted, node.lineno):bisect_right(wanted, node.end_lineno or node.lineno)]:
             if line not in best or node.lineno > best[line].lineno:
                 best[line] = node
@@ -115,16 +111,6 @@ def first_line(statement: ast.stmt) -> int:
     """The line a TODO about ``statement`` goes above: its first decorator's for a definition."""
     decorators = getattr(statement, "decorator_list", None)
     return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
-
-
-def _catches_import_errors(node: ast.Try) -> bool:
-    for handler in node.handlers:
-        kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        for kind in kinds:
-            name = getattr(kind, "id", None) or getattr(kind, "attr", None)
-            if name in IMPORT_ERROR_NAMES:
-                return True
-    return False
 
 
 def _sglang_imports(body: list[ast.stmt]) -> list[str]:
@@ -162,7 +148,8 @@ def branches(tree: ast.Module, releases: tuple[str, ...], lines: tuple[int, ...]
     found = [Branch(first, last, reached or (), False, reached is None)
              for first, last, reached in version_branches(statements(tree, lines), releases)]
     for node in statements(tree, lines):
-        if not isinstance(node, ast.Try) or not node.handlers or not _catches_import_errors(node):
+        if not isinstance(node, ast.Try) or not any(
+                handler.type is not None and catches(handler, IMPORT_ERROR_NAMES) for handler in node.handlers):
             continue
         names = _sglang_imports(node.body)
         if not names:

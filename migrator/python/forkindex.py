@@ -44,7 +44,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.imports import resolve_relative
 from migrator.base.records import record
-from migrator.python.names import IMPORT_ERRORS, class_ancestors
+from migrator.python.names import IMPORT_ERRORS, catches, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,9 +114,7 @@ def v1_try_fallbacks(statement: ast.Try) -> list[tuple[str, ast.stmt]]:
     """(name, assignment) bound in the ``except ImportError`` branches of ``statement``."""
     found: list[tuple[str, ast.stmt]] = []
     for handler in statement.handlers:
-        types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-        if handler.type is not None and not any(
-                (getattr(t, "id", None) or getattr(t, "attr", None)) in IMPORT_ERRORS for t in types):
+        if not catches(handler, IMPORT_ERRORS):
             continue
         for child in handler.body:
             if isinstance(child, (ast.Assign, ast.AnnAssign)):

@@ -38,8 +38,8 @@ from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
-from migrator.python.fallbacks import anchor_lines, catalog_names
-from migrator.python.names import all_assignments
+from migrator.python.fallbacks import anchor_lines, branch_at, branches, catalog_names
+from migrator.python.names import TRY_STATEMENTS, all_assignments
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -124,8 +124,6 @@ def problems(before: str, after: str, target: str | tuple[str, ...], module_name
             missing = _missing_in(dotted, releases[0])
         else:
             if fallbacks is None:
-                from migrator.python.fallbacks import branches
-
                 fallbacks = branches(new_tree, releases)
             missing = _missing_over(dotted, line, releases, fallbacks)
         if missing:
@@ -277,14 +275,14 @@ def _through(body: list[ast.stmt]) -> tuple[set[str], bool]:
     for statement in body:
         if isinstance(statement, ast.If):
             paths = [statement.body, statement.orelse]
-        elif isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(statement, TRY_STATEMENTS):
             paths = [statement.body + statement.orelse, *(handler.body for handler in statement.handlers)]
         elif isinstance(statement, (ast.With, ast.AsyncWith)):
             paths = [statement.body]
             bound |= {n for item in statement.items if item.optional_vars for n in _target_names(item.optional_vars)}
         elif isinstance(statement, (ast.Raise, ast.Return)):
             return bound, False
-        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, getattr(ast, "Match", ast.If))):
+        elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While, ast.Match)):
             continue  # a loop body may not run; a match may have no matching case
         else:
             bound |= _bound_by(statement)
@@ -297,7 +295,7 @@ def _through(body: list[ast.stmt]) -> tuple[set[str], bool]:
         if met is None:
             return bound, False
         bound |= met
-        if isinstance(statement, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if isinstance(statement, TRY_STATEMENTS):
             bound |= _through(statement.finalbody)[0]
     return bound, True
 
@@ -420,7 +418,6 @@ def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: 
     of a ``try`` guarding imports, on one of ``releases``; in a handler, on each release it
     serves; elsewhere on each of ``releases``."""
     from migrator.catalog.target import label
-    from migrator.python.fallbacks import branch_at
 
     branch = branch_at(fallbacks, line)
     if branch is not None and branch.is_body:

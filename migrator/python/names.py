@@ -17,6 +17,18 @@ IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
 #: ``AttributeError`` for ``module.Name`` and a removed member (the shim's removed-attribute
 #: error is one). A version guard, and an optional reference in ``verify``, catch either.
 MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
+#: The statements with ``except`` handlers: ``try``, and ``try``/``except*`` from Python 3.11.
+TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+def catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:
+    """Whether ``handler`` catches one of ``errors``, named bare or as an attribute
+    (``except (ValueError, builtins.ImportError)``): the one reading of a handler's types. A
+    bare ``except:`` catches everything; a caller that wants it named tests ``handler.type``."""
+    if handler.type is None:
+        return True
+    kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any((getattr(kind, "id", None) or getattr(kind, "attr", None)) in errors for kind in kinds)
 
 
 def class_ancestors(qualname: str, bases_of: Callable[[str], Iterable[str]]) -> frozenset[str]:

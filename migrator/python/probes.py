@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.names import IMPORT_ERRORS
+from migrator.python.names import IMPORT_ERRORS, catches
 
 IMPORTERS = frozenset({"import_module", "__import__"})
 #: module look-ups that are tests wherever they stand (importlib.util, pkgutil)
@@ -53,11 +53,7 @@ class _Finder(ast.NodeVisitor):
         self.tested -= 1
 
     def visit_Try(self, node: ast.Try) -> None:
-        catches = any(handler.type is None or any(
-            (getattr(kind, "id", None) or getattr(kind, "attr", None)) in IMPORT_ERRORS
-            for kind in (handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]))
-            for handler in node.handlers)
-        if catches:
+        if any(catches(handler, IMPORT_ERRORS) for handler in node.handlers):
             self._tested(node.body)
         else:
             for statement in node.body:

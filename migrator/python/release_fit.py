@@ -68,10 +68,10 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
     fallbacks settled (see the module docstring). ``source``: the text of ``tree``; the tree
     is walked only where the text holds a fallback, version test or probe word. ``lines``:
     the source's lines as Python numbers them (the analysis has them), else split here."""
-    if tree is None or not any(f.fix is not None and f.fix.applicability != "manual" for f in findings):
-        return findings
     fixable_lines = tuple(sorted({f.span.start.line for f in findings
                                   if f.fix is not None and f.fix.applicability != "manual"}))
+    if tree is None or not fixable_lines:
+        return findings
     found = branches(tree, releases, fixable_lines) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
@@ -83,7 +83,7 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             decided.append((finding, None, None))
             continue
         if probes is None:
-            from migrator.python.probes import probe_literals
+            from migrator.python.probes import probe_at, probe_literals
 
             if lines is None:
                 from migrator.base.lines import split_lines
@@ -92,7 +92,7 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             # a probe tests a string: only a fix starting at a quote can rewrite one
             in_literal = any(_in_literal(f, lines) for f in findings)
             probes = probe_literals(tree) if in_literal and any(word in source for word in _PROBE_WORDS) else {}
-        probe = _probe(probes, finding)
+        probe = probe_at(probes, finding.span.start.line, finding.span.start.column) if probes else None
         if probe is not None:
             decided.append((finding, entry, _probe_detail(entry, probe, releases)))
             continue
@@ -137,12 +137,6 @@ def _local_rename(fix: Fix, entry: catalog.Entry, scope: tuple[str, ...]) -> boo
     leaves = {(entry.replacement_for(release) or "").rpartition(".")[2] for release in scope}
     return (len(leaves) == 1 and "" not in leaves and bool(fix.edits)
             and all(isinstance(e, Replace) and e.text in leaves for e in fix.edits))
-
-
-def _probe(probes: dict, finding: Finding) -> str | None:
-    from migrator.python.probes import probe_at
-
-    return probe_at(probes, finding.span.start.line, finding.span.start.column) if probes else None
 
 
 def _probe_detail(entry: catalog.Entry, probe: str, releases: tuple[str, ...]) -> str:

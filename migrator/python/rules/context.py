@@ -164,13 +164,18 @@ def removed_members() -> dict[str, list[catalog.Entry]]:
     return table
 
 
+def enclosing_function(ctx: RuleContext, node: ast.AST | None) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The innermost function definition holding ``node`` (``node`` itself if it is one);
+    None at module level."""
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        node = ctx.analysis.parents.get(node)
+    return node
+
+
 def assigned_values(ctx: RuleContext, name: ast.Name) -> list[ast.expr]:
     """The values ``name`` is assigned (``name = value``) by statements of the function (or
     module) body around it, in order: what a local alias may stand for."""
-    scope = ctx.analysis.parents.get(name)
-    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        scope = ctx.analysis.parents.get(scope)
-    body = scope.body if scope is not None else ctx.analysis.tree.body  # type: ignore[union-attr]
+    body = (enclosing_function(ctx, name) or ctx.analysis.tree).body
     return [statement.value for statement in body if isinstance(statement, ast.Assign)
             and any(isinstance(t, ast.Name) and t.id == name.id for t in statement.targets)]
 

@@ -17,7 +17,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Span
-from migrator.python.rules.context import Rule, RuleContext, entry_for_member, literal_with
+from migrator.python.rules.context import Rule, RuleContext, enclosing_function, entry_for_member, literal_with
 
 _LOADERS = ("importlib.import_module", "__import__")
 _MEMBER_CODES = ("DFM105", "DFM106", "DFM107", "DFM108")
@@ -66,18 +66,12 @@ def _uses(ctx: RuleContext, value: ast.expr) -> list[ast.Attribute]:
     if isinstance(parent, ast.Attribute) and parent.value is value:
         return [parent]
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        return _name_uses(_enclosing_body(ctx, parent), parent.targets[0].id)
+        return _name_uses(enclosing_function(ctx, parent) or ctx.analysis.tree, parent.targets[0].id)
     if isinstance(parent, ast.Call) and value in parent.args and isinstance(parent.func, ast.Name):
         function = _function(ctx, parent.func.id)
         if function is not None and parent.args.index(value) < len(function.args.args):
             return _name_uses(function, function.args.args[parent.args.index(value)].arg)
     return []
-
-
-def _enclosing_body(ctx: RuleContext, node: ast.AST) -> ast.AST:
-    while node in ctx.analysis.parents and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        node = ctx.analysis.parents[node]
-    return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ctx.analysis.tree
 
 
 def _function(ctx: RuleContext, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
@@ -115,7 +109,7 @@ def _check_module_use(ctx: RuleContext, use: ast.Attribute, renamed: bool) -> No
     members = [ctx.analysis.parents.get(use)]
     parent = ctx.analysis.parents.get(use)
     if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name):
-        members = _name_uses(_enclosing_body(ctx, parent), parent.targets[0].id)
+        members = _name_uses(enclosing_function(ctx, parent) or ctx.analysis.tree, parent.targets[0].id)
     for member in members:
         if isinstance(member, ast.Attribute) and (member.value is use or isinstance(member.value, ast.Name)):
             member_entry = entry_for_member(classes, member.attr, _MEMBER_CODES, ctx)

@@ -56,8 +56,8 @@ def _member(ctx: RuleContext, node: ast.Attribute, qualname: str, via: tuple[tup
 
 
 def _name(ctx: RuleContext, node: ast.Name, qualname: str, via: tuple[tuple[str, int], ...]) -> None:
-    entry = catalog.matching_entry(qualname)
-    if entry is None or ctx.entry(entry.code) is None:
+    entry = ctx.entry_named(qualname)
+    if entry is None:
         return
     short = qualname.rpartition(".")[2]
     if entry.replacement_for(ctx.target) is None:

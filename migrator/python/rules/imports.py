@@ -23,6 +23,7 @@ from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Replace, Span
 from migrator.python.analysis import ImportedName, ImportFromInfo, rename_qualname
 from migrator.python.deferred_import import movable, move_into_functions, name_cut
+from migrator.python.names import TRY_STATEMENTS
 from migrator.python.rules.context import Rule, RuleContext
 
 
@@ -85,7 +86,7 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
     node = statement
     while node is not None:  # inside an existing fallback, the release fit decides per branch
         node = analysis.parents.get(node)
-        if isinstance(node, ast.Try) or (hasattr(ast, "TryStar") and isinstance(node, ast.TryStar)):
+        if isinstance(node, TRY_STATEMENTS):
             return False
         if isinstance(node, ast.If) and mentions_version(node.test):
             return False

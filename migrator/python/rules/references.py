@@ -41,8 +41,8 @@ def check(ctx: RuleContext) -> None:
         _check_type_comments(ctx)
 
 
-_TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)(.+?)\s*$")
-_TYPE_COMMENT_LINE = re.compile(r"#\s*type:\s*(?!ignore\b)(.+?)\s*$", re.MULTILINE)
+#: a comment token holds no line break, so the one pattern serves it and the whole source
+_TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)(.+?)\s*$", re.MULTILINE)
 _WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w.])")
 
 
@@ -54,7 +54,7 @@ def _check_type_comments(ctx: RuleContext) -> None:
                  if binding.qualname is not None and binding.follows_rename and not binding.guarded}
     # tokenize is ~10x the cost of the analysis on a large file: run it only where a line
     # that looks like a type comment names a renamed binding (tokenize then decides).
-    if not any(word in renamable for found in _TYPE_COMMENT_LINE.findall(ctx.analysis.source)
+    if not any(word in renamable for found in _TYPE_COMMENT.findall(ctx.analysis.source)
                for word in _WORD.findall(found)):
         return
     import io
@@ -71,9 +71,9 @@ def _check_type_comments(ctx: RuleContext) -> None:
         text = token.string
         found = None
         for word in set(_WORD.findall(match.group(1))):
-            binding = scope.names.get(word)
-            if binding is None or binding.qualname is None or not binding.follows_rename or binding.guarded:
+            if word not in renamable:
                 continue
+            binding = scope.names[word]
             entry = ctx.entry_named(binding.qualname)
             new_local = rename_qualname(binding.qualname, ctx.target).rpartition(".")[2]
             if entry is None or entry.replacement_for(ctx.target) is None or new_local == word:
@@ -100,11 +100,8 @@ def _drop_emptied_imports(ctx: RuleContext, uses: dict[int, int], moved_through:
             continue
         finding, binding = pairs[-1]
         statement = _single_import_of(ctx, binding)
-        removal: RemoveStatement | RemoveImportName | None = None
-        if statement is not None:
-            removal = RemoveStatement(ctx.span_of(statement))
-        else:
-            removal = _name_removal(ctx, binding)
+        removal: RemoveStatement | RemoveImportName | None = (
+            RemoveStatement(ctx.span_of(statement)) if statement is not None else _name_removal(ctx, binding))
         if removal is None:
             continue
         fix = finding.fix

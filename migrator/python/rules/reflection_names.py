@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import cache
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, removed_members
+from migrator.python.rules.context import Rule, RuleContext, enclosing_function, removed_members
 
 
 def check(ctx: RuleContext) -> None:
@@ -126,11 +126,9 @@ def _literal(ctx: RuleContext, loop: ast.AST, node: ast.expr) -> ast.expr | None
         return node
     name = node.id
     bodies = [ctx.analysis.tree.body]
-    node: ast.AST | None = loop
-    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        node = ctx.analysis.parents.get(node)
-    if node is not None:
-        bodies.append(node.body)  # type: ignore[attr-defined]
+    function = enclosing_function(ctx, loop)
+    if function is not None:
+        bodies.append(function.body)
     values = [statement.value for body in bodies for statement in body
               if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None
               and any(isinstance(t, ast.Name) and t.id == name

@@ -25,7 +25,7 @@ def check(ctx: RuleContext) -> None:
         return
     analysis = ctx.analysis
     for node in _module_level_tries(analysis.tree.body):
-        if analysis.is_guarded(node) or id(node) in analysis.guarded_nodes:
+        if analysis.is_guarded(node):
             continue
         failing = [(statement, qualname, found) for statement, qualname in
                    v1_imports(node, analysis.module_name, analysis.is_package)
