@@ -98,6 +98,12 @@ def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, co
     return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
 
 
+def env_findings(path: str, line_no: int, text: str, fix: Fix | None, shift: int = 0) -> list[Finding]:
+    """A finding with ``fix`` at each mention of the variable in ``text``, which starts at
+    column ``shift`` of line ``line_no``."""
+    return [finding(path, line_no, shift + m.start(), shift + m.end(), fix) for m in ENV_RE.finditer(text)]
+
+
 def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
     return Fix("manual", (InsertComment(line, todo(detail, entry)),))
 

@@ -111,18 +111,14 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         if ins.keyword not in ("ENV", "ARG") or not commands:
             for offset, line in enumerate(ins.masked):
-                for m in _core.ENV_RE.finditer(line):
-                    found.append(_core.finding(path, ins.first + offset, m.start(), m.end(),
-                                               _core.todo_fix(ins.first, _core.READ_REF)))
+                found += _core.env_findings(path, ins.first + offset, line, _core.todo_fix(ins.first, _core.READ_REF))
             continue
         words = [w for c in commands for w in c.words]
         legacy = "=" not in words[0].value
         for w in words[:1] if legacy else words:
             name, _, value = w.value.partition("=")
-            if name != _core.ENV:
-                for m in _core.ENV_RE.finditer(w.raw):  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
-                    found.append(_core.finding(path, w.line, w.start + m.start(), w.start + m.end(),
-                                               _core.todo_fix(ins.first, _core.READ_REF)))
+            if name != _core.ENV:  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
+                found += _core.env_findings(path, w.line, w.raw, _core.todo_fix(ins.first, _core.READ_REF), w.start)
                 continue
             if legacy:
                 value = " ".join(x.value for x in words[1:])

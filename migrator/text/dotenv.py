@@ -40,8 +40,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if m := _SETTING.match(line):
             out.append(setting_finding(path, number, m.start(1), m.group(2)))
             continue
-        for m in _core.ENV_RE.finditer(line):
-            out.append(_core.finding(path, number, m.start(), m.end(), _core.todo_fix(number, _core.READ_REF)))
+        out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.READ_REF))
     return out
 
 

@@ -352,8 +352,7 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
                                          _core.todo_fix(cmd.first_line or w.line, _core.READ_REF)))
     for number in sorted(heredoc_lines):
         if number <= len(lines):  # text a script writes somewhere: reported, never edited
-            out += [_core.finding(path, number, m.start(), m.end(), Fix("manual", ()))
-                    for m in _core.ENV_RE.finditer(lines[number - 1])]
+            out += _core.env_findings(path, number, lines[number - 1], Fix("manual", ()))
     return out
 
 

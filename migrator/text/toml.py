@@ -66,12 +66,11 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if not _core.ENV_RE.search(line):
             continue
         if number in inside:  # text of a string (a script, a message): reported, never edited as a key
-            out += [_core.finding(path, number, r.start(), r.end(), Fix("manual", ())) for r in _core.ENV_RE.finditer(line)]
+            out += _core.env_findings(path, number, line, Fix("manual", ()))
             continue
         m = _KEY.match(line)
         if not m:
-            for r in _core.ENV_RE.finditer(line):
-                out.append(_core.finding(path, number, r.start(), r.end(), _core.todo_fix(number, _core.UNKNOWN_VALUE)))
+            out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.UNKNOWN_VALUE))
             continue
         value = m.group(3)
         parsed = catalog.sglang_bool(unquote(value)) if not value.startswith(("[", "{")) else None

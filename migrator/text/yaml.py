@@ -27,6 +27,7 @@ from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
 from migrator.text import _core, _guard, shell
 from migrator.text._shellparse import split
+from migrator.text.dotenv import unquote
 
 E = re.escape(_core.ENV)
 _Q = r"""["']?"""
@@ -45,11 +46,6 @@ def _indent(line: str) -> int:
 def _blank(line: str) -> bool:
     s = line.strip()
     return not s or s.startswith("#")
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
 
 
 class _Lines:
@@ -139,7 +135,7 @@ class _Lines:
 def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: str | None,
              key: int | None, empty_marker: str) -> Finding:
     """A finding for the setting on lines first..last (0-based) under parent ``key``."""
-    parsed = None if value is None or "$" in value else catalog.sglang_bool(_unquote(value))
+    parsed = None if value is None or "$" in value else catalog.sglang_bool(unquote(value))
     removal: list = [RemoveStatement(Span.of(first + 1, 0, last + 1, 0))]
     if key is not None and index.only_children(key, first, last):
         end = len(index.lines[key].rstrip(_core.BREAKS).rstrip())
@@ -212,8 +208,8 @@ class _Structure:
             self.inside.update(range(start.line + 1, last + 1))
             if node.style == "|" and under in SCRIPT_KEYS:
                 self.script_lines.update(range(start.line + 1, last + 1))
-            if node.style == "|" and under in SCRIPT_KEYS and _core.ENV in node.value:
-                self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
+                if _core.ENV in node.value:
+                    self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
         elif _core.ENV in node.value:
             (self.keys if is_key else self.scalars).add(start.line)
 
