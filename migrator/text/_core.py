@@ -28,6 +28,8 @@ LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
 FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.by_name()[ENV]
 _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
+#: What a module that reads settings of the variable and launch commands emits itself.
+ENV_AND_FLAG_CODES = (ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag"))
 BOM = "\ufeff"
 #: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
 BREAKS = "\r\n\x85\u2028\u2029"
@@ -96,6 +98,12 @@ def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, co
             message: str | None = None) -> Finding:
     msg = message or catalog.get(code).message
     return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
+
+
+def kept_fix(line: int, parsed: bool | None) -> Fix:
+    """The TODO above ``line`` for a setting that stays: a falsy one (``parsed`` False) with
+    no launch to move the flag to, or one whose value is not known to be true or false."""
+    return todo_fix(line, FALSY_NO_LAUNCH if parsed is False else UNKNOWN_VALUE)
 
 
 def env_findings(path: str, line_no: int, text: str, fix: Fix | None, shift: int = 0) -> list[Finding]:
@@ -184,7 +192,7 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
     where the file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings
+    from migrator.base.suppressions import filter_findings, syntax_of
 
     try:
         text = data.decode("utf-8")
@@ -197,8 +205,6 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     if rule.dotted_names:
         found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
-    from migrator.base.suppressions import syntax_of
-
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,

@@ -138,7 +138,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
-                fix = _core.todo_fix(ins.first, _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE)
+                fix = _core.kept_fix(ins.first, parsed)
             found.append(_core.finding(path, w.line, col, col + len(_core.ENV), fix))
     return found
 
@@ -198,5 +198,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
 
 
-RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("dockerfile", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       embeds=("shell",), reader="shell")

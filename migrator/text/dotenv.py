@@ -27,8 +27,7 @@ def setting_finding(path: str, line_no: int, col: int, value: str | None) -> Fin
     end = col + len(_core.ENV)
     if parsed is True:
         return _core.finding(path, line_no, col, end, Fix("safe", (RemoveStatement(Span.of(line_no, 0, line_no, 0)),), ""))
-    detail = _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE
-    return _core.finding(path, line_no, col, end, _core.todo_fix(line_no, detail))
+    return _core.finding(path, line_no, col, end, _core.kept_fix(line_no, parsed))
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:

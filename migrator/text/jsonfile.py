@@ -35,4 +35,4 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze)
 
 
-RULE = _core.TextRule("jsonfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True, fixes=False)
+RULE = _core.TextRule("jsonfile", _core.ENV_AND_FLAG_CODES, dotted_names=True, fixes=False)

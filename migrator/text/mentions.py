@@ -21,6 +21,8 @@ comment syntax is known; positions are kept (blanked text becomes spaces).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from migrator import catalog
 from migrator.base.model import Finding, Fix, Span
 from migrator.catalog.mentions import MARKERS, patterns, spelling_start
@@ -45,14 +47,10 @@ def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # n
     return out
 
 
-def text_findings(path: str, text: str, ctx, lines: range | None = None) -> list[Finding]:  # noqa: ANN001
-    """Findings in ``text`` (comments already blanked), optionally only on some 0-based lines."""
-    split = text.split("\n")
-    chosen = lines if lines is not None else range(len(split))
-    out: list[Finding] = []
-    for index in chosen:
-        out += line_findings(path, index + 1, split[index].rstrip("\r"), ctx)
-    return out
+def text_findings(path: str, text: str, ctx, skip: Container[int] = frozenset()) -> list[Finding]:  # noqa: ANN001
+    """Findings in ``text`` (comments already blanked), except on the lines (1-based) in ``skip``."""
+    return [f for number, line in enumerate(text.split("\n"), start=1) if number not in skip
+            for f in line_findings(path, number, line.rstrip("\r"), ctx)]
 
 
 def without_covered(findings: list[Finding]) -> list[Finding]:

@@ -186,7 +186,7 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
         return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}", exc.line, exc.column))
     bom = text[: len(text) - len(text.lstrip(_core.BOM))]
     text = text[len(bom):]
-    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    starts = _line_starts(text)
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)

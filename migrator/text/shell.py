@@ -339,10 +339,8 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
                     fix = _anchored(Fix("safe", tuple(edits), _core.FLAG), anchor)
                     out.append(_core.finding(path, line, col, span_end, fix))
                     continue
-                detail = _core.FALSY_NO_LAUNCH
-            else:
-                detail = _core.UNKNOWN_VALUE
-            out.append(_core.finding(path, line, col, span_end, _core.todo_fix(anchor, detail)))
+            # a setting that cannot be cut out of its line is reported as of an unknown value
+            out.append(_core.finding(path, line, col, span_end, _core.kept_fix(anchor, value if removal else None)))
         for w in words:
             if id(w) in handled:
                 continue
@@ -407,5 +405,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=_guard.shell, regions=regions)
 
 
-RULE = _core.TextRule("shell", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       reader="shell")

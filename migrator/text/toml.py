@@ -85,8 +85,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if sites or satisfied:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
-            detail = _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE
-            out.append(_core.finding(path, number, col, end, _core.todo_fix(number, detail)))
+            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed)))
     return out
 
 
@@ -99,5 +98,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=_guard.toml, regions=regions)
 
 
-RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       reader="shell")
