@@ -83,10 +83,6 @@ class TextRule(NamedTuple):
     reader: str = "python"
 
 
-def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
-    return catalog.todo_comment(entry, detail)
-
-
 FALSY_NO_LAUNCH = (
     f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; pass `{FLAG}` to `{LAUNCH}` where this applies"
 )
@@ -94,10 +90,9 @@ UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was 
 READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
 
 
-def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = ENV_ENTRY.code,
-            message: str | None = None) -> Finding:
-    msg = message or catalog.get(code).message
-    return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
+def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Finding:
+    """A finding of the variable (``ENV_ENTRY``) on ``line``."""
+    return Finding(path, Span.of(line, col, line, end_col), ENV_ENTRY.code, ENV_ENTRY.message, fix)
 
 
 def kept_fix(line: int, parsed: bool | None) -> Fix:
@@ -112,8 +107,8 @@ def env_findings(path: str, line_no: int, text: str, fix: Fix | None, shift: int
     return [finding(path, line_no, shift + m.start(), shift + m.end(), fix) for m in ENV_RE.finditer(text)]
 
 
-def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
-    return Fix("manual", (InsertComment(line, todo(detail, entry)),))
+def todo_fix(line: int, detail: str) -> Fix:
+    return Fix("manual", (InsertComment(line, catalog.todo_comment(ENV_ENTRY, detail)),))
 
 
 #: ``"sglang.launch_server"`` as an item of a list (TOML array, YAML flow sequence).
@@ -137,7 +132,7 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
         new = entry.replacement_for(ctx.target)
         for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
             span = Span.of(line_no, m.start(), line_no, m.end())
-            fix = Fix(entry.fix, (Replace(span, new),) if rewrite and new else (), new) if new else None
+            fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
             out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
 

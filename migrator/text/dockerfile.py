@@ -42,7 +42,7 @@ def instructions(lines: list[str]) -> list[Instruction]:
     while i < len(lines):
         text = lines[i].rstrip("\r\n")
         m = _INSTRUCTION.match(text)
-        if not text.strip() or text.lstrip().startswith("#") or not m:
+        if not m:  # a blank or comment line
             i += 1
             continue
         masked = [" " * m.end(2) + text[m.end(2):]]

@@ -33,8 +33,8 @@ def setting_finding(path: str, line_no: int, col: int, value: str | None) -> Fin
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     out: list[Finding] = []
     for number, raw in enumerate((line.rstrip("\r\n") for line in _core.split_lines(text)), start=1):
-        line = _core.strip_comment(raw)
-        if line.lstrip().startswith("#") or not _core.ENV_RE.search(line):
+        line = _core.strip_comment(raw)  # a comment line is blank now
+        if not _core.ENV_RE.search(line):
             continue
         if m := _SETTING.match(line):
             out.append(setting_finding(path, number, m.start(1), m.group(2)))

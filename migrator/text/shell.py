@@ -357,7 +357,7 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
 def _anchored(fix: Fix, line: int) -> Fix:
     """``fix`` with the TODO it becomes when not applied (``fallback``): above the first line
     of its command, where the text-fix guard puts its TODO should it refuse the fix."""
-    return fix._replace(fallback=(InsertComment(line, _core.todo()),))
+    return fix._replace(fallback=(InsertComment(line, catalog.todo_comment(_core.ENV_ENTRY)),))
 
 
 def _position_in(word: Word, offset: int, lines: list[str]) -> tuple[int, int]:
