@@ -43,7 +43,7 @@ def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # n
             for match in pattern.finditer(line):
                 start = spelling_start(match, packages)
                 if start is not None:
-                    out.append(_finding(path, number, start, match.end(), code))
+                    out.append(manual_finding(path, number, start, match.end(), code))
     return out
 
 
@@ -68,8 +68,10 @@ def without_covered(findings: list[Finding]) -> list[Finding]:
             or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in by_line.get(f.span.start.line, ()))]
 
 
-def _finding(path: str, number: int, start: int, end: int, code: str) -> Finding:
-    return Finding(path, Span.of(number, start, number, end), code, catalog.get(code).message, Fix("manual", ()))
+def manual_finding(path: str, number: int, start: int, end: int, code: str, message: str | None = None) -> Finding:
+    """A report-only finding of ``code`` on line ``number``, with the catalog's message unless ``message``."""
+    return Finding(path, Span.of(number, start, number, end), code, message or catalog.get(code).message,
+                   Fix("manual", ()))
 
 
 # ---- comments -----------------------------------------------------------------------
