@@ -79,8 +79,8 @@ class _Launches:
 
     def after(self, n: int) -> list[shell.Site]:
         if self._indices is None:
-            self._sites = {i: _sites(ins) for i, ins in enumerate(self.program) if ins.keyword in ("RUN", "CMD", "ENTRYPOINT")}
-            self._indices = [i for i, sites in sorted(self._sites.items()) if sites]
+            self._sites = [_sites(ins) for ins in self.program]
+            self._indices = [i for i, sites in enumerate(self._sites) if sites]
             self._stage_end = [len(self.program)] * len(self.program)
             end = len(self.program)
             for i in range(len(self.program) - 1, -1, -1):

@@ -236,9 +236,9 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
         line = _core.strip_comment(raw.rstrip(_core.BREAKS))
         if "--" in line:
             out += _core.cli_flag_findings(path, i + 1, line, ctx)
-        if not _core.ENV_RE.search(line):
+        if (mention := _core.ENV_RE.search(line)) is None:
             continue
-        col = _core.ENV_RE.search(line).start()
+        col = mention.start()
         if index is None:
             index = _Lines(lines, "\r\n" if "\r\n" in text else "\n")
         structured = not structure.parsed or (i not in structure.inside and (i in structure.keys or i in structure.scalars))
