@@ -28,6 +28,8 @@ LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
 FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.by_name()[ENV]
 _CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
+#: What a module that reads settings of the variable and launch commands emits itself.
+ENV_AND_FLAG_CODES = (ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag"))
 BOM = "\ufeff"
 #: Every character some reader ends a line with (``line.rstrip(BREAKS)``: the line's text).
 BREAKS = "\r\n\x85\u2028\u2029"
@@ -81,10 +83,6 @@ class TextRule(NamedTuple):
     reader: str = "python"
 
 
-def todo(detail: str | None = None, entry: catalog.Entry = ENV_ENTRY) -> str:
-    return catalog.todo_comment(entry, detail)
-
-
 FALSY_NO_LAUNCH = (
     f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; pass `{FLAG}` to `{LAUNCH}` where this applies"
 )
@@ -92,14 +90,25 @@ UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was 
 READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
 
 
-def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None, *, code: str = ENV_ENTRY.code,
-            message: str | None = None) -> Finding:
-    msg = message or catalog.get(code).message
-    return Finding(path, Span.of(line, col, line, end_col), code, msg, fix)
+def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Finding:
+    """A finding of the variable (``ENV_ENTRY``) on ``line``."""
+    return Finding(path, Span.of(line, col, line, end_col), ENV_ENTRY.code, ENV_ENTRY.message, fix)
 
 
-def todo_fix(line: int, detail: str, entry: catalog.Entry = ENV_ENTRY) -> Fix:
-    return Fix("manual", (InsertComment(line, todo(detail, entry)),))
+def kept_fix(line: int, parsed: bool | None) -> Fix:
+    """The TODO above ``line`` for a setting that stays: a falsy one (``parsed`` False) with
+    no launch to move the flag to, or one whose value is not known to be true or false."""
+    return todo_fix(line, FALSY_NO_LAUNCH if parsed is False else UNKNOWN_VALUE)
+
+
+def env_findings(path: str, line_no: int, text: str, fix: Fix | None, shift: int = 0) -> list[Finding]:
+    """A finding with ``fix`` at each mention of the variable in ``text``, which starts at
+    column ``shift`` of line ``line_no``."""
+    return [finding(path, line_no, shift + m.start(), shift + m.end(), fix) for m in ENV_RE.finditer(text)]
+
+
+def todo_fix(line: int, detail: str) -> Fix:
+    return Fix("manual", (InsertComment(line, catalog.todo_comment(ENV_ENTRY, detail)),))
 
 
 #: ``"sglang.launch_server"`` as an item of a list (TOML array, YAML flow sequence).
@@ -123,7 +132,7 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
         new = entry.replacement_for(ctx.target)
         for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
             span = Span.of(line_no, m.start(), line_no, m.end())
-            fix = Fix(entry.fix, (Replace(span, new),) if rewrite and new else (), new) if new else None
+            fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
             out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
 
@@ -178,7 +187,7 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
     where the file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings
+    from migrator.base.suppressions import filter_findings, syntax_of
 
     try:
         text = data.decode("utf-8")
@@ -191,8 +200,6 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     if rule.dotted_names:
         found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
-    from migrator.base.suppressions import syntax_of
-
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,

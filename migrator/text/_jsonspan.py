@@ -11,8 +11,10 @@ the cell, and the cells after it keep their own positions.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from migrator.base.records import record
@@ -94,12 +96,7 @@ class _Scanner:
             self.pos = m.end()
 
     def _object(self, path: tuple) -> None:
-        self.pos += 1
-        self.ws()
-        if self.text[self.pos:self.pos + 1] == "}":
-            self.pos += 1
-            return
-        while True:
+        def member(_: int) -> None:
             self.ws()
             m = _STRING.match(self.text, self.pos)
             if m is None:
@@ -110,29 +107,27 @@ class _Scanner:
             if len(path) == 2 and path[0] == "cells" and key == "source":
                 self.sources[path[1]] = []  # a repeated key: json keeps the last one, so do we
             self.value((*path, key))
-            self.ws()
-            if self.text[self.pos:self.pos + 1] == ",":
-                self.pos += 1
-                continue
-            self.expect("}")
-            return
+
+        self._members("}", member)
 
     def _array(self, path: tuple) -> None:
+        self._members("]", lambda index: self.value((*path, index)))
+
+    def _members(self, close: str, member: Callable[[int], None]) -> None:
+        """The comma-separated members of the object or array opening at ``pos``, up to
+        ``close``: ``member(i)`` reads the i-th."""
         self.pos += 1
         self.ws()
-        if self.text[self.pos:self.pos + 1] == "]":
+        if self.text[self.pos:self.pos + 1] == close:
             self.pos += 1
             return
-        index = 0
-        while True:
-            self.value((*path, index))
-            index += 1
+        for index in itertools.count():
+            member(index)
             self.ws()
-            if self.text[self.pos:self.pos + 1] == ",":
-                self.pos += 1
-                continue
-            self.expect("]")
-            return
+            if self.text[self.pos:self.pos + 1] != ",":
+                self.expect(close)
+                return
+            self.pos += 1
 
 
 def cell_sources(text: str) -> tuple[dict, list[CellSource], list[CellProblem]]:

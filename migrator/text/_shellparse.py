@@ -70,8 +70,8 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
     open_heredoc = ""  # the delimiter after ``<<`` is the next word
     open_dash = False
     inside: tuple[str, bool] | None = None  # inside a here-document: its delimiter
-    current = ShellCommand()
     logical_start = first_line
+    current = ShellCommand(first_line=logical_start)
     word: list[str] = []
     raw: list[str] = []
     w_start: tuple[int, int] | None = None
@@ -105,7 +105,6 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             pending = None
         current = ShellCommand(first_line=logical_start)
 
-    current.first_line = logical_start
     for index, line in enumerate(lines):
         number = first_line + index
         text = line.rstrip("\r\n")
@@ -128,8 +127,8 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
                 raw.append(text[i:stop + 1])
                 word.append(text[i:stop])
                 quote = "" if close >= 0 else quote
-                i = prev_end_col = min(stop + 1, end)
-                prev_end = (number, prev_end_col)
+                i = min(stop + 1, end)
+                prev_end = (number, i)
                 continue
             if quote == '"':
                 body = _DOUBLE_QUOTED.match(text, i).group(0)
@@ -162,7 +161,6 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             if ch in ";&|":
                 op = next(o for o in _OPERATORS if text.startswith(o, i))
                 flush_command(Operator(op, number, i))
-                current.first_line = logical_start
                 i += len(op)
                 continue
             if w_start is None:
@@ -185,12 +183,11 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             if not quote:
                 flush_word()
             continue
+        logical_start = number + 1  # the line of the command ``flush_command`` starts
         flush_command()
         if heredocs:
             inside = heredocs.pop(0)
         if pending is not None and pending.text not in ("&&", "||", "|"):
             pending = None  # a newline ends the list; after ``&&`` the list goes on
-        logical_start = number + 1
-        current.first_line = logical_start
     flush_command()
     return commands

@@ -21,7 +21,8 @@ import re
 from functools import cache
 
 from migrator import catalog
-from migrator.base.model import Finding, Fix, Span
+from migrator.base.model import Finding
+from migrator.text.mentions import manual_finding
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -54,8 +55,8 @@ def line_findings(path: str, number: int, line: str, ctx: Ctx, already: list[Fin
         for entry in catalog.entries_of_kind("cli-flag"):
             if ctx.fires(entry.code):
                 for match in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
-                    out.append(_finding(path, number, match, entry.code,
-                                        f"a flags table documents `{entry.old}` as current: {entry.message}"))
+                    out.append(manual_finding(path, number, match.start(), match.end(), entry.code,
+                                              f"a flags table documents `{entry.old}` as current: {entry.message}"))
     verb = _INSTRUCTION.search(line)
     if verb is not None:
         for method, code, source in _v1_only_methods():
@@ -63,10 +64,8 @@ def line_findings(path: str, number: int, line: str, ctx: Ctx, already: list[Fin
                 continue
             for match in re.finditer(rf"(?<!\w){re.escape(method)}(?!\w)", line):
                 if (code, match.start()) not in taken:
-                    out.append(_finding(path, number, match, code, f"the text tells readers to act on "
-                                        f"`{method}` ({verb.group(0).lower()}): {source.code}: {source.message}"))
+                    out.append(manual_finding(path, number, match.start(), match.end(), code, f"the text tells "
+                                              f"readers to act on `{method}` ({verb.group(0).lower()}): "
+                                              f"{source.code}: {source.message}"))
     return out
 
-
-def _finding(path: str, number: int, match: re.Match[str], code: str, message: str) -> Finding:
-    return Finding(path, Span.of(number, match.start(), number, match.end()), code, message, Fix("manual", ()))

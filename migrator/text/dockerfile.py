@@ -42,7 +42,7 @@ def instructions(lines: list[str]) -> list[Instruction]:
     while i < len(lines):
         text = lines[i].rstrip("\r\n")
         m = _INSTRUCTION.match(text)
-        if not text.strip() or text.lstrip().startswith("#") or not m:
+        if not m:  # a blank or comment line
             i += 1
             continue
         masked = [" " * m.end(2) + text[m.end(2):]]
@@ -79,8 +79,8 @@ class _Launches:
 
     def after(self, n: int) -> list[shell.Site]:
         if self._indices is None:
-            self._sites = {i: _sites(ins) for i, ins in enumerate(self.program) if ins.keyword in ("RUN", "CMD", "ENTRYPOINT")}
-            self._indices = [i for i, sites in sorted(self._sites.items()) if sites]
+            self._sites = [_sites(ins) for ins in self.program]
+            self._indices = [i for i, sites in enumerate(self._sites) if sites]
             self._stage_end = [len(self.program)] * len(self.program)
             end = len(self.program)
             for i in range(len(self.program) - 1, -1, -1):
@@ -111,18 +111,14 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         if ins.keyword not in ("ENV", "ARG") or not commands:
             for offset, line in enumerate(ins.masked):
-                for m in _core.ENV_RE.finditer(line):
-                    found.append(_core.finding(path, ins.first + offset, m.start(), m.end(),
-                                               _core.todo_fix(ins.first, _core.READ_REF)))
+                found += _core.env_findings(path, ins.first + offset, line, _core.todo_fix(ins.first, _core.READ_REF))
             continue
         words = [w for c in commands for w in c.words]
         legacy = "=" not in words[0].value
         for w in words[:1] if legacy else words:
             name, _, value = w.value.partition("=")
-            if name != _core.ENV:
-                for m in _core.ENV_RE.finditer(w.raw):  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
-                    found.append(_core.finding(path, w.line, w.start + m.start(), w.start + m.end(),
-                                               _core.todo_fix(ins.first, _core.READ_REF)))
+            if name != _core.ENV:  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
+                found += _core.env_findings(path, w.line, w.raw, _core.todo_fix(ins.first, _core.READ_REF), w.start)
                 continue
             if legacy:
                 value = " ".join(x.value for x in words[1:])
@@ -142,7 +138,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
-                fix = _core.todo_fix(ins.first, _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE)
+                fix = _core.kept_fix(ins.first, parsed)
             found.append(_core.finding(path, w.line, col, col + len(_core.ENV), fix))
     return found
 
@@ -202,5 +198,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
 
 
-RULE = _core.TextRule("dockerfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("dockerfile", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       embeds=("shell",), reader="shell")

@@ -27,21 +27,19 @@ def setting_finding(path: str, line_no: int, col: int, value: str | None) -> Fin
     end = col + len(_core.ENV)
     if parsed is True:
         return _core.finding(path, line_no, col, end, Fix("safe", (RemoveStatement(Span.of(line_no, 0, line_no, 0)),), ""))
-    detail = _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE
-    return _core.finding(path, line_no, col, end, _core.todo_fix(line_no, detail))
+    return _core.finding(path, line_no, col, end, _core.kept_fix(line_no, parsed))
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     out: list[Finding] = []
     for number, raw in enumerate((line.rstrip("\r\n") for line in _core.split_lines(text)), start=1):
-        line = _core.strip_comment(raw)
-        if line.lstrip().startswith("#") or not _core.ENV_RE.search(line):
+        line = _core.strip_comment(raw)  # a comment line is blank now
+        if not _core.ENV_RE.search(line):
             continue
         if m := _SETTING.match(line):
             out.append(setting_finding(path, number, m.start(1), m.group(2)))
             continue
-        for m in _core.ENV_RE.finditer(line):
-            out.append(_core.finding(path, number, m.start(), m.end(), _core.todo_fix(number, _core.READ_REF)))
+        out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.READ_REF))
     return out
 
 

@@ -95,10 +95,7 @@ def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         for offset, line in enumerate(group):
             if "--" in line:
                 out += _core.cli_flag_findings(path, first + offset, _core.strip_comment(line), ctx)
-    blanked = mentions.blank_comments(text, "hash").split("\n")
-    out += [f for index, line in enumerate(blanked) if index + 1 not in in_recipe
-            for f in mentions.line_findings(path, index + 1, line.rstrip("\r"), ctx)]
-    return out
+    return out + mentions.text_findings(path, mentions.blank_comments(text, "hash"), ctx, skip=in_recipe)
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:

@@ -21,7 +21,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     out: list[Finding] = []
     for number, line in enumerate((text_line.rstrip("\r\n") for text_line in _core.split_lines(text)), start=1):
         if "--" in line:
-            out += [f.__class__(f.path, f.span, f.code, f.message, Fix("manual", (), f.fix.replacement if f.fix else None))
+            out += [f._replace(fix=Fix("manual", (), f.fix.replacement if f.fix else None))
                     for f in _core.cli_flag_findings(path, number, line, ctx, rewrite=False)]
         for m in _core.ENV_RE.finditer(line):
             v = _VALUE_AFTER.match(line[m.end():])
@@ -35,4 +35,4 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze)
 
 
-RULE = _core.TextRule("jsonfile", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True, fixes=False)
+RULE = _core.TextRule("jsonfile", _core.ENV_AND_FLAG_CODES, dotted_names=True, fixes=False)

@@ -27,11 +27,6 @@ _PYTHON = frozenset(("python", "py", "python3", "pycon", "ipython"))
 _PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
 
 
-def _manual(path: str, number: int, line: str, start: int = 0) -> list[Finding]:
-    return [_core.finding(path, number, m.start(), m.end(), Fix("manual", ()))
-            for m in _core.ENV_RE.finditer(line, start)]
-
-
 _MODULES = {**dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session"), "shell"),
             **dict.fromkeys(("dockerfile", "docker", "containerfile"), "dockerfile"),
             **dict.fromkeys(("yaml", "yml"), "yaml"), "toml": "toml", **dict.fromkeys(("env", "dotenv"), "dotenv")}
@@ -81,7 +76,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             out += _python_block(path, lines, body, ctx)
         elif analyzer is None:
             for k in body:
-                out += _manual(path, k + 1, lines[k])
+                out += _core.env_findings(path, k + 1, lines[k], Fix("manual", ()))
                 out += mentions.line_findings(path, k + 1, lines[k], ctx)
         else:  # the block alone, then moved to the file's lines (linear in the number of blocks)
             block = "\n".join(_unprompt(lang, lines[k]) for k in body) + "\n"
@@ -90,9 +85,10 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if i in in_fence:
             continue
         for m in _INLINE.finditer(line):
-            out += [f for f in _manual(path, i + 1, line) if m.start() <= f.column < m.end()]
-        said = mentions.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx)
-        out += said + doc_prose.line_findings(path, i + 1, prose[i] if i < len(prose) else line, ctx, said)
+            out += [f for f in _core.env_findings(path, i + 1, line, Fix("manual", ())) if m.start() <= f.column < m.end()]
+        text_of_line = prose[i] if i < len(prose) else line
+        said = mentions.line_findings(path, i + 1, text_of_line, ctx)
+        out += said + doc_prose.line_findings(path, i + 1, text_of_line, ctx, said)
     return mentions.without_covered(out)
 
 

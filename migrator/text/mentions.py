@@ -21,6 +21,8 @@ comment syntax is known; positions are kept (blanked text becomes spaces).
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from migrator import catalog
 from migrator.base.model import Finding, Fix, Span
 from migrator.catalog.mentions import MARKERS, patterns, spelling_start
@@ -41,18 +43,14 @@ def line_findings(path: str, number: int, line: str, ctx) -> list[Finding]:  # n
             for match in pattern.finditer(line):
                 start = spelling_start(match, packages)
                 if start is not None:
-                    out.append(_finding(path, number, start, match.end(), code))
+                    out.append(manual_finding(path, number, start, match.end(), code))
     return out
 
 
-def text_findings(path: str, text: str, ctx, lines: range | None = None) -> list[Finding]:  # noqa: ANN001
-    """Findings in ``text`` (comments already blanked), optionally only on some 0-based lines."""
-    split = text.split("\n")
-    chosen = lines if lines is not None else range(len(split))
-    out: list[Finding] = []
-    for index in chosen:
-        out += line_findings(path, index + 1, split[index].rstrip("\r"), ctx)
-    return out
+def text_findings(path: str, text: str, ctx, skip: Container[int] = frozenset()) -> list[Finding]:  # noqa: ANN001
+    """Findings in ``text`` (comments already blanked), except on the lines (1-based) in ``skip``."""
+    return [f for number, line in enumerate(text.split("\n"), start=1) if number not in skip
+            for f in line_findings(path, number, line.rstrip("\r"), ctx)]
 
 
 def without_covered(findings: list[Finding]) -> list[Finding]:
@@ -70,8 +68,10 @@ def without_covered(findings: list[Finding]) -> list[Finding]:
             or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in by_line.get(f.span.start.line, ()))]
 
 
-def _finding(path: str, number: int, start: int, end: int, code: str) -> Finding:
-    return Finding(path, Span.of(number, start, number, end), code, catalog.get(code).message, Fix("manual", ()))
+def manual_finding(path: str, number: int, start: int, end: int, code: str, message: str | None = None) -> Finding:
+    """A report-only finding of ``code`` on line ``number``, with the catalog's message unless ``message``."""
+    return Finding(path, Span.of(number, start, number, end), code, message or catalog.get(code).message,
+                   Fix("manual", ()))
 
 
 # ---- comments -----------------------------------------------------------------------

@@ -62,7 +62,7 @@ def split_cell(source: str) -> tuple[str, str]:
     ``!!cmd``, ``%system cmd``, ``%sx cmd``) are shell, and the rest is Python with every
     magic line masked so that the cell parses."""
     lines = source.split("\n")
-    if lines and _SHELL_CELL.match(lines[0]):
+    if _SHELL_CELL.match(lines[0]):
         return "\n".join([""] + lines[1:]) + "\n", ""
     shell_lines: list[str] = []
     python_lines: list[str] = []
@@ -86,7 +86,7 @@ def _cell_findings(path: str, cell_type: str, source: str, ctx: _core.Ctx) -> tu
         return [], None
     lines = source.split("\n")
     shell_text, python_text = split_cell(source)
-    if lines and _SHELL_CELL.match(lines[0]):
+    if _SHELL_CELL.match(lines[0]):
         return shell.analyze(path, shell_text, ctx), None
     out: list[Finding] = []
     for number, line in enumerate(lines, start=1):
@@ -186,7 +186,7 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
         return FileResult(path, error=FileError(path, f"not a readable notebook: {exc}", exc.line, exc.column))
     bom = text[: len(text) - len(text.lstrip(_core.BOM))]
     text = text[len(bom):]
-    starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+    starts = _line_starts(text)
     result = FileResult(path)
     if problems:  # the other cells are still scanned; the file is not rewritten (the engine writes no file with an error)
         result.error = FileError(path, "; ".join(p.message for p in problems), problems[0].line)

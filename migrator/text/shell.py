@@ -339,10 +339,8 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
                     fix = _anchored(Fix("safe", tuple(edits), _core.FLAG), anchor)
                     out.append(_core.finding(path, line, col, span_end, fix))
                     continue
-                detail = _core.FALSY_NO_LAUNCH
-            else:
-                detail = _core.UNKNOWN_VALUE
-            out.append(_core.finding(path, line, col, span_end, _core.todo_fix(anchor, detail)))
+            # a setting that cannot be cut out of its line is reported as of an unknown value
+            out.append(_core.finding(path, line, col, span_end, _core.kept_fix(anchor, value if removal else None)))
         for w in words:
             if id(w) in handled:
                 continue
@@ -352,15 +350,14 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
                                          _core.todo_fix(cmd.first_line or w.line, _core.READ_REF)))
     for number in sorted(heredoc_lines):
         if number <= len(lines):  # text a script writes somewhere: reported, never edited
-            out += [_core.finding(path, number, m.start(), m.end(), Fix("manual", ()))
-                    for m in _core.ENV_RE.finditer(lines[number - 1])]
+            out += _core.env_findings(path, number, lines[number - 1], Fix("manual", ()))
     return out
 
 
 def _anchored(fix: Fix, line: int) -> Fix:
     """``fix`` with the TODO it becomes when not applied (``fallback``): above the first line
     of its command, where the text-fix guard puts its TODO should it refuse the fix."""
-    return fix._replace(fallback=(InsertComment(line, _core.todo()),))
+    return fix._replace(fallback=(InsertComment(line, catalog.todo_comment(_core.ENV_ENTRY)),))
 
 
 def _position_in(word: Word, offset: int, lines: list[str]) -> tuple[int, int]:
@@ -408,5 +405,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=_guard.shell, regions=regions)
 
 
-RULE = _core.TextRule("shell", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       reader="shell")

@@ -66,12 +66,11 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if not _core.ENV_RE.search(line):
             continue
         if number in inside:  # text of a string (a script, a message): reported, never edited as a key
-            out += [_core.finding(path, number, r.start(), r.end(), Fix("manual", ())) for r in _core.ENV_RE.finditer(line)]
+            out += _core.env_findings(path, number, line, Fix("manual", ()))
             continue
         m = _KEY.match(line)
         if not m:
-            for r in _core.ENV_RE.finditer(line):
-                out.append(_core.finding(path, number, r.start(), r.end(), _core.todo_fix(number, _core.UNKNOWN_VALUE)))
+            out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.UNKNOWN_VALUE))
             continue
         value = m.group(3)
         parsed = catalog.sglang_bool(unquote(value)) if not value.startswith(("[", "{")) else None
@@ -86,8 +85,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if sites or satisfied:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
-            detail = _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE
-            out.append(_core.finding(path, number, col, end, _core.todo_fix(number, detail)))
+            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed)))
     return out
 
 
@@ -100,5 +98,5 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=_guard.toml, regions=regions)
 
 
-RULE = _core.TextRule("toml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       reader="shell")

@@ -27,6 +27,7 @@ from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
 from migrator.text import _core, _guard, shell
 from migrator.text._shellparse import split
+from migrator.text.dotenv import unquote
 
 E = re.escape(_core.ENV)
 _Q = r"""["']?"""
@@ -45,11 +46,6 @@ def _indent(line: str) -> int:
 def _blank(line: str) -> bool:
     s = line.strip()
     return not s or s.startswith("#")
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    return value[1:-1] if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"" else value
 
 
 class _Lines:
@@ -139,7 +135,7 @@ class _Lines:
 def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: str | None,
              key: int | None, empty_marker: str) -> Finding:
     """A finding for the setting on lines first..last (0-based) under parent ``key``."""
-    parsed = None if value is None or "$" in value else catalog.sglang_bool(_unquote(value))
+    parsed = None if value is None or "$" in value else catalog.sglang_bool(unquote(value))
     removal: list = [RemoveStatement(Span.of(first + 1, 0, last + 1, 0))]
     if key is not None and index.only_children(key, first, last):
         end = len(index.lines[key].rstrip(_core.BREAKS).rstrip())
@@ -151,8 +147,7 @@ def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: s
         sites, satisfied = index.sites(index.block(key))
         if sites or satisfied:
             return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
-    detail = _core.FALSY_NO_LAUNCH if parsed is False else _core.UNKNOWN_VALUE
-    return _core.finding(path, line, col, end, _core.todo_fix(first + 1, detail))
+    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed))
 
 
 #: Keys whose literal block (or list of them) is a shell script: GitHub Actions, GitLab CI,
@@ -212,8 +207,8 @@ class _Structure:
             self.inside.update(range(start.line + 1, last + 1))
             if node.style == "|" and under in SCRIPT_KEYS:
                 self.script_lines.update(range(start.line + 1, last + 1))
-            if node.style == "|" and under in SCRIPT_KEYS and _core.ENV in node.value:
-                self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
+                if _core.ENV in node.value:
+                    self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
         elif _core.ENV in node.value:
             (self.keys if is_key else self.scalars).add(start.line)
 
@@ -241,9 +236,9 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
         line = _core.strip_comment(raw.rstrip(_core.BREAKS))
         if "--" in line:
             out += _core.cli_flag_findings(path, i + 1, line, ctx)
-        if not _core.ENV_RE.search(line):
+        if (mention := _core.ENV_RE.search(line)) is None:
             continue
-        col = _core.ENV_RE.search(line).start()
+        col = mention.start()
         if index is None:
             index = _Lines(lines, "\r\n" if "\r\n" in text else "\n")
         structured = not structure.parsed or (i not in structure.inside and (i in structure.keys or i in structure.scalars))
@@ -287,10 +282,8 @@ def _analyze(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> lis
             continue
         masked = re.sub(r"^(\s*)(-\s+)?([\w.-]+:\s+)?[|>]?", lambda g: " " * len(g.group(0)), line)
         masked = masked.replace('"', " ").replace("'", " ") if masked.strip().startswith(("'", '"')) else masked
-        commands = split([masked], i + 1)
-        extra = [shell.Site(-1, s.span.start.line, s.span.start.column, s.text, False)
-                 for s in index.sites(index.block(index.parent(i, _indent(line))))[0] if s.span.start.line != i + 1]
-        out += shell.analyze_commands(path, commands, lines, ctx, extra)
+        extra = _sites_around(index, index.parent(i, _indent(line)), range(i + 1, i + 2))
+        out += shell.analyze_commands(path, split([masked], i + 1), lines, ctx, extra)
     return out
 
 
@@ -300,14 +293,20 @@ def _script(path: str, index: _Lines, key: int, last: int, ctx: _core.Ctx) -> li
     after it in the script and to those of the block around its key."""
     heredoc: set[int] = set()
     commands = split(index.lines[key + 1:last + 1], key + 2, heredoc)
-    extra = [shell.Site(-1, s.span.start.line, s.span.start.column, s.text, False)
-             for s in index.sites(index.block(key))[0] if not key + 1 < s.span.start.line <= last + 1]
+    extra = _sites_around(index, key, range(key + 2, last + 2))
     return shell.analyze_commands(path, commands, index.lines, ctx, extra, heredoc_lines=heredoc)
+
+
+def _sites_around(index: _Lines, key: int | None, script: range) -> list[shell.Site]:
+    """The launches of the block under ``key`` outside the ``script`` lines (1-based), as
+    the extra sites of the script's unit."""
+    return [shell.Site(-1, s.span.start.line, s.span.start.column, s.text, False)
+            for s in index.sites(index.block(key))[0] if s.span.start.line not in script]
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, guard=_guard.yaml, regions=text_regions)
 
 
-RULE = _core.TextRule("yaml", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag")), dotted_names=True,
+RULE = _core.TextRule("yaml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
                       embeds=("shell",), reader="yaml")
