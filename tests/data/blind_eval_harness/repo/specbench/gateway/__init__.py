@@ -1,0 +1,1 @@
+"""Thin HTTP gateway in front of one or more sglang servers."""
