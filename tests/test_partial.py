@@ -17,7 +17,10 @@ from migrator.relevance import words
 from migrator.run import engine, pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "migrator").rglob("*.py"))
+# Not tests/data/blind_eval_harness: only scripts/score_blind.py reads that blind corpus.
+CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted(
+    path for path in (ROOT / "tests").rglob("*.py") if "blind_eval_harness" not in path.parts
+) + sorted((ROOT / "migrator").rglob("*.py"))
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 #: Enough cold code to push a file past partial.MIN_PARTIAL_CHARS and the blanked share.
 PADDING = "".join(f"\n\ndef helper_{i}(value):\n    total = value * {i}\n    return total + {i}\n" for i in range(600))
