@@ -9,7 +9,11 @@ Forms (codes are optional, comma-separated)::
 A directive counts only inside a real comment (``syntax``): Python comments as
 ``tokenize`` sees them (never a string literal); ``#`` comments of shell, YAML, TOML,
 Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quotes: not
-``http://x/#dflash-migrate:...``); in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
+``http://x/#dflash-migrate:...``), quotes read as the file type's reader reads them
+(``quoting``: bash's through the shell parser of the fixes, where ``"\\" # x"`` is one
+string; TOML's and YAML's escapes; where two readers of one type disagree, as bash and
+python-dotenv on ``'\\'`` or make and bash on a quoted ``#``, the line holds no comment);
+in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
 in prose (never in a code span or an indented code block); ``//`` comments in JSON. Text
 that only shows a directive is data, where nothing counts: a shell here-document or a
 string over several lines, a YAML block scalar that is text, a TOML multi-line string.
@@ -57,8 +61,13 @@ _CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
 _NOQA = re.compile(r"\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 OWN_PREFIX = "DFM"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-_HASH_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
-                         "containerfile", "yaml", "yml", "toml", "env", "dotenv", "python", "py", "python3"})
+#: The quoting of each Markdown fence language with ``#`` comments.
+_FENCE_QUOTING = {
+    **dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
+                     "containerfile"), "shell"),
+    **dict.fromkeys(("yaml", "yml"), "yaml"), "toml": "toml", **dict.fromkeys(("env", "dotenv"), "dotenv"),
+    **dict.fromkeys(("python", "py", "python3"), "backslash"),
+}
 
 
 class Directive:
@@ -94,14 +103,66 @@ def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
         return  # the comments before the error still count
 
 
-def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[tuple[int, int, str]]:
-    from migrator.base.lines import strip_comment
+def _quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | None:
+    """Where a comment opened by ``marker`` at a word start starts on ``line``, outside
+    quotes: those in ``escaped`` take a backslash escape, those in ``plain`` none."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote in escaped:
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in escaped or ch in plain:
+            quote = ch
+        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
+            return i
+        i += 1
+    return None
 
+
+def _bash_column(line: str, marker: str) -> int | None:
+    from migrator.text._shellparse import comment_columns
+
+    return comment_columns([line]).get(1) if marker == "#" else None
+
+
+def _make_column(line: str, marker: str) -> int | None:
+    """make's reading: no quotes at all; ``#`` starts a comment anywhere unless escaped."""
+    at = line.find(marker)
+    while at > 0 and (len(line[:at]) - len(line[:at].rstrip("\\"))) % 2:
+        at = line.find(marker, at + 1)
+    return None if at < 0 else at
+
+
+#: The readers of each quoting: a line holds a comment only where they all see the same one.
+_READINGS: dict[str, tuple[Callable[[str, str], int | None], ...]] = {
+    "shell": (_bash_column,),
+    "toml": (lambda line, marker: _quoted_column(line, marker, '"', "'"),),  # basic and literal strings
+    "yaml": (lambda line, marker: _quoted_column(line, marker, '"', "'"),),  # ``''`` reads as close, open
+    "backslash": (lambda line, marker: _quoted_column(line, marker, "\"'", ""),),
+    "dotenv": (_bash_column, lambda line, marker: _quoted_column(line, marker, "\"'", "")),  # python-dotenv
+    "make": (_make_column, _bash_column),  # a variable's value may reach a recipe's shell
+    "text": (_bash_column, lambda line, marker: _quoted_column(line, marker, "\"'", "")),
+}
+
+
+def comment_column(line: str, quoting: str, marker: str = "#") -> int | None:
+    """Where the comment of ``line`` starts as every reader of ``quoting`` sees it, or None."""
+    columns = {read(line, marker) for read in _READINGS[quoting]}
+    return columns.pop() if len(columns) == 1 else None
+
+
+def _marker_comments(lines: list[str], marker: str, quoting: str, first: int = 1,
+                     embedded: Callable[[int], str | None] = lambda number: None) -> Iterator[tuple[int, int, str]]:
+    """The comments of ``lines``; ``embedded(number)``: the quoting of a line in an
+    embedded language (a YAML script, a Makefile recipe), None for the file's own."""
     for number, line in enumerate(lines, start=first):
         if marker in line and "dflash-migrate:" in line:
-            code = strip_comment(line, marker)
-            if code != line:
-                start = line.find(marker, len(code.rstrip(" ")))
+            start = comment_column(line, embedded(number) or quoting, marker)
+            if start is not None:
                 yield number, start, line[start:]
 
 
@@ -117,8 +178,8 @@ def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
         if fence:
             if line.lstrip().startswith(fence):
                 fence = ""
-            elif language in _HASH_LANGS:
-                for at, column, comment in _marker_comments([line], "#", number):
+            elif language in _FENCE_QUOTING:
+                for at, column, comment in _marker_comments([line], "#", _FENCE_QUOTING[language], number):
                     yield at, column, "#\0" + comment[1:]
             continue
         if opening:
@@ -140,30 +201,36 @@ def _lines(text: str, reader: str) -> list[str]:
     return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
 
 
-def _comments(text: str, lines: list[str], syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+def _comments(text: str, lines: list[str], syntax: Syntax, quoting: str,
+              embedded: set[int]) -> Iterator[tuple[int, int, str]]:
     """(line, column, text) of each comment of ``text`` (split into ``lines``); the text
-    starts with the marker (``#`` for HTML)."""
+    starts with the marker (``#`` for HTML). Lines in ``embedded`` hold shell."""
     if syntax == "python":
         return _python_comments(text)
     if syntax == "markdown":
         return _markdown_comments(lines)
-    return _marker_comments(lines, _MARKERS[syntax])
+    return _marker_comments(lines, _MARKERS[syntax], quoting,
+                            embedded=lambda number: "shell" if number in embedded else None)
 
 
 def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
-         regions: Callable[[str], tuple[set[int], set[int]]] | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
+         regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
+         quoting: str | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
     """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
     lines split as ``reader`` splits them (``migrator.base.lines.split_lines``). ``regions``: the
     file's text rule saying which lines are data (no comment there) and which an embedded
-    language (a line directive counts, ``ignore-file`` does not: it counts only in a
-    top-level comment). In Python, ``# noqa: DFM...`` lists count too."""
+    language, shell (a line directive counts, ``ignore-file`` does not: it counts only in a
+    top-level comment). ``quoting``: how the file's own lines quote (``_READINGS``; by
+    default JSON's for ``json``, else several readers that must agree). In Python,
+    ``# noqa: DFM...`` lists count too."""
     if not may_suppress(text, syntax == "python"):
         return [], []
     lines = _lines(text, reader)
     data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    for number, column, comment in _comments(text, lines, syntax):
+    quoting = quoting or ("backslash" if syntax == "json" else "text")
+    for number, column, comment in _comments(text, lines, syntax, quoting, set(embedded)):
         if number in data:
             continue
         if syntax == "python":
@@ -217,13 +284,14 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
     reader: str = "python", regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
+    quoting: str | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax, reader, regions)
+    directives, malformed = scan(text, syntax, reader, regions, quoting)
     if errors is not None:
         errors.extend(malformed)
     if not directives:
@@ -251,3 +319,11 @@ def filter_findings(
 def syntax_of(kind: str | None) -> Syntax:
     """The comment syntax of a ``migrator.text`` module kind."""
     return "markdown" if kind == "markdown" else "json" if kind == "jsonfile" else "hash"
+
+
+def quoting_of(kind: str | None, makefile: bool = False) -> str:
+    """How the files of a ``migrator.text`` module kind quote (``_READINGS``)."""
+    if kind == "fallback":
+        return "make" if makefile else "text"
+    return {"shell": "shell", "dockerfile": "shell", "yaml": "yaml", "toml": "toml", "dotenv": "dotenv",
+            "jsonfile": "backslash"}.get(kind or "", "text")

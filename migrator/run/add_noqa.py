@@ -10,7 +10,8 @@ Only where a comment provably changes nothing but the suppression:
 * shell, ``.env``, TOML, YAML and Dockerfiles: ``# dflash-migrate: ignore[CODE]`` on its own
   line above the finding's line, with its indentation, when that line starts a statement
   (no continuation ``\\`` above it, no heredoc, YAML block scalar or multi-line string it
-  could be inside).
+  could be inside; for shell and Dockerfiles, as the shell parser of the fixes reads the
+  text above, refusing every line after text it cannot read for sure).
 * Markdown, JSON and notebooks, and every line the checks above refuse: nothing is written;
   the findings are counted as left, for ``--write-baseline``.
 
@@ -124,15 +125,11 @@ def _inside_yaml_block(lines: list[str], index: int) -> bool:
     return False
 
 
-def _open_quote(lines: list[str]) -> bool:
-    """Whether the shell text before a line may leave a quoted string open (odd quote
-    counts outside comment lines): then a new line could land inside the string."""
-    code = "".join(line for line in lines if not line.lstrip().startswith("#")).replace("\\\\", "").replace(
-        '\\"', "").replace("\\'", "")
-    return code.count('"') % 2 == 1 or code.count("'") % 2 == 1
-
-
-def _own_line_ok(kind: str, lines: list[str], index: int) -> bool:
+def _own_line_ok(kind: str, lines: list[str], index: int,
+                 shell_starts: tuple[set[int], int | None] = (set(), None)) -> bool:
+    """May a comment line go above line ``index``? ``shell_starts``: for shell and
+    Dockerfiles, the lines the shell parser of the fixes sees start inside a string or a
+    here-document, and the first line it cannot read for sure (``unsafe_line_starts``)."""
     line = lines[index]
     if not _STATEMENT_START[kind].match(line):
         return False
@@ -140,7 +137,9 @@ def _own_line_ok(kind: str, lines: list[str], index: int) -> bool:
     if before and before[-1].rstrip("\r\n").endswith("\\") and kind != "dockerfile":
         return False
     text_before = "".join(before)
-    if kind in ("shell", "dockerfile") and ("<<" in text_before or _open_quote(before)):
+    inside, unsure = shell_starts
+    if kind in ("shell", "dockerfile") and ("<<" in text_before or index + 1 in inside
+                                           or (unsure is not None and unsure <= index)):
         return False
     if kind == "toml" and ('"""' in text_before or "'''" in text_before):
         return False
@@ -157,6 +156,7 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
     from importlib import import_module
 
     from migrator.base.lines import split_lines
+    from migrator.text._shellparse import unsafe_line_starts
 
     try:
         reader = import_module(f"migrator.text.{kind}").RULE.reader  # where the file's reader ends lines
@@ -165,9 +165,10 @@ def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[byte
     lines = split_lines(text, reader)
     newline = "\r\n" if "\r\n" in text else "\n"
     done: set[int] = set()
+    shell_starts = unsafe_line_starts(lines) if kind in ("shell", "dockerfile") else (set(), None)
     for number in sorted(wanted, reverse=True):  # bottom up: earlier line numbers stay valid
         index = number - 1
-        if index >= len(lines) or not _own_line_ok(kind, lines, index):
+        if index >= len(lines) or not _own_line_ok(kind, lines, index, shell_starts):
             continue
         above = lines[index - 1] if index else ""
         codes = set(wanted[number])

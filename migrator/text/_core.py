@@ -187,7 +187,8 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
     where the file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings, syntax_of
+    from migrator.base.suppressions import filter_findings, quoting_of, syntax_of
+    from migrator.text.filetypes import is_makefile
 
     try:
         text = data.decode("utf-8")
@@ -201,7 +202,9 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
         found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
+    kind = module_for(path)
+    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed, rule.reader, regions,
+                                               quoting_of(kind, is_makefile(path)))
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
