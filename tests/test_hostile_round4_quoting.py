@@ -116,3 +116,38 @@ def test_a_comment_after_an_escaped_quote_still_counts(path: str, text: str) -> 
     which holds no escape), a real comment still suppresses."""
     result = result_of(path, text)
     assert result.error is None and not result.findings and result.suppressed >= 1
+
+
+# ---- case 15: JS regex literals and JSX text open no block comment ------------------------
+
+
+LATER = f'const worker = "{MODULE}";\n'
+
+
+@pytest.mark.parametrize("path, opening", [
+    ("strip.js", "const trailing = /\\/*$/;\n"),
+    ("strip.ts", "if (/[/*]/.test(s)) { s = s.slice(1); }\n"),
+    ("Note.jsx", "export const Note = () => <p>/* note</p>;\n"),
+    ("Note.tsx", "export const Note = () => (\n  <div>\n    {title}/* note\n  </div>\n);\n"),
+    ("App.vue", "<template>\n  <p>/* note</p>\n</template>\n<script>\n"),
+    ("legacy.js", "/* a comment never closed\n"),
+])
+def test_no_regex_literal_or_jsx_text_hides_later_mentions(path: str, opening: str) -> None:
+    """Attack: a JavaScript regex literal ``/\\/*$/`` or JSX text ``<p>/* note</p>`` held a
+    ``/*`` that the text fallback scanner took for a block comment never closed, blanking
+    every later line of the file: a V1 module path below it was never reported. A regex
+    literal and JSX text are read as such now, and a ``/*`` that is never closed hides
+    nothing."""
+    text = opening + LATER
+    found = [f for f in result_of(path, text).findings if f.line == text.count("\n")]
+    assert found, "the later mention was hidden"
+
+
+def test_real_comments_of_a_jsx_file_are_still_skipped() -> None:
+    """The other side: a mention inside a real comment (also an expression container's
+    ``{/* ... */}`` and a Vue ``<script>``'s comment) is still not reported."""
+    text = (f"// {MODULE}\nconst r = /a\\/b/; /* {MODULE} */\n"
+            f"export const A = () => <p>{{/* {MODULE} */}}</p>;\n/*\n {MODULE}\n*/\n")
+    assert result_of("A.jsx", text).findings == []
+    vue = f"<template><p>x</p></template>\n<script>\n/* {MODULE} */\nexport default {{}}\n</script>\n"
+    assert result_of("A.vue", vue).findings == []

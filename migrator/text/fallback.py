@@ -22,8 +22,8 @@ from migrator.text.filetypes import is_makefile
 
 #: File suffix (or whole lower-case name) -> comment style of ``mentions.STYLES``.
 COMMENT_STYLES: dict[str, str] = {
-    **dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
-                     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".go", ".rs",
+    **dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"), "js"),
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".go", ".rs",
                      ".java", ".kt", ".scala", ".swift", ".cs", ".css", ".scss", ".less", ".proto",
                      ".jsonnet", ".libsonnet"), "c"),
     **dict.fromkeys((".mk", ".make", "makefile", "gnumakefile", ".cmake", "cmakelists.txt", ".pl", ".r",
