@@ -9,13 +9,10 @@ Forms (codes are optional, comma-separated)::
 A directive counts only inside a real comment (``syntax``): Python comments as
 ``tokenize`` sees them (never a string literal); ``#`` comments of shell, YAML, TOML,
 Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quotes: not
-``http://x/#dflash-migrate:...``), quotes read as the file type's reader reads them
-(``quoting``: bash's through the shell parser of the fixes, where ``"\\" # x"`` is one
-string; TOML's and YAML's escapes; where two readers of one type disagree, as bash and
-python-dotenv on ``'\\'`` or make and bash on a quoted ``#``, the line holds no comment);
-in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
-in prose (never in a code span or an indented code block); ``//`` comments in JSON. Text
-that only shows a directive is data, where nothing counts: a shell here-document or a
+``http://x/#dflash-migrate:...``), quotes read as the file type's readers read them
+(``Comments``, given by the file type: :mod:`migrator.text.quoting`); in Markdown an HTML
+comment ``<!-- dflash-migrate: ... -->`` in prose (never in a code span or an indented
+code block); ``//`` comments in JSON. Text that only shows a directive is data, where nothing counts: a shell here-document or a
 string over several lines, a YAML block scalar that is text, a TOML multi-line string.
 
 A line directive (``ignore``) also counts in a comment of a language embedded in the file
@@ -44,7 +41,9 @@ finding is returned as unused so ``lint`` can report stale suppressions (as ruff
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Literal
+from collections.abc import Callable, Container, Iterator, Mapping
+from functools import partial
+from typing import Literal, NamedTuple
 
 from migrator.base.lines import may_suppress
 from migrator.base.model import Finding
@@ -61,14 +60,6 @@ _CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
 _NOQA = re.compile(r"\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 OWN_PREFIX = "DFM"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-#: The quoting of each Markdown fence language with ``#`` comments.
-_FENCE_QUOTING = {
-    **dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
-                     "containerfile"), "shell"),
-    **dict.fromkeys(("yaml", "yml"), "yaml"), "toml": "toml", **dict.fromkeys(("env", "dotenv"), "dotenv"),
-    **dict.fromkeys(("python", "py", "python3"), "backslash"),
-}
-
 
 class Directive:
     """One suppression comment, and whether a finding used it: a mutable accumulator
@@ -103,7 +94,10 @@ def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
         return  # the comments before the error still count
 
 
-def _quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | None:
+ColumnOf = Callable[[str], "int | None"]
+
+
+def quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | None:
     """Where a comment opened by ``marker`` at a word start starts on ``line``, outside
     quotes: those in ``escaped`` take a backslash escape, those in ``plain`` none."""
     quote = ""
@@ -123,50 +117,38 @@ def _quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | No
     return None
 
 
-def _bash_column(line: str, marker: str) -> int | None:
-    from migrator.text._shellparse import comment_columns
+class Comments(NamedTuple):
+    """Where the comments of a file's lines start, as its file type reads them: ``own``
+    for its own lines, ``embedded`` for lines of an embedded shell (``regions``), ``fences``
+    for a Markdown fence's lines by language (a language not there has no comments)."""
 
-    return comment_columns([line]).get(1) if marker == "#" else None
+    own: ColumnOf
+    embedded: ColumnOf
+    fences: Mapping[str, ColumnOf]
 
-
-def _make_column(line: str, marker: str) -> int | None:
-    """make's reading: no quotes at all; ``#`` starts a comment anywhere unless escaped."""
-    at = line.find(marker)
-    while at > 0 and (len(line[:at]) - len(line[:at].rstrip("\\"))) % 2:
-        at = line.find(marker, at + 1)
-    return None if at < 0 else at
-
-
-#: The readers of each quoting: a line holds a comment only where they all see the same one.
-_READINGS: dict[str, tuple[Callable[[str, str], int | None], ...]] = {
-    "shell": (_bash_column,),
-    "toml": (lambda line, marker: _quoted_column(line, marker, '"', "'"),),  # basic and literal strings
-    "yaml": (lambda line, marker: _quoted_column(line, marker, '"', "'"),),  # ``''`` reads as close, open
-    "backslash": (lambda line, marker: _quoted_column(line, marker, "\"'", ""),),
-    "dotenv": (_bash_column, lambda line, marker: _quoted_column(line, marker, "\"'", "")),  # python-dotenv
-    "make": (_make_column, _bash_column),  # a variable's value may reach a recipe's shell
-    "text": (_bash_column, lambda line, marker: _quoted_column(line, marker, "\"'", "")),
-}
+    @classmethod
+    def plain(cls, marker: str = "#") -> Comments:
+        """Both quotes with backslash escapes (direct callers that name no file type)."""
+        column = partial(_plain_column, marker=marker)
+        return cls(column, column, {})
 
 
-def comment_column(line: str, quoting: str, marker: str = "#") -> int | None:
-    """Where the comment of ``line`` starts as every reader of ``quoting`` sees it, or None."""
-    columns = {read(line, marker) for read in _READINGS[quoting]}
-    return columns.pop() if len(columns) == 1 else None
+def _plain_column(line: str, marker: str) -> int | None:
+    return quoted_column(line, marker, "\"'", "")
 
 
-def _marker_comments(lines: list[str], marker: str, quoting: str, first: int = 1,
-                     embedded: Callable[[int], str | None] = lambda number: None) -> Iterator[tuple[int, int, str]]:
-    """The comments of ``lines``; ``embedded(number)``: the quoting of a line in an
-    embedded language (a YAML script, a Makefile recipe), None for the file's own."""
+def _marker_comments(lines: list[str], own: ColumnOf, first: int = 1, embedded: Container[int] = (),
+                     embedded_column: ColumnOf | None = None) -> Iterator[tuple[int, int, str]]:
+    """The comments of ``lines``; the lines in ``embedded`` read by ``embedded_column``."""
     for number, line in enumerate(lines, start=first):
-        if marker in line and "dflash-migrate:" in line:
-            start = comment_column(line, embedded(number) or quoting, marker)
+        if "dflash-migrate:" in line:
+            read = embedded_column if embedded_column is not None and number in embedded else own
+            start = read(line)
             if start is not None:
                 yield number, start, line[start:]
 
 
-def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+def _markdown_comments(lines: list[str], fences: Mapping[str, ColumnOf]) -> Iterator[tuple[int, int, str]]:
     """HTML comments of prose (never in a code span or an indented code block), and ``#``
     comments of fenced blocks in a language with them (their text starts ``#\\0``: an
     embedded language, where ``ignore-file`` does not count)."""
@@ -178,8 +160,8 @@ def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
         if fence:
             if line.lstrip().startswith(fence):
                 fence = ""
-            elif language in _FENCE_QUOTING:
-                for at, column, comment in _marker_comments([line], "#", _FENCE_QUOTING[language], number):
+            elif language in fences:
+                for at, column, comment in _marker_comments([line], fences[language], number):
                     yield at, column, "#\0" + comment[1:]
             continue
         if opening:
@@ -201,36 +183,34 @@ def _lines(text: str, reader: str) -> list[str]:
     return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
 
 
-def _comments(text: str, lines: list[str], syntax: Syntax, quoting: str,
+def _comments(text: str, lines: list[str], syntax: Syntax, comments: Comments,
               embedded: set[int]) -> Iterator[tuple[int, int, str]]:
     """(line, column, text) of each comment of ``text`` (split into ``lines``); the text
-    starts with the marker (``#`` for HTML). Lines in ``embedded`` hold shell."""
+    starts with the marker (``#`` for HTML)."""
     if syntax == "python":
         return _python_comments(text)
     if syntax == "markdown":
-        return _markdown_comments(lines)
-    return _marker_comments(lines, _MARKERS[syntax], quoting,
-                            embedded=lambda number: "shell" if number in embedded else None)
+        return _markdown_comments(lines, comments.fences)
+    return _marker_comments(lines, comments.own, embedded=embedded, embedded_column=comments.embedded)
 
 
 def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
          regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
-         quoting: str | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
+         comments: Comments | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
     """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
     lines split as ``reader`` splits them (``migrator.base.lines.split_lines``). ``regions``: the
     file's text rule saying which lines are data (no comment there) and which an embedded
     language, shell (a line directive counts, ``ignore-file`` does not: it counts only in a
-    top-level comment). ``quoting``: how the file's own lines quote (``_READINGS``; by
-    default JSON's for ``json``, else several readers that must agree). In Python,
-    ``# noqa: DFM...`` lists count too."""
+    top-level comment). ``comments``: where the file type's comments start (by default
+    both quotes taking backslash escapes). In Python, ``# noqa: DFM...`` lists count too."""
     if not may_suppress(text, syntax == "python"):
         return [], []
     lines = _lines(text, reader)
     data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    quoting = quoting or ("backslash" if syntax == "json" else "text")
-    for number, column, comment in _comments(text, lines, syntax, quoting, set(embedded)):
+    comments = comments or Comments.plain(_MARKERS.get(syntax, "#"))
+    for number, column, comment in _comments(text, lines, syntax, comments, set(embedded)):
         if number in data:
             continue
         if syntax == "python":
@@ -284,14 +264,14 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
     reader: str = "python", regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
-    quoting: str | None = None,
+    comments: Comments | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax, reader, regions, quoting)
+    directives, malformed = scan(text, syntax, reader, regions, comments)
     if errors is not None:
         errors.extend(malformed)
     if not directives:
@@ -320,10 +300,3 @@ def syntax_of(kind: str | None) -> Syntax:
     """The comment syntax of a ``migrator.text`` module kind."""
     return "markdown" if kind == "markdown" else "json" if kind == "jsonfile" else "hash"
 
-
-def quoting_of(kind: str | None, makefile: bool = False) -> str:
-    """How the files of a ``migrator.text`` module kind quote (``_READINGS``)."""
-    if kind == "fallback":
-        return "make" if makefile else "text"
-    return {"shell": "shell", "dockerfile": "shell", "yaml": "yaml", "toml": "toml", "dotenv": "dotenv",
-            "jsonfile": "backslash"}.get(kind or "", "text")

@@ -187,8 +187,9 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     """The handler driver (module docstring). ``guard``: the module's text-fix check
     (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
     where the file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings, quoting_of, syntax_of
+    from migrator.base.suppressions import Comments, filter_findings, syntax_of
     from migrator.text.filetypes import is_makefile
+    from migrator.text.quoting import FENCES, column_reader
 
     try:
         text = data.decode("utf-8")
@@ -203,8 +204,11 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
     kind = module_for(path)
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(kind), malformed, rule.reader, regions,
-                                               quoting_of(kind, is_makefile(path)))
+    syntax = syntax_of(kind)
+    quoting = "make" if is_makefile(path) else {"shell": "shell", "dockerfile": "shell", "yaml": "yaml", "toml": "toml",
+                                                "dotenv": "dotenv", "jsonfile": "backslash"}.get(kind or "", "text")
+    comments = Comments(column_reader(quoting, "//" if syntax == "json" else "#"), column_reader("shell"), FENCES)
+    kept, suppressed, unused = filter_findings(text, raw, syntax, malformed, rule.reader, regions, comments)
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
