@@ -47,6 +47,7 @@ from typing import Literal, NamedTuple
 
 from migrator.base.lines import may_suppress
 from migrator.base.model import Finding
+from migrator.base.records import record
 
 Syntax = Literal["python", "hash", "markdown", "json"]
 
@@ -117,6 +118,7 @@ def quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | Non
     return None
 
 
+@record
 class Comments(NamedTuple):
     """Where the comments of a file's lines start, as its file type reads them: ``own``
     for its own lines, ``embedded`` for lines of an embedded shell (``regions``), ``fences``
@@ -294,9 +296,4 @@ def filter_findings(
             kept.append(finding)
     unused = [(d.line, d.codes) for d in directives if not d.used]
     return kept, suppressed, unused
-
-
-def syntax_of(kind: str | None) -> Syntax:
-    """The comment syntax of a ``migrator.text`` module kind."""
-    return "markdown" if kind == "markdown" else "json" if kind == "jsonfile" else "hash"
 

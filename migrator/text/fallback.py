@@ -106,7 +106,7 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
     except UnicodeDecodeError:
         return FileResult(path)
     if is_makefile(path):
-        return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
+        return _core.run(path, data, ctx, RULE, analyze, regions=regions)
     return _core.run(path, data, ctx, RULE, analyze)
 
 
@@ -123,4 +123,4 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return set(), {number for number, line in enumerate(text.split("\n"), start=1) if line.startswith("\t")}
 
 
-RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",), reader="shell")
+RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",))

@@ -18,11 +18,12 @@ quotes at all, and bash on a quoted ``#``), the line holds no comment:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 
-from migrator.base.suppressions import ColumnOf, quoted_column
+from migrator.base.suppressions import ColumnOf, Comments, quoted_column
 from migrator.text._shellparse import comment_columns
+from migrator.text.filetypes import FileType, fence_quoting
 
 
 def _bash(line: str, marker: str) -> int | None:
@@ -70,11 +71,31 @@ def column_reader(quoting: str, marker: str = "#") -> ColumnOf:
     return column
 
 
-#: The quoting of each Markdown fence language with ``#`` comments.
-FENCES: dict[str, ColumnOf] = {
-    **dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
-                     "containerfile"), column_reader("shell")),
-    **dict.fromkeys(("yaml", "yml"), column_reader("yaml")), "toml": column_reader("toml"),
-    **dict.fromkeys(("env", "dotenv"), column_reader("dotenv")),
-    **dict.fromkeys(("python", "py", "python3"), column_reader("backslash")),
-}
+class _FenceReaders(Mapping[str, ColumnOf]):
+    """The comment reader of each Markdown fence language, from the file type declarations
+    (``filetypes.fence_quoting``), looked up only for a fence line holding a directive."""
+
+    def __getitem__(self, language: str) -> ColumnOf:
+        quoting = fence_quoting(language)
+        if quoting is None:
+            raise KeyError(language)
+        return column_reader(quoting)
+
+    def __contains__(self, language: object) -> bool:
+        return isinstance(language, str) and fence_quoting(language) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())  # looked up by language only
+
+    def __len__(self) -> int:
+        return 0
+
+
+FENCES: Mapping[str, ColumnOf] = _FenceReaders()
+
+
+def comments_of(filetype: FileType) -> Comments:
+    """Where the comments of a file of ``filetype`` start: its own lines, its embedded shell
+    lines and its Markdown fences."""
+    return Comments(column_reader(filetype.quoting, "//" if filetype.comments == "json" else "#"),
+                    column_reader("shell"), FENCES)
