@@ -12,8 +12,9 @@ Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quot
 ``http://x/#dflash-migrate:...``), quotes read as the file type's readers read them
 (``Comments``, given by the file type: :mod:`migrator.text.quoting`); in Markdown an HTML
 comment ``<!-- dflash-migrate: ... -->`` in prose (never in a code span or an indented
-code block); ``//`` comments in JSON. Text that only shows a directive is data, where nothing counts: a shell here-document or a
-string over several lines, a YAML block scalar that is text, a TOML multi-line string.
+code block); ``//`` comments in JSON. Text that only shows a directive is data, where
+nothing counts: a shell here-document or a string over several lines, a YAML block scalar
+that is text, a TOML multi-line string.
 
 A line directive (``ignore``) also counts in a comment of a language embedded in the file
 that the rules read as such: a ``#`` comment in a Markdown fence of a shell/YAML/TOML/
@@ -61,6 +62,7 @@ _CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
 _NOQA = re.compile(r"\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 OWN_PREFIX = "DFM"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
+
 
 class Directive:
     """One suppression comment, and whether a finding used it: a mutable accumulator
@@ -296,4 +298,3 @@ def filter_findings(
             kept.append(finding)
     unused = [(d.line, d.codes) for d in directives if not d.used]
     return kept, suppressed, unused
-
