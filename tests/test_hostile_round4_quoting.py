@@ -151,3 +151,16 @@ def test_real_comments_of_a_jsx_file_are_still_skipped() -> None:
     assert result_of("A.jsx", text).findings == []
     vue = f"<template><p>x</p></template>\n<script>\n/* {MODULE} */\nexport default {{}}\n</script>\n"
     assert result_of("A.vue", vue).findings == []
+
+
+def test_unclosed_regex_lookalikes_take_linear_time() -> None:
+    """Attack on the fix itself: a 180 KB line of ``(/[`` makes every ``/`` look like a regex
+    literal that never closes; scanning each to the line's end took minutes (quadratic).
+    After one such ``/`` no other on the line is tried."""
+    import time
+
+    text = "(/[" * 60_000 + "\n" + LATER + "// note\n"
+    started = time.perf_counter()
+    found = result_of("hostile.js", text).findings
+    assert time.perf_counter() - started < 10
+    assert [f.line for f in found] == [2]

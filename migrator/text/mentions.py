@@ -195,6 +195,7 @@ def _blank_script(text: str) -> str:
     tag = 0  # where it starts
     stack: list[tuple[str, int]] = []  # (mode, depth) around each ``{``
     last = ""  # the last character of code (outside strings and comments)
+    no_regex_before = 0
     i = 0
     while i < n:
         ch = text[i]
@@ -224,9 +225,12 @@ def _blank_script(text: str) -> str:
             _blank(out, i, end + 2)
             i = end + 2
             continue
-        if mode == "code" and ch == "/" and _expression_may_start(text, i, last) and (end := _regex_end(text, i)):
-            i, last = end, "/"
-            continue
+        if mode == "code" and ch == "/" and i >= no_regex_before and _expression_may_start(text, i, last):
+            end = _regex_end(text, i)
+            if end is not None:
+                i, last = end, "/"
+                continue
+            no_regex_before = _line_end(text, i)  # none closes on this line: try no other (linear time)
         if mode == "code" and ch == "<" and _expression_may_start(text, i, last) and i + 1 < n \
                 and (text[i + 1].isalpha() or text[i + 1] in ">/"):
             mode, closing, tag = "tag", text[i + 1] == "/", i
@@ -246,6 +250,11 @@ def _blank_script(text: str) -> str:
             last = ch
         i += 1
     return "".join(out)
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
 
 
 def _string_end(text: str, at: int) -> int:
