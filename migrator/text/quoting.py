@@ -33,9 +33,16 @@ def _bash(line: str, marker: str) -> int | None:
 def _make(line: str, marker: str) -> int | None:
     """make's reading: no quotes; ``#`` starts a comment anywhere unless escaped."""
     at = line.find(marker)
-    while at > 0 and (len(line[:at]) - len(line[:at].rstrip("\\"))) % 2:
+    while at > 0 and _backslashes_before(line, at) % 2:
         at = line.find(marker, at + 1)
     return None if at < 0 else at
+
+
+def _backslashes_before(line: str, at: int) -> int:
+    start = at
+    while start and line[start - 1] == "\\":
+        start -= 1
+    return at - start
 
 
 def _basic_and_literal(line: str, marker: str) -> int | None:
