@@ -60,14 +60,19 @@ def line_ending(line: str, default: str = "\n") -> str:
 
 
 def strip_comment(line: str, marker: str = "#") -> str:
-    """``line`` with a trailing comment blanked out (quotes respected); positions are kept."""
+    """``line`` with a trailing comment blanked out (quotes respected: ``'...'`` without
+    escapes, ``"..."`` with backslash escapes, as shell, YAML and TOML read them); positions
+    are kept."""
     quote = ""
+    escaped = False
     for i, ch in enumerate(line):
-        if quote:
+        if escaped:  # the character after a backslash in "...": never the closing quote
+            escaped = False
+        elif quote:
             if ch == quote:
                 quote = ""
             elif ch == "\\" and quote == '"':
-                continue
+                escaped = True
         elif ch in "'\"":
             quote = ch
         elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):

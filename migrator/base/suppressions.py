@@ -9,10 +9,12 @@ Forms (codes are optional, comma-separated)::
 A directive counts only inside a real comment (``syntax``): Python comments as
 ``tokenize`` sees them (never a string literal); ``#`` comments of shell, YAML, TOML,
 Dockerfiles, Makefiles and ``.env`` files (a ``#`` at a word start, outside quotes: not
-``http://x/#dflash-migrate:...``); in Markdown an HTML comment ``<!-- dflash-migrate: ... -->``
-in prose (never in a code span or an indented code block); ``//`` comments in JSON. Text
-that only shows a directive is data, where nothing counts: a shell here-document or a
-string over several lines, a YAML block scalar that is text, a TOML multi-line string.
+``http://x/#dflash-migrate:...``), quotes read as the file type's readers read them
+(``Comments``, given by the file type: :mod:`migrator.text.quoting`); in Markdown an HTML
+comment ``<!-- dflash-migrate: ... -->`` in prose (never in a code span or an indented
+code block); ``//`` comments in JSON. Text that only shows a directive is data, where
+nothing counts: a shell here-document or a string over several lines, a YAML block scalar
+that is text, a TOML multi-line string.
 
 A line directive (``ignore``) also counts in a comment of a language embedded in the file
 that the rules read as such: a ``#`` comment in a Markdown fence of a shell/YAML/TOML/
@@ -40,10 +42,13 @@ finding is returned as unused so ``lint`` can report stale suppressions (as ruff
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterator, Literal
+from collections.abc import Callable, Container, Iterator, Mapping
+from functools import partial
+from typing import Literal, NamedTuple
 
 from migrator.base.lines import may_suppress
 from migrator.base.model import Finding
+from migrator.base.records import record
 
 Syntax = Literal["python", "hash", "markdown", "json"]
 
@@ -57,8 +62,6 @@ _CODE = re.compile(r"^[A-Z]{1,8}\d{1,4}$")
 _NOQA = re.compile(r"\s*noqa:\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)", re.IGNORECASE)
 OWN_PREFIX = "DFM"
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
-_HASH_LANGS = frozenset({"bash", "sh", "shell", "zsh", "console", "terminal", "shell-session", "dockerfile", "docker",
-                         "containerfile", "yaml", "yml", "toml", "env", "dotenv", "python", "py", "python3"})
 
 
 class Directive:
@@ -94,18 +97,62 @@ def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
         return  # the comments before the error still count
 
 
-def _marker_comments(lines: list[str], marker: str, first: int = 1) -> Iterator[tuple[int, int, str]]:
-    from migrator.base.lines import strip_comment
+ColumnOf = Callable[[str], "int | None"]
 
+
+def quoted_column(line: str, marker: str, escaped: str, plain: str) -> int | None:
+    """Where a comment opened by ``marker`` at a word start starts on ``line``, outside
+    quotes: those in ``escaped`` take a backslash escape, those in ``plain`` none."""
+    quote = ""
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\" and quote in escaped:
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in escaped or ch in plain:
+            quote = ch
+        elif line.startswith(marker, i) and (i == 0 or line[i - 1] in " \t"):
+            return i
+        i += 1
+    return None
+
+
+@record
+class Comments(NamedTuple):
+    """Where the comments of a file's lines start, as its file type reads them: ``own``
+    for its own lines, ``embedded`` for lines of an embedded shell (``regions``), ``fences``
+    for a Markdown fence's lines by language (a language not there has no comments)."""
+
+    own: ColumnOf
+    embedded: ColumnOf
+    fences: Mapping[str, ColumnOf]
+
+    @classmethod
+    def plain(cls, marker: str = "#") -> Comments:
+        """Both quotes with backslash escapes (direct callers that name no file type)."""
+        column = partial(_plain_column, marker=marker)
+        return cls(column, column, {})
+
+
+def _plain_column(line: str, marker: str) -> int | None:
+    return quoted_column(line, marker, "\"'", "")
+
+
+def _marker_comments(lines: list[str], own: ColumnOf, first: int = 1, embedded: Container[int] = (),
+                     embedded_column: ColumnOf | None = None) -> Iterator[tuple[int, int, str]]:
+    """The comments of ``lines``; the lines in ``embedded`` read by ``embedded_column``."""
     for number, line in enumerate(lines, start=first):
-        if marker in line and "dflash-migrate:" in line:
-            code = strip_comment(line, marker)
-            if code != line:
-                start = line.find(marker, len(code.rstrip(" ")))
+        if "dflash-migrate:" in line:
+            read = embedded_column if embedded_column is not None and number in embedded else own
+            start = read(line)
+            if start is not None:
                 yield number, start, line[start:]
 
 
-def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
+def _markdown_comments(lines: list[str], fences: Mapping[str, ColumnOf]) -> Iterator[tuple[int, int, str]]:
     """HTML comments of prose (never in a code span or an indented code block), and ``#``
     comments of fenced blocks in a language with them (their text starts ``#\\0``: an
     embedded language, where ``ignore-file`` does not count)."""
@@ -117,8 +164,8 @@ def _markdown_comments(lines: list[str]) -> Iterator[tuple[int, int, str]]:
         if fence:
             if line.lstrip().startswith(fence):
                 fence = ""
-            elif language in _HASH_LANGS:
-                for at, column, comment in _marker_comments([line], "#", number):
+            elif language in fences:
+                for at, column, comment in _marker_comments([line], fences[language], number):
                     yield at, column, "#\0" + comment[1:]
             continue
         if opening:
@@ -140,30 +187,34 @@ def _lines(text: str, reader: str) -> list[str]:
     return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
 
 
-def _comments(text: str, lines: list[str], syntax: Syntax) -> Iterator[tuple[int, int, str]]:
+def _comments(text: str, lines: list[str], syntax: Syntax, comments: Comments,
+              embedded: set[int]) -> Iterator[tuple[int, int, str]]:
     """(line, column, text) of each comment of ``text`` (split into ``lines``); the text
     starts with the marker (``#`` for HTML)."""
     if syntax == "python":
         return _python_comments(text)
     if syntax == "markdown":
-        return _markdown_comments(lines)
-    return _marker_comments(lines, _MARKERS[syntax])
+        return _markdown_comments(lines, comments.fences)
+    return _marker_comments(lines, comments.own, embedded=embedded, embedded_column=comments.embedded)
 
 
 def scan(text: str, syntax: Syntax = "hash", reader: str = "python",
-         regions: Callable[[str], tuple[set[int], set[int]]] | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
+         regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
+         comments: Comments | None = None) -> tuple[list[Directive], list[tuple[int, str]]]:
     """(directives, malformed ones as ``(line, message)``) in the comments of ``text``, its
     lines split as ``reader`` splits them (``migrator.base.lines.split_lines``). ``regions``: the
     file's text rule saying which lines are data (no comment there) and which an embedded
-    language (a line directive counts, ``ignore-file`` does not: it counts only in a
-    top-level comment). In Python, ``# noqa: DFM...`` lists count too."""
+    language, shell (a line directive counts, ``ignore-file`` does not: it counts only in a
+    top-level comment). ``comments``: where the file type's comments start (by default
+    both quotes taking backslash escapes). In Python, ``# noqa: DFM...`` lists count too."""
     if not may_suppress(text, syntax == "python"):
         return [], []
     lines = _lines(text, reader)
     data, embedded = regions(text) if regions is not None else (set(), set())
     directives: list[Directive] = []
     malformed: list[tuple[int, str]] = []
-    for number, column, comment in _comments(text, lines, syntax):
+    comments = comments or Comments.plain(_MARKERS.get(syntax, "#"))
+    for number, column, comment in _comments(text, lines, syntax, comments, set(embedded)):
         if number in data:
             continue
         if syntax == "python":
@@ -217,13 +268,14 @@ def parse(text: str, syntax: Syntax = "hash") -> list[Directive]:
 def filter_findings(
     text: str, findings: list[Finding], syntax: Syntax = "hash", errors: list[tuple[int, str]] | None = None,
     reader: str = "python", regions: Callable[[str], tuple[set[int], set[int]]] | None = None,
+    comments: Comments | None = None,
 ) -> tuple[list[Finding], int, list[tuple[int, tuple[str, ...]]]]:
     """Split ``findings`` by the directives in the comments of ``text``.
 
     Returns (kept findings, number suppressed, unused directives as ``(line, codes)``);
     malformed directives are appended to ``errors`` as ``(line, message)``.
     """
-    directives, malformed = scan(text, syntax, reader, regions)
+    directives, malformed = scan(text, syntax, reader, regions, comments)
     if errors is not None:
         errors.extend(malformed)
     if not directives:
@@ -246,8 +298,3 @@ def filter_findings(
             kept.append(finding)
     unused = [(d.line, d.codes) for d in directives if not d.used]
     return kept, suppressed, unused
-
-
-def syntax_of(kind: str | None) -> Syntax:
-    """The comment syntax of a ``migrator.text`` module kind."""
-    return "markdown" if kind == "markdown" else "json" if kind == "jsonfile" else "hash"

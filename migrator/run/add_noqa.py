@@ -7,10 +7,12 @@ Only where a comment provably changes nothing but the suppression:
   ``tokenize`` shows that the line ends outside any string and without a backslash
   continuation; an existing directive on that line gets the code added; another comment
   keeps its text and the directive follows it.
-* shell, ``.env``, TOML, YAML and Dockerfiles: ``# dflash-migrate: ignore[CODE]`` on its own
+* the file types that declare a statement start (``migrator.text.filetypes``: shell,
+  ``.env``, TOML, YAML and Dockerfiles): ``# dflash-migrate: ignore[CODE]`` on its own
   line above the finding's line, with its indentation, when that line starts a statement
   (no continuation ``\\`` above it, no heredoc, YAML block scalar or multi-line string it
-  could be inside).
+  could be inside; for shell and Dockerfiles, as the shell parser of the fixes reads the
+  text above, refusing every line after text it cannot read for sure).
 * Markdown, JSON and notebooks, and every line the checks above refuse: nothing is written;
   the findings are counted as left, for ``--write-baseline``.
 
@@ -25,11 +27,13 @@ import io
 import re
 import tokenize
 from collections import defaultdict
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 
 from migrator.base.fileio import SourceError, read_bytes, write_atomic
 from migrator.base.model import FileResult
-from migrator.text import module_for
+from migrator.text.filetypes import FileType, filetype_for, of_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,14 +41,6 @@ if TYPE_CHECKING:
 
 PREFIX = "dflash-migrate: ignore"
 _EXISTING = re.compile(r"dflash-migrate:\s*ignore\[(?P<codes>[^\]]*)\]")
-_OWN_LINE_TYPES = {"shell", "dotenv", "toml", "yaml", "dockerfile"}
-_STATEMENT_START = {
-    "dotenv": re.compile(r"^\s*(export\s+)?[A-Za-z_][A-Za-z0-9_.]*\s*="),
-    "toml": re.compile(r"^\s*(\[|[A-Za-z0-9_\"'.-]+\s*=)"),
-    "yaml": re.compile(r"^\s*(-\s+)?[^\s#'\"][^:]*:(\s|$)|^\s*-\s"),
-    "dockerfile": re.compile(r"^\s*\S"),
-    "shell": re.compile(r"^\s*\S"),
-}
 _BLOCK_SCALAR = re.compile(r"[:-]\s*[|>][-+0-9]*\s*(#.*)?$")
 
 
@@ -124,50 +120,69 @@ def _inside_yaml_block(lines: list[str], index: int) -> bool:
     return False
 
 
-def _open_quote(lines: list[str]) -> bool:
-    """Whether the shell text before a line may leave a quoted string open (odd quote
-    counts outside comment lines): then a new line could land inside the string."""
-    code = "".join(line for line in lines if not line.lstrip().startswith("#")).replace("\\\\", "").replace(
-        '\\"', "").replace("\\'", "")
-    return code.count('"') % 2 == 1 or code.count("'") % 2 == 1
+def _quote_left_open(lines: list[str], index: int) -> bool:
+    """Whether the text above line ``index`` holds an odd number of either quote (a string
+    over several lines could still be open)."""
+    text_before = "".join(lines[:index])
+    return bool(text_before.count('"') % 2 or text_before.count("'") % 2)
 
 
-def _own_line_ok(kind: str, lines: list[str], index: int) -> bool:
-    line = lines[index]
-    if not _STATEMENT_START[kind].match(line):
-        return False
-    before = lines[:index]
-    if before and before[-1].rstrip("\r\n").endswith("\\") and kind != "dockerfile":
-        return False
-    text_before = "".join(before)
-    if kind in ("shell", "dockerfile") and ("<<" in text_before or _open_quote(before)):
-        return False
-    if kind == "toml" and ('"""' in text_before or "'''" in text_before):
-        return False
-    if kind == "dotenv" and (text_before.count('"') % 2 or text_before.count("'") % 2):
-        return False
-    return not (kind == "yaml" and (_inside_yaml_block(lines, index) or "[" in line.split(":", 1)[0]))
+def _toml_string_open(lines: list[str], index: int) -> bool:
+    text_before = "".join(lines[:index])
+    return '"""' in text_before or "'''" in text_before
 
 
-def _own_line(kind: str, data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
+def _yaml_block(lines: list[str], index: int) -> bool:
+    return _inside_yaml_block(lines, index) or "[" in lines[index].split(":", 1)[0]
+
+
+#: By the quoting a file type declares: could a line start inside a string (or a block
+#: scalar, a here-document) of the text above it? Shell is answered by its parser.
+_INSIDE_TEXT: dict[str, Callable[[list[str], int], bool]] = {
+    "toml": _toml_string_open, "yaml": _yaml_block, "dotenv": _quote_left_open, "backslash": _quote_left_open,
+    "text": _quote_left_open, "make": _quote_left_open,
+}
+
+
+@cache
+def _statement_start(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _own_line_ok(filetype: FileType, lines: list[str], index: int,
+                 shell_starts: tuple[set[int], int | None] = (set(), None)) -> bool:
+    """May a comment line go above line ``index``? ``shell_starts``: for shell-quoted types,
+    the lines the shell parser of the fixes sees start inside a string or a here-document,
+    and the first line it cannot read for sure (``unsafe_line_starts``)."""
+    if filetype.statement_start is None or not _statement_start(filetype.statement_start).match(lines[index]):
+        return False
+    if index and lines[index - 1].rstrip("\r\n").endswith("\\") and not filetype.comment_in_continuation:
+        return False
+    if filetype.quoting == "shell":
+        inside, unsure = shell_starts
+        return not ("<<" in "".join(lines[:index]) or index + 1 in inside or (unsure is not None and unsure <= index))
+    return not _INSIDE_TEXT[filetype.quoting](lines, index)
+
+
+def _own_line(filetype: FileType | str, data: bytes, wanted: dict[int, set[str]]) -> tuple[bytes, set[int]]:
+    """``data`` with a comment line above each wanted line where one is safe (a file type,
+    or the name of a text module: its first type)."""
+    if isinstance(filetype, str):
+        filetype = of_module(filetype)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data, set()
-    from importlib import import_module
-
     from migrator.base.lines import split_lines
+    from migrator.text._shellparse import unsafe_line_starts
 
-    try:
-        reader = import_module(f"migrator.text.{kind}").RULE.reader  # where the file's reader ends lines
-    except ImportError:
-        reader = "python"
-    lines = split_lines(text, reader)
+    lines = split_lines(text, filetype.reader)
     newline = "\r\n" if "\r\n" in text else "\n"
     done: set[int] = set()
+    shell_starts = unsafe_line_starts(lines) if filetype.quoting == "shell" else (set(), None)
     for number in sorted(wanted, reverse=True):  # bottom up: earlier line numbers stay valid
         index = number - 1
-        if index >= len(lines) or not _own_line_ok(kind, lines, index):
+        if index >= len(lines) or not _own_line_ok(filetype, lines, index, shell_starts):
             continue
         above = lines[index - 1] if index else ""
         codes = set(wanted[number])
@@ -193,13 +208,14 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
         for finding in result.findings:
             wanted[finding.line].add(finding.code)
         path = result.path
-        kind = "python" if path.endswith((".py", ".pyi")) else module_for(path)
-        if kind != "python" and kind not in _OWN_LINE_TYPES:
+        python = path.endswith((".py", ".pyi"))
+        filetype = None if python else filetype_for(path)
+        if not python and (filetype is None or filetype.statement_start is None):
             counts.left += len(result.findings)
             continue
         try:
             old = read_bytes(path)
-            new, done = _python(old, wanted) if kind == "python" else _own_line(kind, old, wanted)
+            new, done = _python(old, wanted) if filetype is None else _own_line(filetype, old, wanted)
             refusal = dirty.reason(path, old) if dirty is not None and new != old else None
             if refusal is not None:
                 raise SourceError(refusal)

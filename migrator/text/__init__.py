@@ -23,8 +23,11 @@ any other file     :mod:`.fallback` (V1 names in text, report-only; Makefile rec
                    ``BINARY_SUFFIXES`` (images, archives, weights)
 =================  ==============================================================
 
-Modules are imported only when a file of their type is processed. Discovery decides by
-name alone (:func:`accepts`): no file is opened before the byte prefilter reads it.
+Each file type declares itself once in :mod:`.filetypes` (names, comment syntax, quoting,
+statement start, Markdown fence languages, write guard); every other table is derived
+from those declarations. Modules are imported only when a file of their type is processed.
+Discovery decides by name alone (:func:`accepts`): no file is opened before the byte
+prefilter reads it.
 
 Each module declares itself with ``RULE = TextRule(...)`` (:class:`._core.TextRule`): the
 codes it emits, whether fully qualified removed names are looked for too, the modules whose
@@ -44,7 +47,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 
-from migrator.text.filetypes import BINARY_SUFFIXES, MODULES, accepts, module_for
+from migrator.text.filetypes import BINARY_SUFFIXES, MODULES, accepts, filetype_for, module_for
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -57,10 +60,10 @@ Handler = Callable[[str, bytes, object, Callable], object]
 
 def handler_for(path: str) -> Handler | None:
     """The handler for ``path`` (decided by name, extension or shebang), or None."""
-    module = module_for(path)
-    if module is None:
+    filetype = filetype_for(path)
+    if filetype is None:
         return None
-    return import_module(f"migrator.text.{module}").handle
+    return import_module(filetype.module).handle
 
 
 @cache

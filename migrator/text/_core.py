@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
+from importlib import import_module
 from typing import NamedTuple
 
 from migrator import catalog
@@ -19,7 +21,7 @@ from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the t
 from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
 from migrator.base.records import record
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
-from migrator.text.filetypes import module_for
+from migrator.text.filetypes import FileType, filetype_for, of_module
 
 ENV = catalog.ENV_SPEC_V2
 ENV_RE = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ENV)}(?![A-Za-z0-9_])")
@@ -68,9 +70,10 @@ class TextRule(NamedTuple):
       are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
       classes and functions), renamed unless ``fixes`` is False (report-only formats);
     * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
-      block in shell, a notebook cell); ``"python"`` is the Python rules;
-    * ``reader``: where its files' own reader ends a line (``migrator.base.lines.split_lines``):
-      findings, suppressions and edits all count lines that way.
+      block in shell, a notebook cell); ``"python"`` is the Python rules.
+
+    What its files are (names, comments, quoting, where lines end, the write guard): the
+    file type declarations, :mod:`migrator.text.filetypes`.
 
     The registry (:func:`migrator.text.text_rules`) adds up what each module may emit.
     """
@@ -80,7 +83,6 @@ class TextRule(NamedTuple):
     dotted_names: bool = False
     fixes: bool = True
     embeds: tuple[str, ...] = ()
-    reader: str = "python"
 
 
 FALSY_NO_LAUNCH = (
@@ -182,13 +184,30 @@ Regions = Callable[[str], "tuple[set[int], set[int]]"]
 Guard = Callable[[str, str, str], "str | None"]
 
 
-def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
-        guard: Guard | None = None, regions: Regions | None = None) -> FileResult:
-    """The handler driver (module docstring). ``guard``: the module's text-fix check
-    (``migrator.text._guard``), run on the fixed text before it is kept; ``regions``:
-    where the file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings, syntax_of
+@cache
+def _function(reference: str) -> Callable:
+    module, name = reference.split(":")
+    return getattr(import_module(module), name)
 
+
+def guard_of(filetype: FileType) -> Guard | None:
+    """The text-fix guard a file type declares (``"module:function"``), or None."""
+    return None if filetype.guard is None else _function(filetype.guard)
+
+
+def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
+        regions: Regions | None = None) -> FileResult:
+    """The handler driver (module docstring). The file's type (``migrator.text.filetypes``)
+    gives its comment syntax and quoting, where its reader ends lines and its text-fix
+    check (``guard``), run on the fixed text before it is kept; ``regions``: where the
+    file's data and embedded languages are, for suppressions."""
+    from migrator.base.suppressions import filter_findings
+    from migrator.text.quoting import comments_of
+
+    filetype = filetype_for(path)
+    if filetype is None or filetype.module.rsplit(".", 1)[-1] != rule.name:  # a handler called for another name
+        filetype = of_module(rule.name)
+    reader = filetype.reader
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -198,17 +217,19 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
         text = text[1:]
     found = analyze(path, text, ctx)
     if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=rule.reader)
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
-    kept, suppressed, unused = filter_findings(text, raw, syntax_of(module_for(path)), malformed, rule.reader, regions)
+    kept, suppressed, unused = filter_findings(text, raw, filetype.comments, malformed, reader, regions,
+                                               comments_of(filetype))
     result = FileResult(path, findings=sorted(kept, key=Finding.sort_key), suppressed=suppressed,
                         unused_suppressions=unused)
     if malformed:
         result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     if ctx.fixes:
+        guard = guard_of(filetype)
         try:
-            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, ctx.unsafe_fixes, rule.reader)
+            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, ctx.unsafe_fixes, reader)
         except RewriteError as error:  # the rules' edits do not fit together: nothing is written
             result.error = FileError(path, f"{error}; file left unchanged")
             return result

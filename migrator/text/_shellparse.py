@@ -7,7 +7,13 @@ their line and columns; each command keeps the operator that joins it to the com
 before and after it (so a fix can remove one command of ``a && b`` cleanly). Comments (``#`` at a word start, outside quotes) are dropped, so a
 commented-out line never matches. The ``&`` and ``|`` of a redirection (``2>&1``, ``>&2``,
 ``&>log``, ``>|f``) belong to its word. The body of a here-document (``<<EOF`` ... ``EOF``)
-is data, not commands: its lines are skipped and listed in ``heredoc_lines``.
+is data, not commands: its lines are skipped and listed in ``heredoc_lines``. Quoting is
+bash's: ``'...'`` holds no escapes, ``$'...'`` and ``"..."`` take a backslash escape (so
+``"\\" # x"`` is one string, no comment), a backslash outside quotes escapes one character.
+
+The same walk answers where a line's comment starts (:func:`comment_columns`, for the
+suppression comments) and which lines start inside a string or here-document, or after
+text it cannot read for sure (:func:`unsafe_line_starts`, for ``--add-noqa``).
 """
 
 from __future__ import annotations
@@ -56,15 +62,17 @@ _OPERATORS = ("&&", "||", ";;", ";", "|", "&")
 #: Runs the splitter takes in one step (a character at a time is ~10 s for 2 MB).
 _PLAIN = re.compile(r"[^ \t'\"\\;&|]+")
 _DOUBLE_QUOTED = re.compile(r'[^"\\]*(?:\\.[^"\\]*)*\\?', re.S)  # up to the closing quote (or the line end)
+_ANSI_C_QUOTED = re.compile(r"[^'\\]*(?:\\.[^'\\]*)*\\?", re.S)  # ``$'...'``: backslash escapes, like "..."
 _ESCAPED = re.compile(r"\\(.)", re.S)
 _HEREDOC = re.compile(r"^\d*<<(-?)(.*)$")
 
 
 def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None,
-          string_lines: set[int] | None = None) -> list[ShellCommand]:
+          string_lines: set[int] | None = None, comments: dict[int, int] | None = None) -> list[ShellCommand]:
     """Simple commands of ``lines`` (line numbers start at ``first_line``); the numbers of
     here-document body lines (delimiters included) are added to ``heredoc_lines``, those
-    of lines that start inside a quoted string to ``string_lines``."""
+    of lines that start inside a quoted string to ``string_lines``, and the column where
+    each line's comment starts to ``comments`` (by line number)."""
     commands: list[ShellCommand] = []
     heredocs: list[tuple[str, bool]] = []  # delimiters opened on this line: (word, tabs stripped)
     open_heredoc = ""  # the delimiter after ``<<`` is the next word
@@ -121,6 +129,17 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
         end = len(text)
         while i < end:
             ch = text[i]
+            if quote == "$'":
+                body = _ANSI_C_QUOTED.match(text, i).group(0)
+                raw.append(body)
+                word.append(_ESCAPED.sub(r"\1", body) if "\\" in body else body)
+                i += len(body)
+                if i < end:  # the closing quote
+                    raw.append("'")
+                    quote = ""
+                    i += 1
+                prev_end = (number, i)
+                continue
             if quote == "'":
                 close = text.find("'", i)
                 stop = end if close < 0 else close
@@ -149,6 +168,8 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
                 i += 1
                 continue
             if ch == "#" and w_start is None:
+                if comments is not None:
+                    comments[number] = i
                 break
             if (ch in "&|" and i and text[i - 1] in "<>" and w_start is not None) or (ch == "&" and text.startswith(">", i + 1)):
                 if w_start is None:  # ``&>log``
@@ -166,8 +187,9 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             if w_start is None:
                 w_start = (number, i)
             if ch in "'\"":
+                ansi_c = ch == "'" and bool(raw) and _opens_ansi_c(raw[-1])
                 raw.append(ch)
-                quote = ch
+                quote = "$'" if ansi_c else ch
                 i += 1
             elif ch == "\\":
                 raw.append(text[i:i + 2])
@@ -191,3 +213,32 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
             pending = None  # a newline ends the list; after ``&&`` the list goes on
     flush_command()
     return commands
+
+
+def _opens_ansi_c(before: str) -> bool:
+    """Does a ``'`` after the raw text ``before`` (of the same word) open ``$'...'``? An
+    unescaped ``$`` just before it (``$$`` is the process id, ``\\$`` a dollar sign)."""
+    dollars = len(before) - len(before.rstrip("$"))
+    return dollars % 2 == 1 and not before.endswith("\\$")
+
+
+def comment_columns(lines: list[str], first_line: int = 1) -> dict[int, int]:
+    """Where each line's comment starts (``#`` at a word start, outside quotes and
+    here-documents), by line number, as bash reads ``lines``."""
+    columns: dict[int, int] = {}
+    split(lines, first_line, comments=columns)
+    return columns
+
+
+#: Text this walk does not model (quotes nested in a command substitution inside ``"..."``,
+#: backquotes): after it, where a string ends is not known for sure.
+_UNSURE = re.compile(r'`|"[^"]*\$\(')
+
+
+def unsafe_line_starts(lines: list[str]) -> tuple[set[int], int | None]:
+    """(lines, 1-based, that start inside a quoted string or a here-document; the first
+    line holding a word whose quoting this walk may misread, or None)."""
+    inside: set[int] = set()
+    commands = split(lines, 1, inside, inside)
+    unsure = min((w.line for c in commands for w in c.words if _UNSURE.search(w.raw)), default=None)
+    return inside, unsure

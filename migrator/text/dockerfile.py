@@ -195,8 +195,8 @@ def regions(text: str) -> tuple[set[int], set[int]]:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
-    return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
+    return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
 RULE = _core.TextRule("dockerfile", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      embeds=("shell",), reader="shell")
+                      embeds=("shell",))

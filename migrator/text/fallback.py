@@ -22,8 +22,8 @@ from migrator.text.filetypes import is_makefile
 
 #: File suffix (or whole lower-case name) -> comment style of ``mentions.STYLES``.
 COMMENT_STYLES: dict[str, str] = {
-    **dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte",
-                     ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".go", ".rs",
+    **dict.fromkeys((".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte"), "js"),
+    **dict.fromkeys((".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".cu", ".cuh", ".go", ".rs",
                      ".java", ".kt", ".scala", ".swift", ".cs", ".css", ".scss", ".less", ".proto",
                      ".jsonnet", ".libsonnet"), "c"),
     **dict.fromkeys((".mk", ".make", "makefile", "gnumakefile", ".cmake", "cmakelists.txt", ".pl", ".r",
@@ -106,7 +106,7 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
     except UnicodeDecodeError:
         return FileResult(path)
     if is_makefile(path):
-        return _core.run(path, data, ctx, RULE, analyze, guard=guard, regions=regions)
+        return _core.run(path, data, ctx, RULE, analyze, regions=regions)
     return _core.run(path, data, ctx, RULE, analyze)
 
 
@@ -123,4 +123,4 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return set(), {number for number, line in enumerate(text.split("\n"), start=1) if line.startswith("\t")}
 
 
-RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",), reader="shell")
+RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",))

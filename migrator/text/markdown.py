@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from importlib import import_module
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Span
-from migrator.text import _core, _guard, doc_prose, dockerfile, dotenv, mentions, shell, toml, yaml
+from migrator.text import _core, doc_prose, mentions
+from migrator.text.filetypes import fence_type
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
@@ -27,12 +29,14 @@ _PYTHON = frozenset(("python", "py", "python3", "pycon", "ipython"))
 _PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
 
 
-_MODULES = {**dict.fromkeys(("bash", "sh", "shell", "zsh", "console", "terminal", "shell-session"), "shell"),
-            **dict.fromkeys(("dockerfile", "docker", "containerfile"), "dockerfile"),
-            **dict.fromkeys(("yaml", "yml"), "yaml"), "toml": "toml", **dict.fromkeys(("env", "dotenv"), "dotenv")}
 _CONSOLE = ("console", "terminal", "shell-session")
-_ANALYZERS: dict[str, _core.Analyzer] = {"shell": shell.analyze, "dockerfile": dockerfile.analyze, "yaml": yaml.analyze,
-                                         "toml": toml.analyze, "dotenv": dotenv.analyze}
+
+
+def _analyzer(lang: str) -> _core.Analyzer | None:
+    """The rules of the file type that declares the fence language ``lang``
+    (``migrator.text.filetypes``), or None."""
+    filetype = fence_type(lang)
+    return None if filetype is None else import_module(filetype.module).analyze
 
 
 def fences(lines: list[str]) -> Iterator[tuple[str, range]]:
@@ -71,7 +75,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     in_fence: set[int] = set()
     for lang, body in fences(lines):
         in_fence.update(range(body.start - 1, body.stop + 1))
-        analyzer = _ANALYZERS.get(_MODULES.get(lang, ""))
+        analyzer = _analyzer(lang)
         if lang in _PYTHON:
             out += _python_block(path, lines, body, ctx)
         elif analyzer is None:
@@ -137,9 +141,6 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     return out
 
 
-_GUARDS = {"shell": _guard.shell, "dockerfile": dockerfile.guard, "yaml": _guard.yaml, "toml": _guard.toml}
-
-
 def _fences(text: str) -> list[tuple[str, str]]:
     lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "markdown")]
     return [(lang, "\n".join(lines[k] for k in body) + "\n") for lang, body in fences(lines)]
@@ -152,7 +153,8 @@ def guard(path: str, before: str, after: str) -> str | None:
     if len(old) != len(new):
         return "the fixed Markdown would have another number of code blocks"
     for (lang, a), (_, b) in zip(old, new):
-        check = _GUARDS.get(_MODULES.get(lang, ""))
+        filetype = fence_type(lang)
+        check = None if filetype is None else _core.guard_of(filetype)
         if a != b and check is not None and (problem := check(f"block.{lang}", unprompted(lang, a),
                                                               unprompted(lang, b))) is not None:
             return f"in a `{lang}` block: {problem}"
@@ -160,8 +162,8 @@ def guard(path: str, before: str, after: str) -> str | None:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
-    return _core.run(path, data, ctx, RULE, analyze, guard=guard)
+    return _core.run(path, data, ctx, RULE, analyze)
 
 
 RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),
-                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"), reader="markdown")
+                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"))

@@ -21,6 +21,7 @@ comment syntax is known; positions are kept (blanked text becomes spaces).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container
 
 from migrator import catalog
@@ -78,7 +79,8 @@ def manual_finding(path: str, number: int, start: int, end: int, code: str, mess
 
 #: Comment syntaxes by name: line-comment openers, and (open, close) block pairs.
 STYLES: dict[str, tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = {
-    "c": (("//",), (("/*", "*/"),)),  # JavaScript/TypeScript/JSX/TSX, C/C++/CUDA, Go, Rust, Java, CSS-ish
+    "c": (("//",), (("/*", "*/"),)),  # C/C++/CUDA, Go, Rust, Java, CSS-ish
+    "js": (("//",), (("/*", "*/"),)),  # JavaScript/TypeScript/JSX/TSX (:func:`_blank_script`)
     "hash": (("#",), ()),  # Makefile, INI/CFG (also ;), requirements, .gitignore-like files, Perl, R
     "ini": (("#", ";"), ()),
     "hcl": (("#", "//"), (("/*", "*/"),)),
@@ -98,6 +100,8 @@ def blank_comments(text: str, style: str | None) -> str:
     line_openers, blocks = STYLES[style]
     if not any(opener in text for opener in line_openers) and not any(pair[0] in text for pair in blocks):
         return text  # no comment at all (most Markdown): skip the character walk
+    if style == "js":
+        return _blank_script(text)
     quotes = "\"'`" if style in ("c", "hcl") else ""
     out = list(text)
     i, n = 0, len(text)
@@ -136,6 +140,136 @@ def blank_comments(text: str, style: str | None) -> str:
             line_start = False
         i += 1
     return "".join(out)
+
+
+#: After these characters (or none) an expression starts: a ``/`` there opens a regex
+#: literal, a ``<`` a JSX tag; after others they divide and compare.
+_EXPRESSION_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
+_EXPRESSION_KEYWORDS = frozenset(("return", "typeof", "case", "do", "else", "in", "of", "void", "yield", "await",
+                                  "delete", "throw", "new", "instanceof"))
+_WORD_BEFORE = re.compile(r"[A-Za-z_$][\w$]*$")
+
+
+def _expression_may_start(text: str, at: int, last: str) -> bool:
+    if not last or last in _EXPRESSION_AFTER:
+        return True
+    word = _WORD_BEFORE.search(text, max(0, at - 16), at) if last.isalpha() else None
+    return word is not None and word.group(0) in _EXPRESSION_KEYWORDS and not text[at - 1].isalnum()
+
+
+def _regex_end(text: str, at: int) -> int | None:
+    """The end of the regex literal opening at ``at`` (flags included), or None when its
+    line holds no closing ``/`` (then it was no regex)."""
+    i, in_class = at + 1, False
+    while i < len(text) and text[i] != "\n":
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "/" and not in_class:
+            i += 1
+            while i < len(text) and (text[i].isalnum() or text[i] == "_"):
+                i += 1
+            return i
+        in_class = (in_class or ch == "[") and ch != "]"
+        i += 1
+    return None
+
+
+_CODE_ELEMENT = re.compile(r"(?:script|style)\b", re.IGNORECASE)
+
+
+def _blank_script(text: str) -> str:
+    """``blank_comments`` of JavaScript/TypeScript with JSX: strings, template literals and
+    regex literals (``/\\/*$/``) are no comment, and neither is JSX text (``<p>/* note</p>``):
+    a tag opened where an expression may start makes what follows its ``>`` text, up to an
+    expression container ``{...}`` or the next tag; the closing tag of the outermost
+    element makes it code again (and so does a ``<script>``/``<style>`` element of Vue or
+    Svelte). A ``/*`` never closed hides nothing. Where this cannot tell, it leaves the text
+    unblanked: a mention in a comment is reported rather than a mention in code hidden."""
+    out = list(text)
+    n = len(text)
+    mode = "code"  # or "text" (JSX children) or "tag" (inside ``<...>``)
+    depth = 0  # open JSX elements in this expression
+    closing = False  # the tag being read is a closing one (``</p>``)
+    tag = 0  # where it starts
+    stack: list[tuple[str, int]] = []  # (mode, depth) around each ``{``
+    last = ""  # the last character of code (outside strings and comments)
+    no_regex_before = 0
+    i = 0
+    while i < n:
+        ch = text[i]
+        if mode == "text":
+            if ch == "{":
+                stack.append((mode, depth))
+                mode, depth, last = "code", 0, "{"
+            elif ch == "<":
+                mode, closing, last = "tag", text.startswith("/", i + 1), "<"
+            i += 1
+            continue
+        if ch in "\"'`":
+            i = _string_end(text, i)
+            last = ch
+            continue
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            _blank(out, i, end)
+            i = end
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:  # never closed: a syntax error, or no comment at all; hide nothing
+                i += 2
+                continue
+            _blank(out, i, end + 2)
+            i = end + 2
+            continue
+        if mode == "code" and ch == "/" and i >= no_regex_before and _expression_may_start(text, i, last):
+            end = _regex_end(text, i)
+            if end is not None:
+                i, last = end, "/"
+                continue
+            no_regex_before = _line_end(text, i)  # none closes on this line: try no other (linear time)
+        if mode == "code" and ch == "<" and _expression_may_start(text, i, last) and i + 1 < n \
+                and (text[i + 1].isalpha() or text[i + 1] in ">/"):
+            mode, closing, tag = "tag", text[i + 1] == "/", i
+        elif mode == "tag" and ch == ">":
+            if closing:
+                depth = max(depth - 1, 0)
+            elif last != "/":
+                depth += 1
+            code_inside = not closing and _CODE_ELEMENT.match(text, tag + 1) is not None  # Vue, Svelte
+            mode = "text" if depth and not code_inside else "code"
+        elif ch == "{":
+            stack.append((mode, depth))
+            mode, depth = "code", 0
+        elif ch == "}" and stack:
+            mode, depth = stack.pop()
+        if ch not in " \t\r\n":
+            last = ch
+        i += 1
+    return "".join(out)
+
+
+def _line_end(text: str, at: int) -> int:
+    end = text.find("\n", at)
+    return len(text) if end < 0 else end
+
+
+def _string_end(text: str, at: int) -> int:
+    """Past the string opened at ``at``; a quote ends at its line's end, a template literal
+    runs on (its ``${...}`` read as text: no comment is blanked inside)."""
+    quote, i, n = text[at], at + 1, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == quote or (ch == "\n" and quote != "`"):
+            return i + 1
+        i += 1
+    return n
 
 
 def _blank(out: list[str], start: int, end: int) -> None:

@@ -174,7 +174,8 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
-    from migrator.base.suppressions import filter_findings
+    from migrator.base.suppressions import Comments, filter_findings
+    from migrator.text.quoting import FENCES, column_reader
 
     try:
         text = data.decode("utf-8")
@@ -198,7 +199,8 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
         found = [f for f in found if enabled(f.code) and ctx.fires(f.code)]
         malformed: list[tuple[int, str]] = []
         syntax = "python" if cell.cell_type == "code" else "markdown" if cell.cell_type == "markdown" else "hash"
-        found, suppressed, unused = filter_findings(source, found, syntax, malformed)
+        comments = Comments(column_reader("text"), column_reader("shell"), FENCES)
+        found, suppressed, unused = filter_findings(source, found, syntax, malformed, comments=comments)
         if malformed and result.error is None:
             at = _to_file(Finding(path, Span.of(malformed[0][0], 0, malformed[0][0], 0), "", ""), cell, text, starts).line
             result.error = FileError(path, "; ".join(message for _, message in malformed), at)

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 from migrator.base.records import record
-from migrator.text import _core, _guard
+from migrator.text import _core
 from migrator.text._shellparse import ShellCommand, Word, split
 
 _ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
@@ -402,8 +402,7 @@ def regions(text: str) -> tuple[set[int], set[int]]:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
-    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.shell, regions=regions)
+    return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      reader="shell")
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True)

@@ -14,7 +14,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.text import _core, _guard
+from migrator.text import _core
 from migrator.text.dotenv import unquote
 
 _KEY = re.compile(rf"""^\s*(["']?)({re.escape(_core.ENV)})\1\s*=\s*(.*?)\s*$""")
@@ -95,8 +95,7 @@ def regions(text: str) -> tuple[set[int], set[int]]:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
-    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.toml, regions=regions)
+    return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      reader="shell")
+RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True)

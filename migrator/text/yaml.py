@@ -25,7 +25,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.text import _core, _guard, shell
+from migrator.text import _core, shell
 from migrator.text._shellparse import split
 from migrator.text.dotenv import unquote
 
@@ -305,8 +305,8 @@ def _sites_around(index: _Lines, key: int | None, script: range) -> list[shell.S
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
-    return _core.run(path, data, ctx, RULE, analyze, guard=_guard.yaml, regions=text_regions)
+    return _core.run(path, data, ctx, RULE, analyze, regions=text_regions)
 
 
 RULE = _core.TextRule("yaml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      embeds=("shell",), reader="yaml")
+                      embeds=("shell",))
