@@ -53,6 +53,12 @@ def test_no_log_command_in_any_format_or_stream(tmp_path: Path) -> None:
         for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
             assert not LOG_COMMAND.search(text), f"{args} {stream}: {LOG_COMMAND.search(text)} in {text!r}"
     assert "m##vso\\x5btask.prependpath]x.py" in cli("lint", ".", cwd=root).stdout  # still named, escaped
+    # --diff keeps changed lines exact (what git apply reads; under GitHub Actions they are
+    # wrapped in ::stop-commands::), but its headers name the file in git's octal quoting
+    diff = cli("fix", "--diff", ".", cwd=root)
+    headers = [line for line in diff.stdout.splitlines() if line.startswith(("--- ", "+++ "))]
+    assert headers and not any(LOG_COMMAND.search(line) for line in headers), headers
+    assert '--- "a/m##vso\\133task.prependpath]x.py"' in headers
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")

@@ -66,6 +66,11 @@ _LOG_COMMAND = r"(?i)(##(?:vso)?)\["
 _LINE_COMMAND = r"(?m)^(\s*):(?=:)"
 
 
+def holds_log_command(data: bytes) -> bool:
+    """Does ``data`` hold ``##[`` or ``##vso[`` (for text written as bytes: ``--diff`` headers)?"""
+    return b"##" in data and re.search(rb"(?i)##(?:vso)?\[", data) is not None
+
+
 def visible(text: str, keep_newlines: bool = False, starts_line: bool = True) -> str:
     """``text`` with every unsafe character shown as an escape, and no CI log command
     (see the module docstring). ``starts_line=False``: the text never begins a log line
