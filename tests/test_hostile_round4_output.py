@@ -35,6 +35,9 @@ def hostile_names(root: Path) -> None:
     (root / "::error title=forged::x.py").write_text(V1)
     (root / "z##[stop-commands]X").symlink_to("nowhere")  # dangling: a "skipped" note names it
     (root / "::warning::dangling").symlink_to("nowhere")
+    # pins echoed in the summaries' target: one kept, one ignored with a note
+    (root / "requirements.txt").write_text('sglang>=0.5.14; python_version > "1" or extra == "##[stop-commands]X"\n'
+                                           'sglang; python_version ~= "1##vso[task.setvariable]"\n')
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
