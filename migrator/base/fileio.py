@@ -192,6 +192,7 @@ def refuse_links(path: Path | str) -> None:
     the current folder outside any) when ``path`` is below it, else the repository holding
     ``path``; folders above the top are the user's own (a checkout may live under a linked
     ``/tmp``). Nothing but ``lstat`` is asked of the file system: no link is followed.
+    Inputs the user names that a repository may commit (``--baseline``) are checked too.
     """
     from migrator.base.repository import repo_root, root_of
 
@@ -203,8 +204,8 @@ def refuse_links(path: Path | str) -> None:
     while current != top:
         if os.path.islink(current):
             if current == absolute:
-                raise SourceError("is a symbolic link: never written through (remove the link, or write elsewhere)")
-            raise SourceError(f"a folder of its path is a symbolic link ({current}): never written through")
+                raise SourceError("is a symbolic link: never read or written through (remove the link, or use another path)")
+            raise SourceError(f"a folder of its path is a symbolic link ({current}): never read or written through")
         parent = os.path.dirname(current)
         if parent == current:
             break

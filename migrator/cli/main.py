@@ -282,7 +282,31 @@ def _usage_error(error: Exception) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """The command line. Whatever escapes a command (a bug, or an input no check foresaw)
+    ends the run here as a usage error: one line on stderr and exit 2, never a traceback
+    with exit 1 that ``--exit-zero`` or a CI step could read as "findings"."""
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except Exception as error:  # the last resort (RecursionError, MemoryError too): see above
+        return _internal_error(error)
+
+
+def _internal_error(error: BaseException) -> int:
+    from migrator.report.escape import visible
+
+    where = ""
+    trace = error.__traceback__
+    while trace is not None:  # the innermost frame of the tool's own code: where to look
+        if "migrator" in trace.tb_frame.f_code.co_filename:
+            where = f" at {os.path.basename(trace.tb_frame.f_code.co_filename)}:{trace.tb_lineno}"
+        trace = trace.tb_next
+    message = visible(f"{type(error).__name__}: {error}")[:500]
+    print(f"dflash-migrate: error: internal error{where} ({message}); the run stopped here, please report it",
+          file=sys.stderr)
+    return USAGE
+
+
+def _main(args: list[str]) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"dflash-migrate {__version__}")
         return 0

@@ -72,12 +72,23 @@ def write(path: Path, results: list[FileResult]) -> int:
 
 
 def load(path: Path) -> Baseline:
+    """The baseline at ``path``, read as every input is (:func:`migrator.base.fileio.read_bytes`:
+    a regular file within the size limit; no symbolic link at it or in a folder of its path
+    below the repository top, as for writes): a committed link to ``/dev/zero`` or a
+    document nested past the parser's depth is a BaselineError naming the file."""
+    from migrator.base.fileio import SourceError, read_bytes, refuse_links
+
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BaselineError(f"{path}: cannot read the baseline: {error.strerror or error}") from None
-    except ValueError as error:
+        refuse_links(path)
+        data = read_bytes(path)
+    except SourceError as error:
+        raise BaselineError(f"{path}: cannot read the baseline: {error.message}") from None
+    try:
+        document = json.loads(data.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError too
         raise BaselineError(f"{path}: not a dflash-migrate baseline: {error}") from None
+    except RecursionError:
+        raise BaselineError(f"{path}: not a dflash-migrate baseline: arrays or objects nested too deeply") from None
     if not isinstance(document, dict) or document.get("version") != VERSION or not isinstance(
             document.get("findings"), list):
         raise BaselineError(f"{path}: not a dflash-migrate baseline (version {VERSION} with a findings list)")

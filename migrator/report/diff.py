@@ -4,7 +4,8 @@ and in a CI log.
 * Headers are ``--- a/PATH`` / ``+++ b/PATH`` with PATH relative to the current folder
   when it lies below it, without ``./``; a path holding a double quote, a backslash, a
   control character or a non-ASCII byte is quoted as git quotes it (``"a/x\\ny"``, C
-  escapes and octal bytes), which both tools read back.
+  escapes and octal bytes), which both tools read back; so is a path holding ``##[`` or
+  ``##vso[`` (its ``[`` in octal), which a CI runner would obey anywhere in a line.
 * Lines are split at LF only (a CR stays part of its line), and a side whose last line
   has no LF gets ``\\ No newline at end of file``.
 * Changed lines are the file's bytes, exact, when standard output is not a terminal (a
@@ -43,10 +44,16 @@ def shown_path(path: str) -> str:
 
 def git_quoted(name: bytes) -> bytes:
     """``name`` as git writes a path in a patch header: unchanged when it is plain, else in
-    double quotes with C escapes (as ``core.quotePath``, git's default, does)."""
-    if not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in name):
+    double quotes with C escapes (as ``core.quotePath``, git's default, does). A name holding
+    a CI log command (``##[``, ``##vso[``: a runner obeys it anywhere in a line) is quoted too,
+    its ``[`` written as the octal escape ``\\133``, which ``git apply`` reads back."""
+    from migrator.report.escape import holds_log_command
+
+    command = holds_log_command(name)
+    if not command and not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in name):
         return name
-    return b'"' + b"".join(_C_ESCAPES.get(byte) or (b"\\%03o" % byte if byte < 0x20 or byte >= 0x7F else bytes([byte]))
+    octal = (lambda byte: byte < 0x20 or byte >= 0x7F or byte == 0x5B) if command else (lambda byte: byte < 0x20 or byte >= 0x7F)
+    return b'"' + b"".join(_C_ESCAPES.get(byte) or (b"\\%03o" % byte if octal(byte) else bytes([byte]))
                            for byte in name) + b'"'
 
 

@@ -16,6 +16,17 @@ such text only through one of these functions:
   ``os.fsencode(json.loads(...)["path"])`` gives back the original bytes).
 * GitHub workflow commands: :mod:`migrator.report.github` applies :func:`visible` and
   then the Actions toolkit's ``%25``/``%0D``/``%0A`` (and ``%3A``/``%2C`` in properties).
+
+Both also neutralise CI log commands, in every format: GitHub's runner obeys the legacy
+``##[command]`` and Azure's agent ``##vso[...]`` anywhere in a line (a file named
+``z##[stop-commands]X`` would silence every later annotation), so their ``[`` is written
+as an escape (``\x5b``; in JSON ``\u005b``, which reads back as ``[``). :func:`visible`
+also escapes the first ``:`` of a ``::`` that starts a line after whitespace (``\x3a``):
+GitHub runs ``::command::`` there, and a finding line or a note begins with a path as
+given (``::error title=...::x.py``). The tool's own commands (``--format github``, the
+``--diff`` guard) are built outside these functions; text inside one of them never
+begins a line (``starts_line=False``: a ``::`` there stays, so an annotation's ``file``
+still names a file called ``::x.py``).
 """
 
 from __future__ import annotations
@@ -49,15 +60,37 @@ def _shown(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def visible(text: str, keep_newlines: bool = False) -> str:
-    """``text`` with every unsafe character shown as an escape (see the module docstring)."""
+#: A CI log command that runs anywhere in a line: the ``[`` after ``##`` or ``##vso``.
+_LOG_COMMAND = r"(?i)(##(?:vso)?)\["
+#: A ``::`` starting a line after whitespace: a GitHub workflow command.
+_LINE_COMMAND = r"(?m)^(\s*):(?=:)"
+
+
+def holds_log_command(data: bytes) -> bool:
+    """Does ``data`` hold ``##[`` or ``##vso[`` (for text written as bytes: ``--diff`` headers)?"""
+    return b"##" in data and re.search(rb"(?i)##(?:vso)?\[", data) is not None
+
+
+def visible(text: str, keep_newlines: bool = False, starts_line: bool = True) -> str:
+    """``text`` with every unsafe character shown as an escape, and no CI log command
+    (see the module docstring). ``starts_line=False``: the text never begins a log line
+    (a workflow command's property or message), so a leading ``::`` stays."""
     pattern = _compiled(_UNSAFE_KEEP_NEWLINE if keep_newlines else _UNSAFE)
-    return pattern.sub(_shown, text) if pattern.search(text) else text
+    if pattern.search(text):
+        text = pattern.sub(_shown, text)
+    if "##" in text:
+        text = _compiled(_LOG_COMMAND).sub(r"\1\\x5b", text)
+    if starts_line and "::" in text:
+        text = _compiled(_LINE_COMMAND).sub(r"\1\\x3a", text)
+    return text
 
 
 def json_text(document: str) -> str:
     """A ``json.dumps(..., ensure_ascii=False)`` result made safe UTF-8 (escapes only
-    ever land inside JSON strings: these characters cannot occur outside them)."""
+    ever land inside JSON strings: these characters cannot occur outside them), with no
+    CI log command (``##[`` cannot occur outside a string either)."""
+    if "##" in document:
+        document = _compiled(_LOG_COMMAND).sub(r"\1\\u005b", document)
     pattern = _compiled(_JSON_UNSAFE)
     if not pattern.search(document):
         return document

@@ -27,7 +27,9 @@ SHOWN_PER_STEP = 10
 
 
 def escape_data(text: str) -> str:
-    return visible(text, keep_newlines=True).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A command's message or property text (inside the command's line: no line start)."""
+    return visible(text, keep_newlines=True, starts_line=False).replace("%", "%25").replace("\r", "%0D").replace(
+        "\n", "%0A")
 
 
 def escape_property(text: str) -> str:

@@ -122,12 +122,19 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
         import tomli as tomllib
     try:
         if data is None:
-            data = path.read_bytes()
+            from migrator.base.fileio import SourceError, read_bytes
+
+            try:
+                data = read_bytes(path)
+            except SourceError as error:
+                raise ConfigError(f"{path}: {error.message}") from None
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply to read") from None
 
 
 def _search_path(start: Path) -> list[Path]:
@@ -219,22 +226,46 @@ def pin_root(start: Path) -> Path:
     return chain[0]
 
 
-def sglang_pins(folder: Path) -> list[tuple[Path, str, str]]:
-    """(file, specifier text, requirement as written) of each sglang requirement in ``folder``'s ``pyproject.toml``
-    (``[project] dependencies``) and ``requirements*.txt``: the fork's own pin, which decides
-    the releases a run migrates to when none is given (``migrator.catalog.target``). Raises
-    ConfigError for a ``pyproject.toml`` that is not TOML; ``packaging`` is imported only
-    where a file mentions sglang."""
+@record
+class Pins(NamedTuple):
+    """The sglang requirements of a folder: ``found`` (file, specifier text, requirement as
+    written) and ``ignored``, a note for each requirement naming sglang that decides nothing
+    (its marker cannot be evaluated)."""
+
+    found: list[tuple[Path, str, str]]
+    ignored: tuple[str, ...] = ()
+
+
+class _Undecidable(Exception):
+    """A requirement whose environment marker packaging cannot evaluate."""
+
+
+def sglang_pins(folder: Path) -> Pins:
+    """The sglang requirements in ``folder``'s ``pyproject.toml`` (``[project] dependencies``)
+    and ``requirements*.txt``: the fork's own pin, which decides the releases a run
+    migrates to when none is given (``migrator.catalog.target``). Raises ConfigError for a
+    ``pyproject.toml`` that is not TOML (or too large to read); ``packaging`` is imported
+    only where a file mentions sglang."""
     found: list[tuple[Path, str, str]] = []
+    ignored: list[str] = []
+
+    def add(path: Path, requirement: str) -> None:
+        try:
+            spec = _sglang_specifier(requirement)
+        except _Undecidable as why:
+            ignored.append(f"`{requirement}` in {path.name} ignored: {why}")
+            return
+        if spec is not None:
+            found.append((path, spec, requirement))
+
     pyproject = folder / "pyproject.toml"
     data = _read(pyproject)
     if data is not None and "sglang" in data:
         project = _toml_load(pyproject, data.encode("utf-8")).get("project")
         dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
         for line in dependencies if isinstance(dependencies, list) else []:
-            spec = _sglang_specifier(line) if isinstance(line, str) else None
-            if spec is not None:
-                found.append((pyproject, spec, line.strip()))
+            if isinstance(line, str):
+                add(pyproject, line.strip())
     try:
         requirements = sorted(folder.glob("requirements*.txt"))
     except OSError:
@@ -244,14 +275,13 @@ def sglang_pins(folder: Path) -> list[tuple[Path, str, str]]:
         if text is None or "sglang" not in text:
             continue
         for line in text.splitlines():
-            requirement = line.partition(" #")[0].strip()
-            spec = _sglang_specifier(requirement)
-            if spec is not None:
-                found.append((path, spec, requirement))
-    return found
+            add(path, line.partition(" #")[0].strip())
+    return Pins(found, tuple(ignored))
 
 
 def _sglang_specifier(line: str) -> str | None:
+    """The specifier of requirement ``line`` if it names sglang for this interpreter; raises
+    _Undecidable where its marker cannot be evaluated."""
     if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
         return None
     from packaging.requirements import InvalidRequirement, Requirement
@@ -259,17 +289,19 @@ def _sglang_specifier(line: str) -> str | None:
 
     try:
         requirement = Requirement(line)
-    except InvalidRequirement:
+    except (InvalidRequirement, RecursionError):  # not a requirement (parentheses nested past the parser's depth)
         return None
     if canonicalize_name(requirement.name) != "sglang":
         return None
-    if requirement.marker is not None and not requirement.marker.evaluate():
-        return None
+    try:
+        if requirement.marker is not None and not requirement.marker.evaluate():
+            return None
+    except ValueError as error:  # packaging's UndefinedComparison, UndefinedEnvironmentName, InvalidVersion
+        raise _Undecidable(f"its marker cannot be evaluated ({error})") from None
     return str(requirement.specifier)
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-    except OSError:
-        return None
+    """A pin file's text through the config's read path (regular files only; too large: a
+    ConfigError); None where there is none."""
+    return _read_config(path).decode("utf-8", errors="replace") if path.is_file() else None

@@ -12,7 +12,9 @@ Git is asked only for the index (``ls-files -s``) and the staged paths
 (``diff-index --cached HEAD``), under ``gitscan``'s fixed environment; the file's bytes
 are hashed here. So git never reads a work-tree file, and a hostile ``.git/config``
 (``core.fsmonitor``, a ``filter.<x>.clean`` command that ``git status`` would run on a
-stat-dirty file) has nothing to run. A file git converts on checkout (a filter, or
+stat-dirty file) has nothing to run; no git command may start a transport, and a partial
+clone (whose missing objects git would fetch through the repository's own transport) is not
+handed to git: its files are refused (``gitscan.is_partial_clone``). A file git converts on checkout (a filter, or
 line endings other than CRLF vs LF) reads as changed: refused, the safe side.
 """
 
@@ -32,6 +34,7 @@ class _Repository(NamedTuple):
     index: dict[str, tuple[str, str]]  # path relative to the top, "/" separated -> (blob id, stage)
     staged: frozenset[str]
     error: str | None = None  # git could not read it: every file is refused
+    partial_clone: bool = False  # git is not asked: every file is refused
 
 
 class Uncommitted:
@@ -61,6 +64,10 @@ class Uncommitted:
         repository = self._repository(top) if top is not None else None
         if repository is None:
             return None
+        if repository.partial_clone:
+            return (f"is in a partial clone ({top} declares extensions.partialClone or a promisor remote): git would "
+                    "fetch its missing objects by running the repository's own transport, so it is not asked; "
+                    "pass --allow-dirty to write it")
         if repository.error is not None:
             return f"is in a git repository that git cannot read ({repository.error}); pass --allow-dirty to write it"
         relative = Path(os.path.relpath(real, top)).as_posix()
@@ -87,9 +94,11 @@ def _same_blob(blob: str, data: bytes) -> bool:
 
 
 def _read_repository(top: str) -> _Repository | None:
-    from migrator.run.gitscan import run_git
+    from migrator.run.gitscan import is_partial_clone, run_git
 
     where = ["--git-dir", os.path.join(top, ".git"), "--work-tree", top]
+    if is_partial_clone(top, where):
+        return _Repository({}, frozenset(), partial_clone=True)
     try:
         listing = run_git([*where, "ls-files", "-s", "-z"], top, 120)
         if listing.returncode != 0:

@@ -95,7 +95,9 @@ def choose_target(paths: Sequence[Path], target_version: str | None, config: Con
             chosen = targets.parse(config.target_version, f"target-version in {config.source}")
         else:
             start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
-            chosen = targets.pinned(sglang_pins(config.root if config.root is not None else pin_root(start)))
+            pins = sglang_pins(config.root if config.root is not None else pin_root(start))
+            chosen = targets.pinned(pins.found)
+            chosen = chosen._replace(notes=chosen.notes + pins.ignored)
     except (targets.TargetError, ConfigError) as error:
         raise UsageError(str(error)) from None
     return chosen._replace(notes=chosen.notes + targets.installed_note(chosen))

@@ -109,7 +109,9 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
         line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"
-    print(line, file=sys.stderr)
+    from migrator.report.escape import visible
+
+    print(visible(line), file=sys.stderr)  # the target names the repository's pins as written
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
+    from migrator.report.baseline import Baseline
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
@@ -119,6 +120,8 @@ def run(
         if not quiet:
             stderr.write(report.stderr_line(fmt, text) + "\n")
 
+    known = _load_baseline(baseline) if baseline is not None else None  # a bad one stops the run before it writes
+
     # stdin_data: the `full` format shows its lines
     outcome, stdin_data = run_inputs(paths, options, stdin_filename, "linting", stdout, stderr)
     for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
@@ -134,8 +137,8 @@ def run(
 
         listing = fixes(results, applied=fix, unsafe_fixes=options.unsafe_fixes)
     fixed = _keep_what_is_left(results, options) if fix else 0
-    if baseline is not None:
-        _apply_baseline(baseline, results, note)
+    if baseline is not None and known is not None:
+        _apply_baseline(baseline, known, results, note)
     if statistics:
         from migrator.report.statistics import statistics as table
 
@@ -189,14 +192,19 @@ def _write_report(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write the report: {error.message}") from None
 
 
-def _apply_baseline(path: Path, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
-    from migrator.report.baseline import BaselineError, apply, load
-    from migrator.report.text import counted
+def _load_baseline(path: Path) -> Baseline:
+    from migrator.report.baseline import BaselineError, load
 
     try:
-        known = load(path)
+        return load(path)
     except BaselineError as error:
         raise UsageError(str(error)) from None
+
+
+def _apply_baseline(path: Path, known: Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
+    from migrator.report.baseline import apply
+    from migrator.report.text import counted
+
     applied = apply(results, known)
     fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
