@@ -9,12 +9,14 @@ import ast
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from migrator.base.fileio import SourceError, decode_python, read_bytes
 from migrator.base.model import FileResult
 from migrator.base.options import Options, selection
+from migrator.base.records import record
 from migrator.relevance.prefilter import might_match
-from migrator.run import batches, config
+from migrator.run import batches
 from migrator.run.batches import narrow_with_git
 from migrator.run.files import discover, is_python
 from migrator.run.pipeline import module_name_of
@@ -40,17 +42,22 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
-    root = config.project_root(paths[0]) if paths else None  # the folder the index covers
-    if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
-        # The index covers the whole project, so one file gives the findings it has in a run of all.
-        found = discover([root], selection(options), options.respect_gitignore)
+    scope = index_scope(paths, options)
+    if scope is not None:
         from migrator.run import gitscan
 
         given = {os.path.abspath(f) for f in files}
+        found = discover(scope.folders, selection(options), options.respect_gitignore)
         extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
+        if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
+            imported, folders = _imported_packages(scope, [*files, *extra], given, options)
+            extra += imported
+            scope = scope._replace(folders=[*scope.folders, *folders])
         index_only.update(extra)
+        outcome.index_read = f"{len(extra)} more files under {', '.join(map(str, scope.folders))} ({scope.why})"
         # git narrows them as in the first step: only files holding a marker are read
-        narrowed = narrow_with_git([gitscan.start(root)], extra, [])
+        scans = [gitscan.start(scope.git_root)] if scope.git_root is not None else []
+        narrowed = narrow_with_git(scans, extra, [])
         batches.analyze_files(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
     if not summaries:
         return
@@ -78,6 +85,90 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
+
+
+@record
+class IndexScope(NamedTuple):
+    """What the fork index reads besides the named paths: ``folders`` walked whole; in a
+    repository its top, narrowed with ``git grep`` there (``git_root``); ``import_roots``: outside
+    one, the folders holding the named files' top packages, where the packages they import
+    are looked for; ``why``: said by ``-v``."""
+
+    folders: list[Path]
+    git_root: Path | None
+    import_roots: tuple[Path, ...]
+    why: str
+
+
+def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
+    """The folders the fork index covers (None: none beyond the named paths). In a
+    repository, its top; outside one, the configuration's folder where there is one, else
+    the top package of each named file (a script outside a package is no module of the
+    index: nothing), never the current folder or a named file's folder as such (issue 50: a
+    folder of 20,000 files walked for one file)."""
+    from migrator.base.repository import top_of
+    from migrator.python.analysis import module_name_for
+    from migrator.python.forkindex import package_root
+
+    if not paths:
+        return None
+    first = paths[0].resolve()
+    top = top_of(str(first if first.is_dir() else first.parent))
+    if top is not None or options.config is not None:
+        root = Path(top) if top is not None else Path(options.config).resolve().parent
+        if all(p.is_dir() and p.resolve() == root for p in paths):
+            return None  # walked already
+        return IndexScope([root], root if top is not None else None, (),
+                          "the repository" if top is not None else "the configuration's folder")
+    packages: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            continue  # walked already
+        resolved = path.resolve()
+        module = module_name_for(resolved)
+        if module is None:
+            continue
+        package = Path(package_root(resolved, module)) / module.partition(".")[0]
+        if package.is_dir() and package != resolved:
+            packages[package] = None
+    if not packages:
+        return None
+    return IndexScope(list(packages), None, tuple(dict.fromkeys(p.parent for p in packages)),
+                      "outside a repository: the named files' packages and the packages they import")
+
+
+IMPORTED_TOP = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
+
+
+def _imported_packages(scope: IndexScope, files: list[str], given: set[str], options: Options) -> tuple[list[str], list[Path]]:
+    """The Python files of the packages that ``files`` import (absolute imports; a relative
+    one stays in its package) found in the scope's import roots, and of those they import in
+    turn: what a named file's findings can depend on outside its own package; and their folders."""
+    walked = set(scope.folders)
+    added: list[str] = []
+    folders: list[Path] = []
+    todo = list(files)
+    while todo:
+        names: set[str] = set()
+        for path in todo:
+            try:
+                data = read_bytes(path)
+            except SourceError:
+                continue
+            for from_name, import_names in IMPORTED_TOP.findall(data):
+                if from_name:
+                    names.add(from_name.decode("ascii"))
+                else:
+                    names.update(part.split(b".")[0].split()[0].decode("ascii", "replace")
+                                 for part in import_names.split(b",") if part.strip())
+        new = [root / name for name in sorted(names) for root in scope.import_roots
+               if name.isidentifier() and root / name not in walked and (root / name / "__init__.py").is_file()]
+        walked.update(new)
+        found = discover(new, selection(options), options.respect_gitignore).files if new else []
+        todo = [p for p in found if is_python(p) and os.path.abspath(p) not in given]
+        folders += new
+        added += todo
+    return added, folders
 
 
 def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:

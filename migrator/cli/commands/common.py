@@ -306,8 +306,10 @@ def settings(paths: Sequence[Path], options: Options) -> list[tuple[str, str]]:
     ]
 
 
-def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None) -> None:
-    """``-v``: what the run used and found, on stderr."""
+def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None,
+                 index_read: str = "") -> None:
+    """``-v``: what the run used and found, on stderr; ``index_read``: what the fork index
+    read besides the scanned files (``RunResult.index_read``)."""
     import time
 
     from migrator import __version__
@@ -317,6 +319,8 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
     print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
                   f"{options.target_version}, {counted(files_scanned, 'file')} scanned in "
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
+    if index_read:
+        print(visible(f"fork index: read {index_read}"), file=stderr or sys.stderr)
 
 
 def report_skipped(skipped: Sequence[tuple[Path, str]]) -> None:
