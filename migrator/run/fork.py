@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
     from migrator.python.forkindex import ForkIndex, ModuleSummary
+    from migrator.run.summary_cache import SummaryCache
 
 
 TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesting follows the length)
@@ -42,6 +43,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
+    cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
     scope = index_scope(paths, options)
     if scope is not None:
         from migrator.run import gitscan
@@ -58,11 +60,15 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         # git narrows them as in the first step: only files holding a marker are read
         scans = [gitscan.start(scope.git_root)] if scope.git_root is not None else []
         narrowed = narrow_with_git(scans, extra, [])
-        batches.analyze_files(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
+        if not options.no_cache:
+            from migrator.run.summary_cache import SummaryCache
+
+            cache = SummaryCache(options)
+        _index_only(workers, narrowed, options, kind, jobs, summaries, cache)
     if not summaries:
         return
-    _read_wanted(summaries, (*files, *index_only))
-    index = _completed(summaries)
+    _read_wanted(summaries, (*files, *index_only), cache)
+    index = _completed(summaries, cache)
     carriers = index.carriers()
     if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
@@ -77,7 +83,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         if not hits:
             break
         batches.analyze_files(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
-        index = _completed(summaries)
+        index = _completed(summaries, cache)
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
@@ -171,7 +177,35 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
     return added, folders
 
 
-def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
+def _index_only(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
+                summaries: dict[str, ModuleSummary], cache: SummaryCache | None) -> None:
+    """The index-only pass over ``paths`` (their summaries into ``summaries``), each file's
+    summary taken from ``cache`` where it holds one for these bytes, and stored there after."""
+    if cache is None:
+        batches.analyze_files(workers, paths, options, Pass(index_only=True), kind, jobs, summaries, None)
+        return
+    misses: dict[str, tuple[str | None, bytes | None]] = {}
+    for path in paths:
+        try:
+            data = read_bytes(path)
+        except SourceError:
+            misses[path] = (None, None)  # its own analysis reports it; nothing is stored
+            continue
+        module = module_name_of(Path(path))
+        found, summary = cache.get("index", path, module, data)
+        if not found:
+            misses[path] = (module, data)
+        elif summary is not None:
+            summaries[path] = summary
+    results: dict[str, FileResult] = {}
+    batches.analyze_files(workers, list(misses), options, Pass(index_only=True), kind, jobs, summaries, results)
+    for path, result in results.items():
+        module, data = misses.get(path, (None, None))
+        if result.error is None and data is not None:
+            cache.put("index", path, module, data, result.module)
+
+
+def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None = None) -> ForkIndex:
     """The fork index of ``summaries`` once those of masked files (``ModuleSummary.complete``
     False) that import from a module carrying V1 objects, the only ones whose blanked
     statements can matter to it, are the whole files'."""
@@ -184,13 +218,13 @@ def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
         if not redo:
             return index
         for path in redo:
-            masked, whole = summaries[path], _summary_only(path)
+            masked, whole = summaries[path], _summary_only(path, cache)
             # what its own (hot) analysis wants decided stays wanted
             summaries[path] = masked._replace(complete=True) if whole is None else whole._replace(
                 wanted=tuple(sorted({*whole.wanted, *masked.wanted})))
 
 
-def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
+def _read_wanted(summaries: dict, known: Sequence[str], cache: SummaryCache | None = None) -> None:
     """Index the modules that would decide a finding of an analysed file (``summary.wanted``:
     the class of a receiver defined in another module), and theirs in turn, if they are
     among the project's files (``known``) and not indexed yet. They are few (one per
@@ -218,14 +252,15 @@ def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
         if not todo:
             return
         for path in todo:
-            summary = _summary_only(path)
+            summary = _summary_only(path, cache)
             if summary is not None:
                 summaries[path] = summary
 
 
-def _summary_only(path: str) -> ModuleSummary | None:
+def _summary_only(path: str, cache: SummaryCache | None = None) -> ModuleSummary | None:
     """The fork index's summary of one file, every statement walked (a constructor's
-    ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that)."""
+    ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that).
+    Taken from ``cache`` where it holds one for these bytes, and stored there after."""
     from migrator.python.analysis import analyze
     from migrator.python.summary import summarize
 
@@ -234,13 +269,23 @@ def _summary_only(path: str) -> ModuleSummary | None:
         return None
     try:
         data = read_bytes(path)
+    except SourceError:
+        return None
+    if cache is not None:
+        found, cached = cache.get("whole", path, module_name, data)
+        if found:
+            return cached
+    try:
         if len(data) > MAX_ANALYZE_BYTES:
             return None
         source = decode_python(data)
         tree = ast.parse(source, filename=path)
-        return summarize(analyze(tree, source, Path(path), module_name, skip_cold_functions=False), path)
+        summary = summarize(analyze(tree, source, Path(path), module_name, skip_cold_functions=False), path)
     except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    if cache is not None:
+        cache.put("whole", path, module_name, data, summary)
+    return summary
 
 
 def any_word_pattern(words: Iterable[str]) -> re.Pattern[bytes]:
