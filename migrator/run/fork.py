@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
     from migrator.python.forkindex import ForkIndex, ModuleSummary
+    from migrator.run.gitscan import GitScan
     from migrator.run.summary_cache import SummaryCache
 
 
@@ -35,11 +36,12 @@ TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesti
 
 
 def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: list[str],  # noqa: ANN001
-                      options: Options, jobs: int, kind: str) -> None:
+                      options: Options, jobs: int, kind: str, scan: GitScan | None = None) -> None:
     """Second step, only where the fork's modules re-export V1 objects (``migrator.python.forkindex``):
     index the project's modules, look for the names they re-export under new names in the
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
-    that import from those modules or that other modules import from."""
+    that import from those modules or that other modules import from. ``scan``: the run's
+    ``git grep`` of the named files' repository, if it started one (read again here)."""
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
@@ -49,7 +51,11 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         from migrator.run import gitscan
 
         given = {os.path.abspath(f) for f in files}
-        found = discover(scope.folders, selection(options), options.respect_gitignore)
+        shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
+        def tracked(root: str) -> frozenset[str] | None:  # the run's scan lists the repository already
+            return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
+
+        found = discover(scope.folders, selection(options), options.respect_gitignore, tracked=tracked)
         extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
         if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
             imported, folders = _imported_packages(scope, [*files, *extra], given, options)
@@ -58,7 +64,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         index_only.update(extra)
         outcome.index_read = f"{len(extra)} more files under {', '.join(map(str, scope.folders))} ({scope.why})"
         # git narrows them as in the first step: only files holding a marker are read
-        scans = [gitscan.start(scope.git_root)] if scope.git_root is not None else []
+        scans = [] if scope.git_root is None else [shared or gitscan.start(scope.git_root)]
         narrowed = narrow_with_git(scans, extra, [])
         if not options.no_cache:
             from migrator.run.summary_cache import SummaryCache

@@ -144,3 +144,25 @@ def test_no_cache_writes_nothing_and_the_cache_stays_outside_the_tree(
     assert any(path.is_file() for path in (tmp_path / "user-cache" / "summaries").rglob("*"))
     status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=root, capture_output=True, text=True)
     assert status.stdout == ""
+
+
+def test_named_files_take_the_git_grep_narrowing_of_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 51 item 3 (`pre-commit run --all-files` names every file): files git searched
+    and found no marker in are not read again in Python, as in `lint .`; the findings are
+    the same."""
+    from migrator.run import pipeline
+
+    root = tmp_path / "fork"
+    shutil.copytree(FIXTURE, root)
+    for number in range(30):
+        (root / "unrelated" / f"m{number}.py").parent.mkdir(exist_ok=True)
+        (root / "unrelated" / f"m{number}.py").write_text(f"def f{number}():\n    return {number}\n")
+    _committed(root)
+    monkeypatch.chdir(root)
+    read: list[str] = []
+    real = pipeline.read_bytes
+    monkeypatch.setattr(pipeline, "read_bytes", lambda path: read.append(path) or real(path))
+    named = [path.relative_to(root) for path in _python_files(root)]
+    every = engine.run(named, _options(None))
+    assert not [path for path in read if "unrelated" in path], read
+    assert _by_file(every) == _by_file(engine.run([Path(".")], _options(None)))
