@@ -12,8 +12,8 @@ So they are kept between runs, as ruff keeps ``.ruff_cache``:
   of the bytes read now (computed here, so an edited file that git's index does not know
   yet is a miss too; a blob id alone is not enough: every empty ``__init__.py`` shares one)
   and the options that shape an analysis; entries live in a folder named after the tool's
-  fingerprint (its version and the bytes of its code, the catalog included), so they are
-  never trusted across tool versions or catalogs;
+  fingerprint (its version and the name, size and modification time of each file of its
+  code, the catalog included), so they are never trusted across tool versions or catalogs;
 * one file per entry, written to a temporary file and renamed over (``os.replace``):
   concurrent runs each see a whole entry or none;
 * an entry is JSON (never pickle: a hostile cache must not run code), and it repeats its
@@ -23,7 +23,6 @@ So they are kept between runs, as ruff keeps ``.ruff_cache``:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from functools import lru_cache
@@ -32,6 +31,11 @@ from pathlib import Path
 from migrator.base.options import Options
 from migrator.python.forkindex import ModuleSummary
 
+try:  # CPython's own SHA-1: importing hashlib starts OpenSSL, 20-40 ms on 2 cores (BENCHMARKS.md)
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import sha1
+
 FORMAT = 1
 #: What an entry says when the file has no summary (no module, no V1 word, unreadable).
 NO_SUMMARY = None
@@ -39,28 +43,38 @@ NO_SUMMARY = None
 
 def blob_id(data: bytes) -> str:
     """git's object id of a blob holding ``data`` (``git hash-object``)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+    return sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 @lru_cache(maxsize=1)
 def tool_fingerprint() -> str:
-    """The tool's version and the bytes of its code (the catalog is code): a changed rule,
-    catalog entry or summary format gives another fingerprint, so no entry carries over."""
+    """The tool's version and the name, size and modification time of each file of its code
+    (the catalog is code): a changed rule, catalog entry or summary format gives another
+    fingerprint, so no entry carries over. Stat, not read: ~1 ms, against ~35 ms to hash
+    the package's bytes on every run (BENCHMARKS.md, issue 49)."""
     from migrator import __version__
 
-    digest = hashlib.sha256(f"{FORMAT} {__version__}".encode())
-    package = Path(__file__).resolve().parents[1]
-    for path in sorted(package.rglob("*.py")):
-        digest.update(str(path.relative_to(package)).encode() + b"\0")
+    signature = [f"{FORMAT} {__version__}"]
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folders = [package]
+    while folders:
+        folder = folders.pop()
         try:
-            digest.update(path.read_bytes())
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
-            digest.update(b"unreadable")
-    return digest.hexdigest()
+            signature.append(f"{folder}: unreadable")
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                folders.append(entry.path)
+            elif entry.name.endswith((".py", ".toml", ".json")):
+                stat = entry.stat()
+                signature.append(f"{os.path.relpath(entry.path, package)} {stat.st_size} {stat.st_mtime_ns}")
+    return sha1("\n".join(signature).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def default_folder() -> Path:
-    from migrator.releases.wheels import cache_dir
+    from migrator.base.user_cache import cache_dir
 
     return cache_dir() / "summaries"
 
@@ -77,14 +91,14 @@ class SummaryCache:
 
     def __init__(self, options: Options) -> None:
         folder = getattr(options, "cache_dir", None)
-        self.folder = (Path(folder).expanduser() if folder else default_folder()) / tool_fingerprint()[:32]
+        self.folder = (Path(folder).expanduser() if folder else default_folder()) / tool_fingerprint()
         self.options_key = _options_key(options)
 
     def _key(self, kind: str, path: str, module: str | None, data: bytes) -> list[str | None]:
         return [kind, os.path.abspath(path), module, blob_id(data), self.options_key]
 
     def _file(self, key: list[str | None]) -> Path:
-        name = hashlib.sha256(json.dumps(key).encode()).hexdigest()
+        name = sha1(json.dumps(key).encode()).hexdigest()  # the entry repeats its key: a collision is a miss
         return self.folder / name[:2] / name[2:]
 
     def get(self, kind: str, path: str, module: str | None, data: bytes) -> tuple[bool, ModuleSummary | None]:
