@@ -166,3 +166,23 @@ def test_named_files_take_the_git_grep_narrowing_of_a_folder(tmp_path: Path, mon
     every = engine.run(named, _options(None))
     assert not [path for path in read if "unrelated" in path], read
     assert _by_file(every) == _by_file(engine.run([Path(".")], _options(None)))
+
+
+def test_one_file_gets_the_fix_of_the_whole_run_with_and_without_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes too: `fix --diff FILE` writes what `fix --diff .` writes for that file
+    (compat.py keeps the names workers.py and registry.py import from it bound)."""
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+
+    def new_bytes(paths: list[Path], cache: Path | None) -> dict[str, bytes | None]:
+        options = _options(cache)._replace(mode="diff")
+        return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run(paths, options).results}
+
+    whole = new_bytes([Path(".")], None)
+    assert sum(value is not None for value in whole.values()) >= 5
+    for path in _python_files(root / "idxfork"):
+        relative = path.relative_to(root)
+        for run in (None, cache, cache):  # no cache, cold, warm
+            assert new_bytes([relative], run)[str(path.resolve())] == whole.get(str(path.resolve())), (relative, run)
