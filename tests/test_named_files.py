@@ -186,3 +186,21 @@ def test_one_file_gets_the_fix_of_the_whole_run_with_and_without_the_cache(
         relative = path.relative_to(root)
         for run in (None, cache, cache):  # no cache, cold, warm
             assert new_bytes([relative], run)[str(path.resolve())] == whole.get(str(path.resolve())), (relative, run)
+
+
+def test_verbose_says_what_the_index_read_and_what_the_cache_gave(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def verbose() -> str:
+        run = subprocess.run([sys.executable, "-m", "migrator", "lint", "-v", "--cache-dir", str(tmp_path / "cache"),
+                              "idxfork/chain.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 1 and "DFM500" in run.stdout, run.stderr
+        return next(line for line in run.stderr.splitlines() if line.startswith("fork index: read"))
+
+    cold, warm = verbose(), verbose()
+    assert f"under {root.resolve()} (the repository)" in cold and " 0 entries reused" in cold
+    assert " 0 missed" in warm and " 0 entries reused" not in warm

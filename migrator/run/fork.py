@@ -43,7 +43,6 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     that import from those modules or that other modules import from. ``scan``: the run's
     ``git grep`` of the named files' repository, if it started one (read again here)."""
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
-    scanned = set(files)
     index_only: set[str] = set()
     cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
     scope = index_scope(paths, options)
@@ -52,6 +51,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
 
         given = {os.path.abspath(f) for f in files}
         shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
+
         def tracked(root: str) -> frozenset[str] | None:  # the run's scan lists the repository already
             return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
 
@@ -71,6 +71,19 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
 
             cache = SummaryCache(options)
         _index_only(workers, narrowed, options, kind, jobs, summaries, cache)
+    try:
+        _through_the_index(workers, outcome, files, options, jobs, kind, summaries, index_only, cache)
+    finally:
+        if cache is not None:
+            outcome.index_read += f"; summary cache {cache.folder}: {cache.hits} entries reused, {cache.misses} missed"
+
+
+def _through_the_index(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
+                       kind: str, summaries: dict[str, ModuleSummary], index_only: set[str],
+                       cache: SummaryCache | None) -> None:
+    """The rest of :func:`through_the_fork` once the named files' index is read: the index
+    completed, the names it re-exports looked for, the files it concerns analysed again."""
+    scanned = set(files)
     if not summaries:
         return
     _read_wanted(summaries, (*files, *index_only), cache)

@@ -87,12 +87,14 @@ def _options_key(options: Options) -> str:
 
 
 class SummaryCache:
-    """The cache of one run (see the module docstring)."""
+    """The cache of one run (see the module docstring); ``hits`` and ``misses`` for ``-v``."""
 
     def __init__(self, options: Options) -> None:
         folder = getattr(options, "cache_dir", None)
         self.folder = (Path(folder).expanduser() if folder else default_folder()) / tool_fingerprint()
         self.options_key = _options_key(options)
+        self.hits = 0
+        self.misses = 0
 
     def _key(self, kind: str, path: str, module: str | None, data: bytes) -> list[str | None]:
         return [kind, os.path.abspath(path), module, blob_id(data), self.options_key]
@@ -107,11 +109,15 @@ class SummaryCache:
         try:
             entry = json.loads(self._file(key).read_bytes())
             if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+                self.misses += 1
                 return False, None
             stored = entry["summary"]
-            return True, (NO_SUMMARY if stored is None else decode(stored, path))
+            summary = NO_SUMMARY if stored is None else decode(stored, path)
         except Exception:  # noqa: BLE001 - whatever a damaged or hostile entry raises: a miss
+            self.misses += 1
             return False, None
+        self.hits += 1
+        return True, summary
 
     def put(self, kind: str, path: str, module: str | None, data: bytes, summary: ModuleSummary | None) -> None:
         """Store an entry; a cache that cannot be written is no error (the run goes on)."""
