@@ -204,3 +204,39 @@ def test_verbose_says_what_the_index_read_and_what_the_cache_gave(tmp_path: Path
     cold, warm = verbose(), verbose()
     assert f"under {root.resolve()} (the repository)" in cold and " 0 entries reused" in cold
     assert " 0 missed" in warm and " 0 entries reused" not in warm
+
+
+_WRITER = """
+import sys, time
+from migrator.base.options import Options
+from migrator.run.summary_cache import SummaryCache
+from migrator.python.forkindex import ModuleSummary
+folder, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+cache = SummaryCache(Options(cache_dir=folder))
+summary = ModuleSummary(path, "/r", "pkg.m", {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)},
+                        {}, {}, (), None, {}, (), {})
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    cache.put("index", path, "pkg.m", b"data", summary)
+"""
+
+
+def test_concurrent_runs_see_a_whole_entry_or_none(tmp_path: Path) -> None:
+    """Two processes writing one entry over and over while this one reads it: every read
+    is the entry or a miss, and no temporary file is left behind."""
+    import sys
+
+    from migrator.run.summary_cache import SummaryCache
+
+    folder, path = str(tmp_path / "cache"), str(tmp_path / "m.py")
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"}
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, folder, path, "2"], env=env) for _ in range(2)]
+    cache = SummaryCache(engine.Options(cache_dir=folder))
+    seen = set()
+    while any(writer.poll() is None for writer in writers):
+        found, summary = cache.get("index", path, "pkg.m", b"data")
+        seen.add(found)
+        assert not found or summary.binds == {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)}
+    assert all(writer.returncode == 0 for writer in writers)
+    assert True in seen
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.name.endswith(".tmp")]
