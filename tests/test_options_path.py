@@ -209,3 +209,17 @@ def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(t
 
     small, large = payload_sizes(tmp_path / "small", 10), payload_sizes(tmp_path / "large", 1000)
     assert small and set(small) == set(large), (small, large)
+
+
+def test_a_configuration_elsewhere_does_not_widen_a_named_files_index(tmp_path: Path) -> None:
+    """Issue 50: outside git, `--config` naming a file of some other folder (a home folder's)
+    does not make the fork index walk that folder; the configuration's own folder is the
+    index's when the named file is in it."""
+    write_tree(tmp_path, {"home/pyproject.toml": "[tool.dflash-migrate]\n", "home/junk/j.py": V1,
+                          "work/pkg/__init__.py": "", "work/pkg/a.py": V1})
+    elsewhere = cli("lint", "-v", "--config", str(tmp_path / "home" / "pyproject.toml"), "pkg/a.py",
+                    cwd=tmp_path / "work")
+    note = [line for line in elsewhere.stderr.splitlines() if line.startswith("fork index: read")]
+    assert note and "home" not in note[0] and "the named files' packages" in note[0], elsewhere.stderr
+    inside = cli("lint", "-v", "--config", "pyproject.toml", "junk/j.py", cwd=tmp_path / "home")
+    assert "(the configuration's folder)" in inside.stderr, inside.stderr

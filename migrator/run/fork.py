@@ -127,10 +127,10 @@ class IndexScope(NamedTuple):
 
 def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
     """The folders the fork index covers (None: none beyond the named paths). In a
-    repository, its top; outside one, the configuration's folder where there is one, else
-    the top package of each named file (a script outside a package is no module of the
-    index: nothing), never the current folder or a named file's folder as such (issue 50: a
-    folder of 20,000 files walked for one file)."""
+    repository, its top; outside one, the configuration's folder where the named paths are
+    in it, else the top package of each named file (a script outside a package is no module
+    of the index: nothing), never the current folder or a named file's folder as such
+    (issue 50: a folder of 20,000 files walked for one file)."""
     from migrator.base.repository import top_of
     from migrator.python.analysis import module_name_for
     from migrator.python.forkindex import package_root
@@ -139,8 +139,11 @@ def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
         return None
     first = paths[0].resolve()
     top = top_of(str(first if first.is_dir() else first.parent))
-    if top is not None or options.config is not None:
-        root = Path(top) if top is not None else Path(options.config).resolve().parent
+    configured = Path(options.config).resolve().parent if top is None and options.config is not None else None
+    if configured is not None and not all(p.resolve().is_relative_to(configured) for p in paths):
+        configured = None  # `--config` of another folder: the named files' project is not that folder
+    if top is not None or configured is not None:
+        root = Path(top) if top is not None else configured
         if all(p.is_dir() and p.resolve() == root for p in paths):
             return None  # walked already
         return IndexScope([root], root if top is not None else None, (),
