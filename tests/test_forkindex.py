@@ -277,8 +277,10 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     assert not any("elsewhere" in str(p) for p in read), read
 
 
-def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, Counter, result.RunResult]:
-    """(files analysed, files read) by one lint run in this process (``jobs=1``), by real path."""
+def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch, cache: Path | None = None,
+          ) -> tuple[Counter, Counter, result.RunResult]:
+    """(files analysed, files read) by one lint run in this process (``jobs=1``), by real path;
+    the summary cache in ``cache`` (None: no cache)."""
     analysed: Counter = Counter()
     read: Counter = Counter()
     run_rules, read_bytes = python_file._run_rules, pipeline.read_bytes
@@ -287,7 +289,8 @@ def _work(paths: list[Path], monkeypatch: pytest.MonkeyPatch) -> tuple[Counter, 
                       or run_rules(path, *a, **k))
         for module in (pipeline, fork_pass):  # a file's pipeline, and the fork pass's reads
             patch.setattr(module, "read_bytes", lambda path: read.update([str(Path(path).resolve())]) or read_bytes(path))
-        outcome = engine.run(paths, engine.Options(mode="lint", target_version=TARGET, jobs=1))
+        outcome = engine.run(paths, engine.Options(mode="lint", target_version=TARGET, jobs=1, no_cache=cache is None,
+                                                   cache_dir=str(cache) if cache else None))
     return analysed, read, outcome
 
 
@@ -312,6 +315,13 @@ def _no_more_work_for_one_file(root: Path, one: Path, monkeypatch: pytest.Monkey
 
     by_file = {str(Path(r.path).resolve()): [shown(f) for f in r.findings] for r in whole.results}
     assert [shown(f) for f in alone.results[0].findings] == by_file[str(one.resolve())]
+    # issue 49: with the summaries of the index cached, the same findings for less work (a
+    # cold cache reads each indexed file once more, to key it)
+    cache = root.parent / f"{root.name}-cache"
+    _work([one.relative_to(root)], monkeypatch, cache)
+    warm_analysed, warm_read, warm = _work([one.relative_to(root)], monkeypatch, cache)
+    assert [shown(f) for f in warm.results[0].findings] == by_file[str(one.resolve())]
+    assert set(warm_analysed) < set(whole_analysed) and warm_read - whole_read <= Counter({str(one.resolve()): 1})
     return whole_analysed
 
 

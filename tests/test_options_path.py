@@ -19,10 +19,10 @@ V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 ENV = "import os\nos.environ['SGLANG_ENABLE_SPEC_V2'] = '1'\n"
 
 
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "migrator", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=120)
+                          env=env, timeout=timeout)
 
 
 def codes_by_file(stdout: str) -> dict[str, set[str]]:
@@ -103,7 +103,30 @@ def test_the_config_used_is_named_in_text_and_json_and_sarif(tmp_path: Path) -> 
     sarif = json.loads(cli("lint", "--format", "sarif", ".", cwd=tmp_path).stdout)
     assert sarif["runs"][0]["properties"]["config"] == config
     assert f"config {config}" in cli("fix", "--check", ".", cwd=tmp_path).stderr
-    assert json.loads(cli("lint", "--format", "json", "a.py", cwd=tmp_path / "..").stdout)["config"] is None
+    elsewhere = tmp_path / "elsewhere"  # a folder of this test's own: pytest's temporary root may hold anything
+    write_tree(elsewhere, {"a.py": V1})
+    report = json.loads(cli("lint", "--format", "json", "a.py", cwd=elsewhere).stdout)
+    assert report["config"] is None and report["findings"]
+
+
+def test_one_file_outside_a_repository_never_walks_the_folder_around_it(tmp_path: Path) -> None:
+    """Issue 50: outside git, `lint a.py` from a folder holding 20,000 unrelated files read
+    all of them for the fork index (minutes); it reads the named file's package and the
+    packages it imports, and `-v` says so."""
+    for folder in range(4):
+        unrelated = tmp_path / f"unrelated{folder}"
+        unrelated.mkdir()
+        for number in range(5000):
+            (unrelated / f"m{number}.py").write_bytes(b"from sglang.srt.speculative.dflash_worker import X\n")
+    write_tree(tmp_path, {"a.py": V1, "pkg/__init__.py": "", "pkg/user.py": "from lib.compat import Base\n\n\n"
+                          "class Mine(Base):\n    pass\n", "lib/__init__.py": "",
+                          "lib/compat.py": "from sglang.srt.speculative.dflash_worker import DFlashWorker as Base\n"})
+    alone = cli("lint", "-v", "a.py", cwd=tmp_path, timeout=10)  # a script: no module of any package, nothing to index
+    assert alone.returncode == 1 and "DFM101" in alone.stdout and "fork index" not in alone.stderr
+    in_package = cli("lint", "-v", "pkg/user.py", cwd=tmp_path, timeout=10)
+    assert in_package.returncode == 1 and "DFM500" in in_package.stdout, in_package.stdout + in_package.stderr
+    note = [line for line in in_package.stderr.splitlines() if line.startswith("fork index: read")]
+    assert note and str((tmp_path / "lib").resolve()) in note[0] and "unrelated" not in note[0], in_package.stderr
 
 
 def test_force_exclude_applies_config_excludes_to_files_named_on_the_command_line(tmp_path: Path) -> None:
@@ -186,3 +209,17 @@ def test_options_hold_what_the_user_asked_and_the_worker_payload_does_not_grow(t
 
     small, large = payload_sizes(tmp_path / "small", 10), payload_sizes(tmp_path / "large", 1000)
     assert small and set(small) == set(large), (small, large)
+
+
+def test_a_configuration_elsewhere_does_not_widen_a_named_files_index(tmp_path: Path) -> None:
+    """Issue 50: outside git, `--config` naming a file of some other folder (a home folder's)
+    does not make the fork index walk that folder; the configuration's own folder is the
+    index's when the named file is in it."""
+    write_tree(tmp_path, {"home/pyproject.toml": "[tool.dflash-migrate]\n", "home/junk/j.py": V1,
+                          "work/pkg/__init__.py": "", "work/pkg/a.py": V1})
+    elsewhere = cli("lint", "-v", "--config", str(tmp_path / "home" / "pyproject.toml"), "pkg/a.py",
+                    cwd=tmp_path / "work")
+    note = [line for line in elsewhere.stderr.splitlines() if line.startswith("fork index: read")]
+    assert note and "home" not in note[0] and "the named files' packages" in note[0], elsewhere.stderr
+    inside = cli("lint", "-v", "--config", "pyproject.toml", "junk/j.py", cwd=tmp_path / "home")
+    assert "(the configuration's folder)" in inside.stderr, inside.stderr

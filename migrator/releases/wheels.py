@@ -24,14 +24,11 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from migrator.base.user_cache import cache_dir  # noqa: F401 - its home is light; callers name it here too
+
 
 class WheelError(RuntimeError):
     pass
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("DFLASH_MIGRATE_CACHE")
-    return Path(root).expanduser() if root else Path.home() / ".cache" / "dflash-migrate"
 
 
 def _find_cached_wheel(folder: Path, version: str) -> Path | None:

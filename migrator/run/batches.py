@@ -46,15 +46,22 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult]) ->
     roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
     todo = []
     for path in files:
-        for prefix, (searched, hits) in roots:
-            if path.startswith(prefix):
-                relative = path[len(prefix):]
-                if relative in searched and relative not in hits:
-                    results.append(FileResult(path))
-                    break
+        # a file named on the command line is spelled as given: matched by its absolute path too
+        if _known_clean(path, roots) or (not os.path.isabs(path) and _known_clean(os.path.abspath(path), roots)):
+            results.append(FileResult(path))
         else:
             todo.append(path)
     return todo
+
+
+def _known_clean(path: str, roots: list[tuple[str, tuple[set[str], set[str]]]]) -> bool:
+    """Did git search ``path`` under one of ``roots`` and find no marker in it?"""
+    for prefix, (searched, hits) in roots:
+        if path.startswith(prefix):
+            relative = path[len(prefix):]
+            if relative in searched and relative not in hits:
+                return True
+    return False
 
 
 def largest_first_chunks(todo: list[str], jobs: int) -> list[list[str]]:

@@ -19,7 +19,9 @@ the git repository (a folder holding ``.git``): a fork checked out inside anothe
 is configured by its own files only. Outside any repository only the scanned folder (a
 file's folder) is searched, wherever the run starts, so a ``pyproject.toml`` in some
 writable parent folder (``/tmp``, a shared home) can never switch rules off. That folder,
-:func:`project_root`, is also the one the fork index covers. Paths in the table are relative to the file's folder.
+:func:`project_root`, is also the one the fork index covers in a repository (outside one,
+``migrator.run.fork.index_scope`` bounds it to the named files' packages). Paths in the table
+are relative to the file's folder.
 Unknown keys and unknown codes are errors, so a typo never silently lints with the wrong
 rules.
 """
@@ -148,8 +150,8 @@ def _search_path(start: Path) -> list[Path]:
 
 def project_root(start: Path) -> Path:
     """The highest folder the configuration search looks at from ``start``: the repository
-    top, or outside a repository the scanned folder (``start``, a file's folder). The fork
-    index (``migrator.python.forkindex``) covers the same folder."""
+    top, or outside a repository the scanned folder (``start``, a file's folder). In a
+    repository the fork index (``migrator.run.fork.index_scope``) covers the same folder."""
     return _search_path(start)[-1]
 
 

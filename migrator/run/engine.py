@@ -88,6 +88,21 @@ def run(
     return outcome
 
 
+def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN202 - gitscan.GitScan | None
+    """A ``git grep`` of the repository holding the first named file, where files are named
+    (None: only folders, or no repository, or a folder named is that repository's top)."""
+    from migrator.base.repository import top_of
+    from migrator.run import gitscan
+
+    if len(folders) == len(paths):
+        return None
+    first = paths[0].resolve()
+    top = top_of(str(first if first.is_dir() else first.parent))
+    if top is None or any(folder.resolve() == Path(top) for folder in folders):
+        return None
+    return gitscan.start(Path(top))
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -96,6 +111,11 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     # git scans the bytes on all cores while the workers start (they import the analysis)
     # and this process walks the folder; git is the longest of the three, so it goes first.
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
+    # Files named one by one (pre-commit's) take the same narrowing, from one scan of their
+    # repository, which the fork pass reads again for the index (``fork.index_scope``).
+    named_scan = _named_files_scan(paths, folders) if not options.parse_all else None
+    if named_scan is not None:
+        scans.append(named_scan)
     # a few files named one by one: starting processes would cost more than it saves
     kind = pool.choose(jobs) if folders or len(paths) >= POOL_MIN_FILES else "serial"
     with pool.start(jobs, process_chunk, warm_up, kind) as workers:
@@ -134,7 +154,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
                 on_progress(done, len(files))
 
         workers.run([(chunk, options, FIRST_PASS) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
-        through_the_fork(workers, outcome, paths, files, options, jobs, kind)
+        through_the_fork(workers, outcome, paths, files, options, jobs, kind, named_scan)
         for result in outcome.results:
             result.module = None
             write_result(result, options, dirty)

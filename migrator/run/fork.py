@@ -9,12 +9,14 @@ import ast
 import os
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 from migrator.base.fileio import SourceError, decode_python, read_bytes
 from migrator.base.model import FileResult
 from migrator.base.options import Options, selection
+from migrator.base.records import record
 from migrator.relevance.prefilter import might_match
-from migrator.run import batches, config
+from migrator.run import batches
 from migrator.run.batches import narrow_with_git
 from migrator.run.files import discover, is_python
 from migrator.run.pipeline import module_name_of
@@ -26,36 +28,66 @@ if TYPE_CHECKING:
     from typing import Iterable, Sequence
 
     from migrator.python.forkindex import ForkIndex, ModuleSummary
+    from migrator.run.gitscan import GitScan
+    from migrator.run.summary_cache import SummaryCache
 
 
 TRIE_MAX_WORD = 100  # longer index words: a plain alternation (the trie's nesting follows the length)
 
 
 def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: list[str],  # noqa: ANN001
-                      options: Options, jobs: int, kind: str) -> None:
+                      options: Options, jobs: int, kind: str, scan: GitScan | None = None) -> None:
     """Second step, only where the fork's modules re-export V1 objects (``migrator.python.forkindex``):
     index the project's modules, look for the names they re-export under new names in the
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
-    that import from those modules or that other modules import from."""
+    that import from those modules or that other modules import from. ``scan``: the run's
+    ``git grep`` of the named files' repository, if it started one (read again here)."""
     summaries = {r.path: r.module for r in outcome.results if r.module is not None}
-    scanned = set(files)
     index_only: set[str] = set()
-    root = config.project_root(paths[0]) if paths else None  # the folder the index covers
-    if root is not None and not all(p.is_dir() and p.resolve() == root for p in paths):
-        # The index covers the whole project, so one file gives the findings it has in a run of all.
-        found = discover([root], selection(options), options.respect_gitignore)
+    cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
+    scope = index_scope(paths, options)
+    if scope is not None:
         from migrator.run import gitscan
 
         given = {os.path.abspath(f) for f in files}
+        shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
+
+        def tracked(root: str) -> frozenset[str] | None:  # the run's scan lists the repository already
+            return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
+
+        found = discover(scope.folders, selection(options), options.respect_gitignore, tracked=tracked)
         extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
+        if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
+            imported, folders = _imported_packages(scope, [*files, *extra], given, options)
+            extra += imported
+            scope = scope._replace(folders=[*scope.folders, *folders])
         index_only.update(extra)
+        outcome.index_read = f"{len(extra)} more files under {', '.join(map(str, scope.folders))} ({scope.why})"
         # git narrows them as in the first step: only files holding a marker are read
-        narrowed = narrow_with_git([gitscan.start(root)], extra, [])
-        batches.analyze_files(workers, narrowed, options, Pass(index_only=True), kind, jobs, summaries, None)
+        scans = [] if scope.git_root is None else [shared or gitscan.start(scope.git_root)]
+        narrowed = narrow_with_git(scans, extra, [])
+        if not options.no_cache:
+            from migrator.run.summary_cache import SummaryCache
+
+            cache = SummaryCache(options)
+        _index_only(workers, narrowed, options, kind, jobs, summaries, cache)
+    try:
+        _through_the_index(workers, outcome, files, options, jobs, kind, summaries, index_only, cache)
+    finally:
+        if cache is not None:
+            outcome.index_read += f"; summary cache {cache.folder}: {cache.hits} entries reused, {cache.misses} missed"
+
+
+def _through_the_index(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
+                       kind: str, summaries: dict[str, ModuleSummary], index_only: set[str],
+                       cache: SummaryCache | None) -> None:
+    """The rest of :func:`through_the_fork` once the named files' index is read: the index
+    completed, the names it re-exports looked for, the files it concerns analysed again."""
+    scanned = set(files)
     if not summaries:
         return
-    _read_wanted(summaries, (*files, *index_only))
-    index = _completed(summaries)
+    _read_wanted(summaries, (*files, *index_only), cache)
+    index = _completed(summaries, cache)
     carriers = index.carriers()
     if not carriers and not any(summary.wanted for summary in summaries.values()):
         return
@@ -70,7 +102,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         if not hits:
             break
         batches.analyze_files(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
-        index = _completed(summaries)
+        index = _completed(summaries, cache)
         carriers = index.carriers()
     again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
     replaced: dict[str, FileResult] = {}
@@ -80,7 +112,122 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
 
 
-def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
+@record
+class IndexScope(NamedTuple):
+    """What the fork index reads besides the named paths: ``folders`` walked whole; in a
+    repository its top, narrowed with ``git grep`` there (``git_root``); ``import_roots``: outside
+    one, the folders holding the named files' top packages, where the packages they import
+    are looked for; ``why``: said by ``-v``."""
+
+    folders: list[Path]
+    git_root: Path | None
+    import_roots: tuple[Path, ...]
+    why: str
+
+
+def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
+    """The folders the fork index covers (None: none beyond the named paths). In a
+    repository, its top; outside one, the configuration's folder where the named paths are
+    in it, else the top package of each named file (a script outside a package is no module
+    of the index: nothing), never the current folder or a named file's folder as such
+    (issue 50: a folder of 20,000 files walked for one file)."""
+    from migrator.base.repository import top_of
+    from migrator.python.analysis import module_name_for
+    from migrator.python.forkindex import package_root
+
+    if not paths:
+        return None
+    first = paths[0].resolve()
+    top = top_of(str(first if first.is_dir() else first.parent))
+    configured = Path(options.config).resolve().parent if top is None and options.config is not None else None
+    if configured is not None and not all(p.resolve().is_relative_to(configured) for p in paths):
+        configured = None  # `--config` of another folder: the named files' project is not that folder
+    if top is not None or configured is not None:
+        root = Path(top) if top is not None else configured
+        if all(p.is_dir() and p.resolve() == root for p in paths):
+            return None  # walked already
+        return IndexScope([root], root if top is not None else None, (),
+                          "the repository" if top is not None else "the configuration's folder")
+    packages: dict[Path, None] = {}
+    for path in paths:
+        if path.is_dir():
+            continue  # walked already
+        resolved = path.resolve()
+        module = module_name_for(resolved)
+        if module is None:
+            continue
+        package = Path(package_root(resolved, module)) / module.partition(".")[0]
+        if package.is_dir() and package != resolved:
+            packages[package] = None
+    if not packages:
+        return None
+    return IndexScope(list(packages), None, tuple(dict.fromkeys(p.parent for p in packages)),
+                      "outside a repository: the named files' packages and the packages they import")
+
+
+IMPORTED_TOP = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
+
+
+def _imported_packages(scope: IndexScope, files: list[str], given: set[str], options: Options) -> tuple[list[str], list[Path]]:
+    """The Python files of the packages that ``files`` import (absolute imports; a relative
+    one stays in its package) found in the scope's import roots, and of those they import in
+    turn: what a named file's findings can depend on outside its own package; and their folders."""
+    walked = set(scope.folders)
+    added: list[str] = []
+    folders: list[Path] = []
+    todo = list(files)
+    while todo:
+        names: set[str] = set()
+        for path in todo:
+            try:
+                data = read_bytes(path)
+            except SourceError:
+                continue
+            for from_name, import_names in IMPORTED_TOP.findall(data):
+                if from_name:
+                    names.add(from_name.decode("ascii"))
+                else:
+                    names.update(part.split(b".")[0].split()[0].decode("ascii", "replace")
+                                 for part in import_names.split(b",") if part.strip())
+        new = [root / name for name in sorted(names) for root in scope.import_roots
+               if name.isidentifier() and root / name not in walked and (root / name / "__init__.py").is_file()]
+        walked.update(new)
+        found = discover(new, selection(options), options.respect_gitignore).files if new else []
+        todo = [p for p in found if is_python(p) and os.path.abspath(p) not in given]
+        folders += new
+        added += todo
+    return added, folders
+
+
+def _index_only(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
+                summaries: dict[str, ModuleSummary], cache: SummaryCache | None) -> None:
+    """The index-only pass over ``paths`` (their summaries into ``summaries``), each file's
+    summary taken from ``cache`` where it holds one for these bytes, and stored there after."""
+    if cache is None:
+        batches.analyze_files(workers, paths, options, Pass(index_only=True), kind, jobs, summaries, None)
+        return
+    misses: dict[str, tuple[str | None, bytes | None]] = {}
+    for path in paths:
+        try:
+            data = read_bytes(path)
+        except SourceError:
+            misses[path] = (None, None)  # its own analysis reports it; nothing is stored
+            continue
+        module = module_name_of(Path(path))
+        found, summary = cache.get("index", path, module, data)
+        if not found:
+            misses[path] = (module, data)
+        elif summary is not None:
+            summaries[path] = summary
+    results: dict[str, FileResult] = {}
+    batches.analyze_files(workers, list(misses), options, Pass(index_only=True), kind, jobs, summaries, results)
+    for path, result in results.items():
+        module, data = misses.get(path, (None, None))
+        if result.error is None and data is not None:
+            cache.put("index", path, module, data, result.module)
+
+
+def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None = None) -> ForkIndex:
     """The fork index of ``summaries`` once those of masked files (``ModuleSummary.complete``
     False) that import from a module carrying V1 objects, the only ones whose blanked
     statements can matter to it, are the whole files'."""
@@ -93,13 +240,13 @@ def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
         if not redo:
             return index
         for path in redo:
-            masked, whole = summaries[path], _summary_only(path)
+            masked, whole = summaries[path], _summary_only(path, cache)
             # what its own (hot) analysis wants decided stays wanted
             summaries[path] = masked._replace(complete=True) if whole is None else whole._replace(
                 wanted=tuple(sorted({*whole.wanted, *masked.wanted})))
 
 
-def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
+def _read_wanted(summaries: dict, known: Sequence[str], cache: SummaryCache | None = None) -> None:
     """Index the modules that would decide a finding of an analysed file (``summary.wanted``:
     the class of a receiver defined in another module), and theirs in turn, if they are
     among the project's files (``known``) and not indexed yet. They are few (one per
@@ -127,14 +274,15 @@ def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
         if not todo:
             return
         for path in todo:
-            summary = _summary_only(path)
+            summary = _summary_only(path, cache)
             if summary is not None:
                 summaries[path] = summary
 
 
-def _summary_only(path: str) -> ModuleSummary | None:
+def _summary_only(path: str, cache: SummaryCache | None = None) -> ModuleSummary | None:
     """The fork index's summary of one file, every statement walked (a constructor's
-    ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that)."""
+    ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that).
+    Taken from ``cache`` where it holds one for these bytes, and stored there after."""
     from migrator.python.analysis import analyze
     from migrator.python.summary import summarize
 
@@ -143,13 +291,23 @@ def _summary_only(path: str) -> ModuleSummary | None:
         return None
     try:
         data = read_bytes(path)
+    except SourceError:
+        return None
+    if cache is not None:
+        found, cached = cache.get("whole", path, module_name, data)
+        if found:
+            return cached
+    try:
         if len(data) > MAX_ANALYZE_BYTES:
             return None
         source = decode_python(data)
         tree = ast.parse(source, filename=path)
-        return summarize(analyze(tree, source, Path(path), module_name, skip_cold_functions=False), path)
+        summary = summarize(analyze(tree, source, Path(path), module_name, skip_cold_functions=False), path)
     except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    if cache is not None:
+        cache.put("whole", path, module_name, data, summary)
+    return summary
 
 
 def any_word_pattern(words: Iterable[str]) -> re.Pattern[bytes]:

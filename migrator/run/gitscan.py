@@ -176,7 +176,7 @@ class GitScan:
     """The two git commands running on one root folder (as given), and the grep (git's
     arguments) to run instead where git has no Perl-compatible regular expressions."""
 
-    __slots__ = ("root", "grep", "listing", "listed", "fallback")
+    __slots__ = ("root", "grep", "listing", "listed", "fallback", "answer")
 
     def __init__(self, root: str, grep: subprocess.Popen, listing: subprocess.Popen,
                  fallback: list[str] | None = None) -> None:
@@ -185,6 +185,8 @@ class GitScan:
         self.listing = listing
         self.listed: list[list[str]] | None = None
         self.fallback = fallback
+        #: :func:`finish`'s answer once given (a run's first step and its fork pass share one scan)
+        self.answer: tuple[set[str], set[str]] | None | bool = False
 
     def grepped(self) -> bytes | None:
         """``git grep``'s output: the files holding a marker; None if it failed."""
@@ -261,7 +263,13 @@ def start(root: Path) -> GitScan | None:
 
 def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
     """(files git searched, files holding a marker), as paths relative to the root with
-    ``os.sep`` separators; None if either command failed."""
+    ``os.sep`` separators; None if either command failed. Asked again, the same answer."""
+    if scan.answer is False:
+        scan.answer = _answer(scan)
+    return scan.answer  # type: ignore[return-value]
+
+
+def _answer(scan: GitScan) -> tuple[set[str], set[str]] | None:
     records = scan.records()
     grepped = scan.grepped()
     if records is None or grepped is None or any(len(record) != 2 for record in records):

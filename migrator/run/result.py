@@ -53,7 +53,7 @@ def exit_code(results: Sequence[FileResult], mode: str = "lint", *, unsafe_fixes
 class RunResult:
     """A whole run: every file's result, the summary, what was skipped and why."""
 
-    __slots__ = ("results", "summary", "skipped", "interrupted", "mode", "unsafe_fixes")
+    __slots__ = ("results", "summary", "skipped", "interrupted", "mode", "unsafe_fixes", "index_read")
 
     def __init__(self, mode: Mode = "lint", unsafe_fixes: bool = False) -> None:
         self.results: list[FileResult] = []
@@ -62,6 +62,8 @@ class RunResult:
         self.interrupted = False
         self.mode = mode
         self.unsafe_fixes = unsafe_fixes
+        #: What the fork index read besides the scanned files, for ``-v`` ("": nothing).
+        self.index_read = ""
 
     @property
     def exit_code(self) -> int:

@@ -54,10 +54,15 @@ SHOW_SETTINGS = Param("show_settings", ("--show-settings",), "flag", None,
                       "Print the settings this command line resolves to (config file, target, rules, excludes) and exit.")
 VERBOSE = Param("verbose", ("--verbose", "-v"), "flag", None,
                 "Also say on stderr which config and target the run used, how many files it found and how long it took.")
+CACHE_DIR = Param("cache_dir", ("--cache-dir",), "path", "DIR",
+                  "Keep the fork index's per-module summaries between runs here (default: "
+                  "$DFLASH_MIGRATE_CACHE/summaries, ~/.cache/dflash-migrate/summaries).")
+NO_CACHE = Param("no_cache", ("--no-cache",), "flag", None,
+                 "Neither read nor write the summary cache (the findings are the same, a run over named files slower).")
 #: The file-selection and rule-selection parameters of ``fix`` and ``lint``, and ruff's
 #: ways of asking what a run would do.
 SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL,
-          CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE)
+          CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE, CACHE_DIR, NO_CACHE)
 
 
 class UsageError(Exception):
@@ -131,6 +136,8 @@ def build_options(
     default_target: bool = True,
     config_file: Path | None = None,
     isolated: bool = False,
+    cache_dir: Path | None = None,
+    no_cache: bool = False,
 ) -> Options:
     """Options for every command from its command line, layered over the run's config.
 
@@ -165,7 +172,18 @@ def build_options(
         parse_all=parse_all,
         force_exclude=force_exclude,
         config=str(config.source) if config.source is not None else None,
+        # the ``cache-dir`` setting is the configuration's (the ecosystem issue spells it)
+        cache_dir=str(cache_dir) if cache_dir is not None else _config_cache_dir(config),
+        no_cache=no_cache,
     )
+
+
+def _config_cache_dir(config: Config) -> str | None:
+    """The configuration's ``cache-dir``, relative to its file, where the configuration has one."""
+    folder = getattr(config, "cache_dir", None)
+    if folder is None:
+        return None
+    return str(config.root / folder) if config.root is not None else str(folder)
 
 
 def describe(chosen: Target) -> str:
@@ -308,8 +326,10 @@ def settings(paths: Sequence[Path], options: Options) -> list[tuple[str, str]]:
     ]
 
 
-def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None) -> None:
-    """``-v``: what the run used and found, on stderr."""
+def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None,
+                 index_read: str = "") -> None:
+    """``-v``: what the run used and found, on stderr; ``index_read``: what the fork index
+    read besides the scanned files (``RunResult.index_read``)."""
     import time
 
     from migrator import __version__
@@ -319,6 +339,8 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
     print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
                   f"{options.target_version}, {counted(files_scanned, 'file')} scanned in "
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
+    if index_read:
+        print(visible(f"fork index: read {index_read}"), file=stderr or sys.stderr)
 
 
 def report_skipped(skipped: Sequence[tuple[Path, str]]) -> None:

@@ -170,7 +170,7 @@ def run(
         print_diff(outcome, stdin_data)
     report_run(outcome, options, quiet, stdin=stdin, statistics=statistics)
     if verbose and not stdin:
-        verbose_note(options, outcome.summary.files_scanned, started)
+        verbose_note(options, outcome.summary.files_scanned, started, index_read=outcome.index_read)
     return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
                      exit_zero=exit_zero)
 

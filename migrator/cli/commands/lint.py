@@ -164,7 +164,7 @@ def run(
                 text = colour.coloured(text)
         stream.write(text)
     if verbose:
-        verbose_note(options, outcome.summary.files_scanned, started, stderr)
+        verbose_note(options, outcome.summary.files_scanned, started, stderr, outcome.index_read)
     return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
                      exit_zero=exit_zero)
 

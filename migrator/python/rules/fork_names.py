@@ -140,7 +140,7 @@ def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, reso
     message = f"`{shown}` is sglang's V1 `{v1.rpartition('.')[2]}`, re-exported by another module of the fork"
     if resolved.fallback is not None:
         path, line = resolved.fallback
-        message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({path}:{line})"
+        message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({report_path(path)}:{line})"
     message += through(resolved.via)
     replaced = replaceable(v1, ctx.target)
     fix = Fix("safe", (), replacement=f"fixed where it is bound: {report_path(resolved.via[-1][0])}") if replaced else None

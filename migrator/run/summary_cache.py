@@ -1,0 +1,200 @@
+"""A persistent cache of the fork index's per-module summaries (issue 49).
+
+A run over named files indexes the fork's other modules (``migrator.run.fork``); their
+summaries (``migrator.python.forkindex.ModuleSummary``) depend only on a file's bytes, its
+path and module name, the tool's code and catalog, and the options that shape an analysis.
+So they are kept between runs, as ruff keeps ``.ruff_cache``:
+
+* where: ``--cache-dir`` / the ``cache-dir`` setting (``Options.cache_dir``), else
+  ``$DFLASH_MIGRATE_CACHE/summaries`` (default ``~/.cache/dflash-migrate/summaries``): never
+  inside the scanned tree unless asked; ``--no-cache`` neither reads nor writes it;
+* the key: the kind of summary, the file's absolute path, its module name, the git blob id
+  of the bytes read now (computed here, so an edited file that git's index does not know
+  yet is a miss too; a blob id alone is not enough: every empty ``__init__.py`` shares one)
+  and the options that shape an analysis; entries live in a folder named after the tool's
+  fingerprint (its version and the name, size and modification time of each file of its
+  code, the catalog included), so they are never trusted across tool versions or catalogs;
+* one file per entry, written to a temporary file and renamed over (``os.replace``):
+  concurrent runs each see a whole entry or none;
+* an entry is JSON (never pickle: a hostile cache must not run code), and it repeats its
+  key: a file that cannot be read, parsed or checked, or holds another key, is a miss. A
+  corrupt or hostile entry costs time, never a finding.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from migrator.base.options import Options
+from migrator.python.forkindex import ModuleSummary
+
+try:  # CPython's own SHA-1: importing hashlib starts OpenSSL, 20-40 ms on 2 cores (BENCHMARKS.md)
+    from _sha1 import sha1
+except ImportError:  # pragma: no cover - another Python
+    from hashlib import sha1
+
+FORMAT = 1
+#: What an entry says when the file has no summary (no module, no V1 word, unreadable).
+NO_SUMMARY = None
+
+
+def blob_id(data: bytes) -> str:
+    """git's object id of a blob holding ``data`` (``git hash-object``)."""
+    return sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def tool_fingerprint() -> str:
+    """The tool's version and the name, size and modification time of each file of its code
+    (the catalog is code): a changed rule, catalog entry or summary format gives another
+    fingerprint, so no entry carries over. Stat, not read: ~1 ms, against ~35 ms to hash
+    the package's bytes on every run (BENCHMARKS.md, issue 49)."""
+    from migrator import __version__
+
+    signature = [f"{FORMAT} {__version__}"]
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folders = [package]
+    while folders:
+        folder = folders.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError:
+            signature.append(f"{folder}: unreadable")
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                folders.append(entry.path)
+            elif entry.name.endswith((".py", ".toml", ".json")):
+                stat = entry.stat()
+                signature.append(f"{os.path.relpath(entry.path, package)} {stat.st_size} {stat.st_mtime_ns}")
+    return sha1("\n".join(signature).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def default_folder() -> Path:
+    from migrator.base.user_cache import cache_dir
+
+    return cache_dir() / "summaries"
+
+
+def _options_key(options: Options) -> str:
+    """The options an analysis depends on (the paths it reports and the run's own state aside)."""
+    return repr((options.mode, options.target_version, options.target_releases, options.parse_all,
+                 sorted(options.select) if options.select is not None else None, sorted(options.ignore),
+                 options.per_file_ignores, options.unsafe_fixes))
+
+
+class SummaryCache:
+    """The cache of one run (see the module docstring); ``hits`` and ``misses`` for ``-v``."""
+
+    def __init__(self, options: Options) -> None:
+        folder = getattr(options, "cache_dir", None)
+        self.folder = (Path(folder).expanduser() if folder else default_folder()) / tool_fingerprint()
+        self.options_key = _options_key(options)
+        self.hits = 0
+        self.misses = 0
+
+    def _key(self, kind: str, path: str, module: str | None, data: bytes) -> list[str | None]:
+        return [kind, os.path.abspath(path), module, blob_id(data), self.options_key]
+
+    def _file(self, key: list[str | None]) -> Path:
+        name = sha1(json.dumps(key).encode()).hexdigest()  # the entry repeats its key: a collision is a miss
+        return self.folder / name[:2] / name[2:]
+
+    def get(self, kind: str, path: str, module: str | None, data: bytes) -> tuple[bool, ModuleSummary | None]:
+        """(found, summary): ``found`` False is a miss (any read error or mismatch is one)."""
+        key = self._key(kind, path, module, data)
+        try:
+            entry = json.loads(self._file(key).read_bytes())
+            if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
+                self.misses += 1
+                return False, None
+            stored = entry["summary"]
+            summary = NO_SUMMARY if stored is None else decode(stored, path)
+        except Exception:  # noqa: BLE001 - whatever a damaged or hostile entry raises: a miss
+            self.misses += 1
+            return False, None
+        self.hits += 1
+        return True, summary
+
+    def put(self, kind: str, path: str, module: str | None, data: bytes, summary: ModuleSummary | None) -> None:
+        """Store an entry; a cache that cannot be written is no error (the run goes on)."""
+        import tempfile
+
+        key = self._key(kind, path, module, data)
+        target = self._file(key)
+        text = json.dumps({"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            try:
+                with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                    stream.write(text)
+                os.replace(temporary, target)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+        except OSError:
+            pass
+
+
+def encode(summary: ModuleSummary) -> dict:
+    """A summary as JSON values (its path is the entry's key)."""
+    return {
+        "root": summary.root, "module": summary.module,
+        "binds": {name: list(bound) for name, bound in summary.binds.items()},
+        "classes": {name: [list(bases), line] for name, (bases, line) in summary.classes.items()},
+        "attributes": {name: {attribute: sorted(types) for attribute, types in by_name.items()}
+                       for name, by_name in summary.attributes.items()},
+        "star_imports": list(summary.star_imports),
+        "all_names": None if summary.all_names is None else list(summary.all_names),
+        "fallbacks": summary.fallbacks,
+        "imported": [list(pair) for pair in summary.imported],
+        "returns": {name: sorted(types) for name, types in summary.returns.items()},
+        "wanted": list(summary.wanted),
+        "complete": summary.complete,
+    }
+
+
+def decode(stored: dict, path: str) -> ModuleSummary:
+    """The summary :func:`encode` stored; raises on anything else."""
+    def text(value: object) -> str:
+        if not isinstance(value, str):
+            raise ValueError("not a string")
+        return value
+
+    def number(value: object) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ValueError("not a number")
+        return value
+
+    def texts(value: object) -> tuple[str, ...]:
+        if not isinstance(value, list):
+            raise ValueError("not a list")
+        return tuple(text(item) for item in value)
+
+    def pair(value: object) -> list:
+        if not isinstance(value, list) or len(value) != 2:
+            raise ValueError("not a pair")
+        return value
+
+    all_names = stored["all_names"]
+    complete = stored["complete"]
+    if not isinstance(complete, bool):
+        raise ValueError("not a flag")
+    return ModuleSummary(
+        path=path, root=text(stored["root"]), module=text(stored["module"]),
+        binds={text(name): (text(pair(bound)[0]), number(bound[1])) for name, bound in stored["binds"].items()},
+        classes={text(name): (texts(pair(value)[0]), number(value[1])) for name, value in stored["classes"].items()},
+        attributes={text(name): {text(attribute): frozenset(texts(types)) for attribute, types in by_name.items()}
+                    for name, by_name in stored["attributes"].items()},
+        star_imports=texts(stored["star_imports"]),
+        all_names=None if all_names is None else texts(all_names),
+        fallbacks={text(name): number(line) for name, line in stored["fallbacks"].items()},
+        imported=tuple((text(pair(item)[0]), text(item[1])) for item in stored["imported"]),
+        returns={text(name): frozenset(texts(types)) for name, types in stored["returns"].items()},
+        wanted=texts(stored["wanted"]),
+        complete=complete,
+    )

@@ -1,0 +1,242 @@
+"""Issue 49: a run over named files gives each file the findings a whole-tree run gives it,
+with and without the persistent cache of the fork index's summaries
+(``migrator.run.summary_cache``), after a re-exporting module changes, and whatever a
+damaged or hostile cache holds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_forkindex import FIXTURE, NGRAM_FORK, RETURNS_FORK, TARGET
+
+from migrator.run import engine
+from migrator.run.result import RunResult
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+CORPORA = {
+    "index_fixture": None,  # re-exports, chains, subclasses across files (tests/data/forks/index_fixture)
+    "returns": RETURNS_FORK,  # return annotations across modules
+    "ngram": NGRAM_FORK,  # receivers typed in other modules: the modules read for `wanted`
+}
+
+
+def _committed(root: Path) -> None:
+    for args in (("init", "-q"), ("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "fork")):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+
+
+def _corpus(name: str, root: Path) -> Path:
+    if CORPORA[name] is None:
+        shutil.copytree(FIXTURE, root)
+    else:
+        for relative, text in CORPORA[name].items():
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text(text)
+    _committed(root)
+    return root
+
+
+def _options(cache: Path | None) -> engine.Options:
+    return engine.Options(mode="lint", target_version=TARGET, jobs=1, cache_dir=str(cache) if cache else None,
+                          no_cache=cache is None)
+
+
+def _by_file(outcome: RunResult) -> dict[str, list[tuple]]:
+    """Each Python file's findings as reports show them, the files they come through by real path."""
+    return {str(Path(r.path).resolve()): [(*f[1:5], f.message, [(str(Path(p).resolve()), line) for p, line in f.related])
+                                          for f in r.findings]
+            for r in outcome.results if r.path.endswith(".py")}
+
+
+def _alone(path: Path, cache: Path | None) -> list[tuple]:
+    found = _by_file(engine.run([path], _options(cache)))
+    return found[str(path.resolve())]
+
+
+def _python_files(root: Path) -> list[Path]:
+    return sorted(path for path in root.rglob("*.py") if ".git" not in path.parts)
+
+
+@pytest.mark.parametrize("corpus", sorted(CORPORA))
+def test_one_file_gives_its_part_of_the_whole_run_without_with_a_cold_and_a_warm_cache(
+        corpus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus(corpus, tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    whole = _by_file(engine.run([Path(".")], _options(None)))
+    assert any(whole.values())
+    for path in _python_files(root):
+        expected = whole.get(str(path.resolve()), [])
+        relative = path.relative_to(root)
+        assert _alone(relative, None) == expected, (relative, "no cache")
+        assert _alone(relative, cache) == expected, (relative, "cold cache")
+        assert _alone(relative, cache) == expected, (relative, "warm cache")
+    assert any(path.is_file() for path in cache.rglob("*")), "the runs over named files kept no summary"
+
+
+def test_the_cache_notices_a_reexporting_module_that_changed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    chain = Path("idxfork/chain.py")
+    before = _alone(chain, cache)
+    assert [finding[1] for finding in before] == ["DFM500"]  # through aliases.py's re-export
+    aliases = root / "idxfork" / "aliases.py"  # no V1 object any more: chain.py has nothing to migrate
+    aliases.write_text(aliases.read_text().replace(
+        "from sglang.srt.speculative.dflash_worker import DFlashWorker as BaseWorker\n", "class BaseWorker:\n    pass\n"))
+    whole = _by_file(engine.run([Path(".")], _options(None)))
+    after = _alone(chain, cache)
+    assert after == whole.get(str(chain.resolve()), []) == []
+    tuned = Path("idxfork/tuned.py")
+    assert _alone(tuned, cache) == whole[str(tuned.resolve())] == _alone(tuned, None)
+
+
+def _damage(cache: Path, how: str) -> int:
+    entries = sorted(path for path in cache.rglob("*") if path.is_file())
+    foreign = [json.loads(path.read_bytes()) for path in entries]
+    for number, path in enumerate(entries):
+        data = path.read_bytes()
+        if how == "corrupt":
+            path.write_bytes(b"\x00\xff{not json" + data[::-1])
+        elif how == "truncated":
+            path.write_bytes(data[:len(data) // 2])
+        elif how == "foreign":  # another file's entry under this name: its key does not match
+            path.write_text(json.dumps(foreign[(number + 1) % len(foreign)]))
+        elif how == "hostile":  # the right key, a summary of the wrong shape
+            entry = json.loads(data)
+            if entry["summary"] is not None:
+                entry["summary"]["binds"] = {"DFlashWorker": "sglang.srt.speculative.dflash_worker.DFlashWorker"}
+            else:
+                entry["summary"] = {"root": 1}
+            path.write_text(json.dumps(entry))
+        elif how == "empty":
+            path.write_bytes(b"")
+    return len(entries)
+
+
+@pytest.mark.parametrize("how", ["corrupt", "truncated", "foreign", "hostile", "empty"])
+def test_a_damaged_cache_gives_the_findings_of_no_cache(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    files = [path.relative_to(root) for path in _python_files(root / "idxfork")]
+    expected = {path: _alone(path, None) for path in files}
+    for path in files:
+        _alone(path, cache)  # warm
+    assert _damage(cache, how) > 1
+    for path in files:
+        assert _alone(path, cache) == expected[path], (how, path)
+
+
+def test_no_cache_writes_nothing_and_the_cache_stays_outside_the_tree(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus("index_fixture", tmp_path / "fork")
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("DFLASH_MIGRATE_CACHE", str(tmp_path / "user-cache"))
+    engine.run([Path("idxfork/chain.py")], engine.Options(mode="lint", target_version=TARGET, jobs=1, no_cache=True))
+    assert not (tmp_path / "user-cache").exists()
+    engine.run([Path("idxfork/chain.py")], engine.Options(mode="lint", target_version=TARGET, jobs=1))
+    assert any(path.is_file() for path in (tmp_path / "user-cache" / "summaries").rglob("*"))
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=root, capture_output=True, text=True)
+    assert status.stdout == ""
+
+
+def test_named_files_take_the_git_grep_narrowing_of_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 51 item 3 (`pre-commit run --all-files` names every file): files git searched
+    and found no marker in are not read again in Python, as in `lint .`; the findings are
+    the same."""
+    from migrator.run import pipeline
+
+    root = tmp_path / "fork"
+    shutil.copytree(FIXTURE, root)
+    for number in range(30):
+        (root / "unrelated" / f"m{number}.py").parent.mkdir(exist_ok=True)
+        (root / "unrelated" / f"m{number}.py").write_text(f"def f{number}():\n    return {number}\n")
+    _committed(root)
+    monkeypatch.chdir(root)
+    read: list[str] = []
+    real = pipeline.read_bytes
+    monkeypatch.setattr(pipeline, "read_bytes", lambda path: read.append(path) or real(path))
+    named = [path.relative_to(root) for path in _python_files(root)]
+    every = engine.run(named, _options(None))
+    assert not [path for path in read if "unrelated" in path], read
+    assert _by_file(every) == _by_file(engine.run([Path(".")], _options(None)))
+
+
+def test_one_file_gets_the_fix_of_the_whole_run_with_and_without_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixes too: `fix --diff FILE` writes what `fix --diff .` writes for that file
+    (compat.py keeps the names workers.py and registry.py import from it bound)."""
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+
+    def new_bytes(paths: list[Path], cache: Path | None) -> dict[str, bytes | None]:
+        options = _options(cache)._replace(mode="diff")
+        return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run(paths, options).results}
+
+    whole = new_bytes([Path(".")], None)
+    assert sum(value is not None for value in whole.values()) >= 5
+    for path in _python_files(root / "idxfork"):
+        relative = path.relative_to(root)
+        for run in (None, cache, cache):  # no cache, cold, warm
+            assert new_bytes([relative], run)[str(path.resolve())] == whole.get(str(path.resolve())), (relative, run)
+
+
+def test_verbose_says_what_the_index_read_and_what_the_cache_gave(tmp_path: Path) -> None:
+    import os
+    import sys
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def verbose() -> str:
+        run = subprocess.run([sys.executable, "-m", "migrator", "lint", "-v", "--cache-dir", str(tmp_path / "cache"),
+                              "idxfork/chain.py"], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 1 and "DFM500" in run.stdout, run.stderr
+        return next(line for line in run.stderr.splitlines() if line.startswith("fork index: read"))
+
+    cold, warm = verbose(), verbose()
+    assert f"under {root.resolve()} (the repository)" in cold and " 0 entries reused" in cold
+    assert " 0 missed" in warm and " 0 entries reused" not in warm
+
+
+_WRITER = """
+import sys, time
+from migrator.base.options import Options
+from migrator.run.summary_cache import SummaryCache
+from migrator.python.forkindex import ModuleSummary
+folder, path, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+cache = SummaryCache(Options(cache_dir=folder))
+summary = ModuleSummary(path, "/r", "pkg.m", {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)},
+                        {}, {}, (), None, {}, (), {})
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    cache.put("index", path, "pkg.m", b"data", summary)
+"""
+
+
+def test_concurrent_runs_see_a_whole_entry_or_none(tmp_path: Path) -> None:
+    """Two processes writing one entry over and over while this one reads it: every read
+    is the entry or a miss, and no temporary file is left behind."""
+    import sys
+
+    from migrator.run.summary_cache import SummaryCache
+
+    folder, path = str(tmp_path / "cache"), str(tmp_path / "m.py")
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"}
+    writers = [subprocess.Popen([sys.executable, "-c", _WRITER, folder, path, "2"], env=env) for _ in range(2)]
+    cache = SummaryCache(engine.Options(cache_dir=folder))
+    seen = set()
+    while any(writer.poll() is None for writer in writers):
+        found, summary = cache.get("index", path, "pkg.m", b"data")
+        seen.add(found)
+        assert not found or summary.binds == {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)}
+    assert all(writer.returncode == 0 for writer in writers)
+    assert True in seen
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.name.endswith(".tmp")]
