@@ -364,7 +364,8 @@ def test_verbose_says_what_the_run_used(tmp_path: Path) -> None:
     root = committed(tmp_path / "r", {"a.py": SAFE})
     for command in (["lint"], ["--check"]):
         err = cli(*command, "-v", ".", cwd=root).stderr.decode()
-        assert re.search(r"config \(none\), target sglang \d+\.\d+\.\d+, 1 file scanned in \d+\.\d+ s", err), err
+        assert re.search(r"config \(none\), target sglang \d+\.\d+\.\d+\.\.\d+\.\d+\.\d+ \(no sglang pin found: [^)]*\), "
+                         r"1 file scanned in \d+\.\d+ s", err), err
 
 
 def test_the_fix_takes_exit_zero_and_statistics(tmp_path: Path) -> None:

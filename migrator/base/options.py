@@ -55,7 +55,8 @@ class Options(NamedTuple):
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
     * ``write_read_only``: also rewrite files without write permission bits;
     * ``own_outputs``: absolute paths of the files this run writes or keeps its state in
-      (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``).
+      (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``);
+    * ``cache_dir``: the config's ``cache-dir`` (absolute; None: the default place).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -78,6 +79,7 @@ class Options(NamedTuple):
     config: str | None = None
     write_read_only: bool = False
     own_outputs: frozenset[str] = frozenset()
+    cache_dir: str | None = None
 
     @property
     def writes(self) -> bool:

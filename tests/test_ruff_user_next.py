@@ -1,0 +1,101 @@
+"""What a ruff user reaches for next (issue 51): config keys spelled like ruff, the run's
+real target in ``--show-settings`` and ``-v``, the lint hook's ``--fix`` under pre-commit
+(with file names that look like options, issue 42 case 4), a documented pre-commit
+config, a quiet exit on a closed pipe, the tool's own reports recognised by content."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli_habits import SAFE, cli, committed, git, snapshot
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+# ---- item 5: ruff's config spellings, with ruff's meanings ----------------------------------
+
+
+def settings_of(root: Path, *args: str) -> dict[str, str]:
+    done = cli("lint", "--show-settings", *args, ".", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return dict(line.split(" = ", 1) for line in done.stdout.decode().splitlines())
+
+
+def test_ruff_config_keys_are_accepted_and_change_what_show_settings_prints(tmp_path: Path) -> None:
+    table = ('[tool.dflash-migrate]\nselect = ["DFM1"]\nextend-select = ["DFM2"]\nextend-exclude = ["gen/"]\n'
+             'force-exclude = true\nrespect-gitignore = false\nunsafe-fixes = true\ncache-dir = ".dfm-cache"\n')
+    root = committed(tmp_path / "r", {"a.py": SAFE, "pyproject.toml": table})
+    shown = settings_of(root)
+    assert shown["select"] == "DFM1, DFM2"
+    assert shown["exclude"].startswith("gen/ (in ")
+    assert (shown["force-exclude"], shown["respect-gitignore"], shown["unsafe-fixes"]) == ("true", "false", "true")
+    assert shown["cache-dir"] == str(root / ".dfm-cache")
+    # the command line's --select replaces the config's selection, extend-select included (as in ruff)
+    assert settings_of(root, "--select", "DFM3")["select"] == "DFM3"
+
+
+def test_every_setting_show_settings_prints_can_be_changed(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    default = settings_of(root)
+    changed = settings_of(root, "--select", "DFM1", "--ignore", "DFM2", "--exclude", "x/", "--force-exclude",
+                          "--no-respect-gitignore", "--target-version", "0.5.17", "-j", "1", "--config",
+                          str(committed(tmp_path / "c", {"c.toml": 'unsafe-fixes = true\ncache-dir = "k"\n'
+                                                          'per-file-ignores = {"t/*" = ["DFM1"]}\n'}) / "c.toml"))
+    fixed_by_the_command_line = {"paths", "mode"}
+    assert {key for key in default if default[key] == changed[key]} <= fixed_by_the_command_line, (default, changed)
+
+
+def test_respect_gitignore_false_reads_ignored_files(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {".gitignore": "out/\n", "a.py": "x = 1\n"})
+    (root / "out").mkdir()
+    (root / "out" / "gen.py").write_text(SAFE)
+    assert cli("lint", ".", cwd=root).returncode == 0
+    assert cli("lint", "--no-respect-gitignore", ".", cwd=root).returncode == 1
+    (root / "pyproject.toml").write_text("[tool.dflash-migrate]\nrespect-gitignore = false\n")
+    done = cli("lint", ".", cwd=root)
+    assert done.returncode == 1 and b"gen.py" in done.stdout, done.stdout
+
+
+def test_config_unsafe_fixes_and_force_exclude_act(tmp_path: Path) -> None:
+    unsafe = "import sglang\n\ndef drop(batch):\n    if batch.is_spec_v2:\n        return 1\n"
+    root = committed(tmp_path / "r", {"m.py": unsafe, "vendor/v.py": SAFE})
+    assert cli("fix", "m.py", cwd=root).returncode == 1  # the unsafe fix is not applied
+    (root / "pyproject.toml").write_text('[tool.dflash-migrate]\nunsafe-fixes = true\nforce-exclude = true\n'
+                                         'extend-exclude = ["vendor/"]\n')
+    git("add", "-A", cwd=root)
+    git("commit", "-qm", "config", cwd=root)
+    assert cli("fix", "m.py", cwd=root).returncode == 0
+    assert (root / "m.py").read_text() != unsafe
+    assert cli("lint", "vendor/v.py", cwd=root).returncode == 0  # named, and still excluded
+
+
+def test_config_key_types_are_checked(tmp_path: Path) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE, "pyproject.toml": '[tool.dflash-migrate]\nforce-exclude = "yes"\n'})
+    done = cli("lint", ".", cwd=root)
+    assert done.returncode == 2 and b"force-exclude must be true or false" in done.stderr, done.stderr
+
+
+# ---- item 6: the run's real target -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, label", [
+    ((), "0.5.14..0.5.23"),  # no pin: every V2 release the catalog knows
+    (("--target-version", "0.5.15..0.5.20"), "0.5.15..0.5.20"),
+    (("--target-version", "0.5.17"), "0.5.17"),
+])
+def test_show_settings_and_verbose_name_the_whole_target(tmp_path: Path, args: tuple[str, ...], label: str) -> None:
+    from migrator.catalog import target
+
+    if not args:
+        label = target.label(target.v2_releases())
+    root = committed(tmp_path / "r", {"a.py": "x = 1\n"})
+    assert settings_of(root, *args)["target-version"].split(" (")[0] == label
+    err = cli("lint", "-v", *args, ".", cwd=root).stderr.decode()
+    assert f"target sglang {label}" in err and f"target sglang {label}." not in err, err
