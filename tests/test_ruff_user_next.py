@@ -99,3 +99,35 @@ def test_show_settings_and_verbose_name_the_whole_target(tmp_path: Path, args: t
     assert settings_of(root, *args)["target-version"].split(" (")[0] == label
     err = cli("lint", "-v", *args, ".", cwd=root).stderr.decode()
     assert f"target sglang {label}" in err and f"target sglang {label}." not in err, err
+
+
+# ---- item 11: a closed pipe ends the run quietly -----------------------------------------------
+
+
+def _into_closed_pipe(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    """Run with stdout a pipe whose reader is already gone (``| head -c 0``, deterministically)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        environ = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR")}
+        return subprocess.run([sys.executable, "-m", "migrator", *args], cwd=cwd, stdout=write_end,
+                              stderr=subprocess.PIPE, env={**environ, "PYTHONPATH": str(REPO)})
+    finally:
+        os.close(write_end)
+
+
+def _closed_pipe_command_lines() -> list[list[str]]:
+    from migrator.report import FORMATS
+
+    return [*(["lint", "--format", fmt, "."] for fmt in FORMATS), ["lint", "--statistics", "."],
+            ["lint", "--show-settings", "."], ["lint", "--show-files", "."], ["--diff", "."], ["--check", "."],
+            ["rules"], ["explain", "DFM101"], ["doctor"], ["--help"], ["lint", "--help"], ["--version"]]
+
+
+@pytest.mark.parametrize("args", _closed_pipe_command_lines(), ids=" ".join)
+def test_a_closed_pipe_ends_every_command_quietly(tmp_path: Path, args: list[str]) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE * 200})
+    done = _into_closed_pipe(args, root)
+    assert done.stderr == b"", done.stderr.decode()[-2000:]
+    # 141 (128 + SIGPIPE) as a Unix filter; click's own pages (help, rules, doctor) exit 1 there
+    assert done.returncode in (141, 1), done.returncode

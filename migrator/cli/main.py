@@ -281,7 +281,37 @@ def _usage_error(error: Exception) -> int:
     return USAGE
 
 
+#: The exit code of a Unix filter whose reader went away (128 + SIGPIPE), as `yes | head` gives.
+CLOSED_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Run a command line; a reader that closed the pipe (``lint . | head``) ends the run
+    quietly with :data:`CLOSED_PIPE`, as a Unix filter does, never with a traceback."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could only be reported
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """Point the closed standard streams at the null device, so that the flushes of the
+    exit write nothing and say nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError):
+                pass
+    return CLOSED_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] in (["--version"], ["-V"]):
         print(f"dflash-migrate {__version__}")
