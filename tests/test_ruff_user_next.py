@@ -9,6 +9,7 @@ import json
 import os
 import re
 import subprocess
+import textwrap
 import sys
 from pathlib import Path
 
@@ -131,3 +132,112 @@ def test_a_closed_pipe_ends_every_command_quietly(tmp_path: Path, args: list[str
     assert done.stderr == b"", done.stderr.decode()[-2000:]
     # 141 (128 + SIGPIPE) as a Unix filter; click's own pages (help, rules, doctor) exit 1 there
     assert done.returncode in (141, 1), done.returncode
+
+
+# ---- item 2 and issue 42 case 4: the lint hook under real pre-commit -------------------------
+
+
+def _pre_commit() -> str:
+    import shutil
+
+    found = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+    if found is None:
+        pytest.skip("pre-commit is not installed (it is in the test extra: pip install -e '.[test]')")
+    return found
+
+
+def _local_hooks(args: list[str]) -> str:
+    """The published hooks as `repo: local` hooks running this tree: the same `entry`
+    (with `dflash-migrate` spelled `python -m migrator`), `types` and the user's `args:`.
+    pre-commit runs them as it runs the published ones (entry + args + file names,
+    PRE_COMMIT=1), without installing the package."""
+    import yaml
+
+    published = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    hooks = []
+    for hook_id in ("dflash-migrate-lint",):
+        hook = dict(published[hook_id], language="system", args=args)
+        hook["entry"] = hook["entry"].replace("dflash-migrate", f"{sys.executable} -m migrator", 1)
+        hooks.append(hook)
+    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]})
+
+
+def _run_pre_commit(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    environ = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "FORCE_COLOR", "NO_COLOR")}
+    env = {**environ, "PYTHONPATH": str(REPO), "PRE_COMMIT_HOME": str(root.parent / "pre-commit-home"),
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run([_pre_commit(), "run", *args], cwd=root, capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_file_names_that_look_like_options_are_paths_under_pre_commit(tmp_path: Path) -> None:
+    """Issue 42 case 4: pre-commit passes a committed file named `--exit-zero` as an
+    argument; the hook then passed whatever the other files held, and a file named
+    `--output=README.md` made the lint overwrite README.md with its report."""
+    pre_commit = _pre_commit()
+    root = committed(tmp_path / "r", {"README.md": "# readme\n", "--exit-zero": "notes\n",
+                                      "--output=README.md": "notes\n", "pkg/a.py": SAFE})
+    (root / ".pre-commit-config.yaml").write_text(_local_hooks([]))
+    git("add", "-A", cwd=root)
+    git("commit", "-qm", "hooks", cwd=root)
+    assert pre_commit
+    done = _run_pre_commit(root, "--all-files")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and "pkg/a.py:1:" in output, output
+    assert (root / "README.md").read_text() == "# readme\n"
+    assert not git("status", "--porcelain", cwd=root)
+
+
+def test_the_lint_hook_with_args_fix_fixes_and_fails_like_ruff(tmp_path: Path) -> None:
+    """Issue 51 item 2: `args: [--fix]` (ruff's habit) exited 2 on every commit: a staged
+    file always differs from HEAD, so the dirty check refused it. Now the staged file is
+    fixed and pre-commit fails "files were modified by this hook"; the user's `--fix` stays
+    an option even beside a committed file of that name."""
+    root = committed(tmp_path / "r", {"pkg/a.py": "x = 1\n", "--fix": "notes\n", "--exit-zero": "notes\n"})
+    (root / ".pre-commit-config.yaml").write_text(_local_hooks(["--fix"]))
+    git("add", "-A", cwd=root)
+    git("commit", "-qm", "hooks", cwd=root)
+    (root / "pkg/a.py").write_text(SAFE)
+    for name in ("--fix", "--exit-zero"):
+        (root / name).write_text("more notes\n")
+    git("add", "-A", cwd=root)
+    done = _run_pre_commit(root)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1 and "files were modified by this hook" in output, output
+    assert "uncommitted" not in output, output
+    assert (root / "pkg/a.py").read_text() == "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+    again = _run_pre_commit(root, "--all-files")
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+# ---- item 1: a documented .pre-commit-config.yaml ---------------------------------------------
+
+
+def _documented_pre_commit_config() -> str:
+    text = (REPO / "README.md").read_text()
+    blocks = [textwrap.dedent(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+    configs = [block for block in blocks if block.lstrip().startswith("repos:")]
+    assert len(configs) == 1, "README.md shows one .pre-commit-config.yaml"
+    return configs[0]
+
+
+def test_the_documented_pre_commit_config_is_valid_and_names_the_published_hooks(tmp_path: Path) -> None:
+    """Issue 51 item 1: README and docs showed no `.pre-commit-config.yaml` entry."""
+    import yaml
+
+    config = tmp_path / ".pre-commit-config.yaml"
+    config.write_text(_documented_pre_commit_config())
+    done = subprocess.run([_pre_commit(), "validate-config", str(config)], capture_output=True, text=True)
+    assert done.returncode == 0 and not done.stdout.strip() and not done.stderr.strip(), done.stdout + done.stderr
+    manifest = subprocess.run([_pre_commit(), "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")],
+                              capture_output=True, text=True)
+    assert manifest.returncode == 0, manifest.stdout + manifest.stderr
+    (repository,) = yaml.safe_load(config.read_text())["repos"]
+    published = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    assert {hook["id"] for hook in repository["hooks"]} <= published
+    # the pin is a full commit of this repository's history (no version tag exists yet)
+    assert re.fullmatch(r"[0-9a-f]{40}", repository["rev"]), repository["rev"]
+    known = subprocess.run(["git", "cat-file", "-t", repository["rev"]], cwd=REPO, capture_output=True, text=True)
+    if known.returncode != 0:
+        pytest.skip(f"{repository['rev']} is not in this checkout's history (a shallow clone)")
+    assert known.stdout.strip() == "commit"

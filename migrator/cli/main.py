@@ -110,6 +110,40 @@ def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
     return words, 0
 
 
+def pre_commit_arguments(args: list[str]) -> list[str]:
+    """``args`` with the file names pre-commit passed moved after ``--``.
+
+    pre-commit runs the hook's entry, then the user's ``args:``, then the file names, so a
+    committed file named ``--exit-zero`` or ``--output=README.md`` would otherwise be an
+    option (the hook passes, or a tracked file is overwritten with the report). A ``--`` in
+    the hook's entry is no answer: it would turn the user's ``args:`` (``--fix``) into paths.
+    So under pre-commit a word that starts with ``-`` and names a file git tracks is a path;
+    where a word is repeated, only its last occurrence (the file names come last), so
+    ``args: [--fix]`` stays an option beside a file named ``--fix``. Costs nothing unless
+    such a file exists: git is asked only about words that name an existing file."""
+    end = args.index("--") if "--" in args else len(args)
+    candidates = {word for word in args[:end] if word.startswith("-") and word != "-" and os.path.lexists(word)}
+    if not candidates:
+        return args
+    import subprocess
+
+    from migrator.run.gitscan import run_git
+
+    try:
+        listed = run_git(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", *sorted(candidates)],
+                         os.getcwd(), 60)
+    except (OSError, subprocess.TimeoutExpired):
+        return args
+    tracked = {os.path.normpath(name) for name in os.fsdecode(listed.stdout).split("\0") if name}
+    files = {word for word in candidates if os.path.normpath(word) in tracked} if listed.returncode == 0 else set()
+    if not files:
+        return args
+    last = {word: index for index, word in enumerate(args[:end]) if word in files}
+    as_paths = set(last.values())
+    options = [word for index, word in enumerate(args[:end]) if index not in as_paths]
+    return [*options, "--", *(args[index] for index in sorted(as_paths)), *args[end + 1:]]
+
+
 # ---- the fast path ------------------------------------------------------------------
 
 
@@ -322,6 +356,8 @@ def _main(argv: list[str] | None) -> int:
         command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:
         return _usage_error(error)
+    if command is not None and command.name in ("fix", "lint") and os.environ.get("PRE_COMMIT") == "1":
+        rest = pre_commit_arguments(rest)
     if command is not None:
         fast = parse_fast(command.name, rest)
         if fast is not None:
