@@ -241,3 +241,20 @@ def test_the_documented_pre_commit_config_is_valid_and_names_the_published_hooks
     if known.returncode != 0:
         pytest.skip(f"{repository['rev']} is not in this checkout's history (a shallow clone)")
     assert known.stdout.strip() == "commit"
+
+
+# ---- item 7: the example workflow passes zizmor -----------------------------------------------
+
+
+@pytest.mark.parametrize("document", ["examples/github-actions/dflash-migrate.yml", "action.yml"])
+def test_zizmor_finds_nothing_in_the_workflow_and_the_action(document: str) -> None:
+    """Issue 51 item 7: the example workflow failed zizmor (`artipacked`: checkout keeps its
+    credentials in .git; `self-repository`: `uses: ./`, which only works in this repository)."""
+    import shutil
+
+    zizmor = shutil.which("zizmor", path=str(Path(sys.executable).parent)) or shutil.which("zizmor")
+    if zizmor is None:
+        pytest.skip("zizmor is not installed (pip install zizmor)")
+    done = subprocess.run([zizmor, "--offline", "--no-progress", "--format", "json", str(REPO / document)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout) == [], done.stdout + done.stderr
