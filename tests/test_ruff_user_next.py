@@ -258,3 +258,33 @@ def test_zizmor_finds_nothing_in_the_workflow_and_the_action(document: str) -> N
     done = subprocess.run([zizmor, "--offline", "--no-progress", "--format", "json", str(REPO / document)],
                           capture_output=True, text=True)
     assert done.returncode == 0 and json.loads(done.stdout) == [], done.stdout + done.stderr
+
+
+# ---- item 8: the documented VS Code problem matcher reads concise output ----------------------
+
+
+def test_the_documented_vscode_problem_matcher_reads_every_concise_finding(tmp_path: Path) -> None:
+    """Issue 51 item 8: no documented problem matcher. The README's tasks.json regexp (a
+    JavaScript regexp; this one is also Python's) must find file, line, column, code and
+    message of every finding, with a colon and spaces in a file name."""
+    text = (REPO / "README.md").read_text()
+    tasks = [json.loads(textwrap.dedent(block)) for block in re.findall(r"```json\n(.*?)```", text, re.S)
+             if "problemMatcher" in block]
+    assert len(tasks) == 1, "README.md shows one VS Code task"
+    (task,) = tasks[0]["tasks"]
+    matcher = task["problemMatcher"]
+    assert "--format concise" in task["command"] and matcher["fileLocation"][0] == "relative"
+    pattern = matcher["pattern"]
+    regexp = re.compile(pattern["regexp"])
+    root = committed(tmp_path / "r", {"a.py": SAFE, "odd dir/we:ird 1.py": "\n" + SAFE,
+                                      "run.sh": "SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server\n"})
+    concise = cli("lint", "--format", "concise", ".", cwd=root).stdout.decode().splitlines()
+    expected = sorted((f["path"], f["line"], f["column"], f["code"], f["message"]) for f in
+                      json.loads(cli("lint", "--format", "json", ".", cwd=root).stdout)["findings"])
+    found = []
+    for line in concise:
+        match = regexp.match(line)
+        if match:
+            found.append((match[pattern["file"]], int(match[pattern["line"]]), int(match[pattern["column"]]),
+                          match[pattern["code"]], match[pattern["message"]].removeprefix("[*] ").removeprefix("[ ] ")))
+    assert len(expected) >= 5 and sorted(found) == expected, (concise, expected)

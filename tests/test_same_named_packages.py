@@ -8,6 +8,7 @@ project's wheel is built and installed into a fresh venv (no network)."""
 from __future__ import annotations
 
 import base64
+import json
 import hashlib
 import os
 import subprocess
@@ -115,3 +116,60 @@ def test_the_wheel_names_its_authors(installed: tuple[Path, Path, Path]) -> None
     with zipfile.ZipFile(wheel) as archive:
         metadata = next(archive.read(name).decode() for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
     assert "\nAuthor: " in metadata and "\nKeywords: " in metadata, metadata[:1500]
+
+
+# ---- item 9: the shim in a serving image (docs/shim-deployment.md) ---------------------------
+
+DEPLOYMENT = Path(__file__).resolve().parent.parent / "docs" / "shim-deployment.md"
+
+
+def _block(language: str) -> str:
+    import re
+
+    (block,) = re.findall(rf"```{language}\n(.*?)```", DEPLOYMENT.read_text(), re.S)
+    return block
+
+
+def test_the_dockerfile_recipe_installs_the_shim_alone_and_turns_it_on(installed: tuple[Path, Path, Path],
+                                                                        tmp_path: Path) -> None:
+    """The page's Dockerfile, step by step on the built wheel: `pip install --no-deps` into
+    the interpreter that runs sglang (a fresh venv stands for the image's), the `ENV` line,
+    then its check `python -m shims.doctor`. The hook is on and none of the codemod's
+    dependencies is installed."""
+    import shlex
+
+    python, wheel, _ = installed
+    dockerfile = _block("dockerfile")
+    install = next(line for line in dockerfile.splitlines() if line.startswith("RUN ") and "pip install" in line)
+    assert "--no-deps" in install.split() and ".whl" in install
+    (env_line,) = [line for line in dockerfile.splitlines() if line.startswith("ENV ")]
+    name, _, value = env_line.removeprefix("ENV ").partition("=")
+    assert dockerfile.rstrip().splitlines()[-1] == "RUN python3 -m shims.doctor"
+    done = run(python, "-m", "shims.doctor", "--json", cwd=tmp_path, **{name: shlex.split(value)[0]})
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    site = str(sglang_env.site_packages(python))
+    assert report["shim"]["pth_hook"].startswith(site) and report["shim"]["package"].startswith(site), report["shim"]
+    assert report["shim"]["opted_in_by_env"] is True, report["shim"]
+    missing = run(python, "-c", "import importlib.util as u; print([m for m in ('libcst', 'typer', 'rich', 'pathspec', "
+                  "'yaml', 'packaging') if u.find_spec(m)])", cwd=tmp_path)
+    assert missing.stdout.strip() == "[]", missing.stdout
+
+
+def test_the_check_fails_where_the_shim_is_not_in_sglangs_environment(tmp_path: Path) -> None:
+    """A pipx or `uv tool` install leaves sglang's environment without the shim: the page's
+    check command fails there instead of the shim doing nothing silently."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "sglang-env")], check=True)
+    done = run(tmp_path / "sglang-env" / "bin" / "python", "-m", "shims.doctor", cwd=tmp_path, DFLASH_MIGRATE_SHIM="1")
+    assert done.returncode != 0 and "No module named 'shims'" in done.stderr, done.stderr
+
+
+def test_the_helm_recipe_sets_a_value_kubernetes_accepts_and_the_hook_reads_as_on() -> None:
+    import yaml
+
+    from shims import _pth
+
+    (entry,) = yaml.safe_load(_block("yaml"))["env"]
+    assert entry["name"] == _pth.ENV_ACTIVATE
+    assert isinstance(entry["value"], str), "Kubernetes env values are strings"
+    assert _pth.switched_on({entry["name"]: entry["value"]})
