@@ -288,3 +288,36 @@ def test_the_documented_vscode_problem_matcher_reads_every_concise_finding(tmp_p
             found.append((match[pattern["file"]], int(match[pattern["line"]]), int(match[pattern["column"]]),
                           match[pattern["code"]], match[pattern["message"]].removeprefix("[*] ").removeprefix("[ ] ")))
     assert len(expected) >= 5 and sorted(found) == expected, (concise, expected)
+
+
+# ---- item 12 (first half): the tool's own reports, recognised by content ------------------------
+
+
+def test_reports_written_under_unknown_names_are_not_linted_by_the_next_run(tmp_path: Path) -> None:
+    """Issue 51 item 12: `lint --format sarif -o r.sarif` then `lint .` reported the report
+    (its rule descriptions name every V1 name): 800-odd findings in a two-file repository."""
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    formats = ("sarif", "gitlab", "json-lines", "json")
+    for fmt in formats:
+        assert cli("lint", "--format", fmt, "-o", f"report.{fmt}", ".", cwd=root).returncode == 1
+    done = cli("lint", "--format", "json", ".", cwd=root)
+    report = json.loads(done.stdout)
+    assert {f["path"] for f in report["findings"]} == {"./a.py"}, {f["path"] for f in report["findings"]}
+    assert f"{len(formats)} own reports not scanned" in cli("lint", ".", cwd=root).stdout.decode()
+    assert all(f"report.{fmt}: skipped: the tool's own report" in done.stderr.decode() for fmt in formats)
+
+
+@pytest.mark.parametrize("change", ["another tool's name", "one key more", "a V1 name in a JSON file"])
+def test_a_json_file_that_is_not_exactly_a_report_is_still_linted(tmp_path: Path, change: str) -> None:
+    root = committed(tmp_path / "r", {"a.py": SAFE})
+    cli("lint", "--format", "sarif", "-o", "other.sarif", ".", cwd=root)
+    sarif = json.loads((root / "other.sarif").read_text())
+    if change == "another tool's name":
+        sarif["runs"][0]["tool"]["driver"]["name"] = "other-tool"
+    elif change == "one key more":
+        sarif["inlineExternalProperties"] = []
+    else:
+        sarif = {"fingerprint": "0" * 64, "worker": "sglang.srt.speculative.dflash_worker"}
+    (root / "other.sarif").write_text(json.dumps(sarif, indent=2))
+    found = {f["path"] for f in json.loads(cli("lint", "--format", "json", ".", cwd=root).stdout)["findings"]}
+    assert "./other.sarif" in found, found
