@@ -29,7 +29,7 @@ TOOL = "dflash-migrate"
 def is_own_report(data: bytes) -> bool:
     """Whether ``data`` is a report of this tool in one of its JSON formats. Cheap for
     anything else: only text that starts like JSON and holds a fingerprint key is parsed."""
-    start = data.lstrip()[:1]
+    start = data[:64].lstrip()[:1]
     if start not in (b"{", b"[") or (b'"fingerprint": "' not in data and b'"partialFingerprints"' not in data):
         return False
     import json

@@ -43,7 +43,7 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     handler = handler_for(path)
     if handler is None:
         return FileResult(path)
-    if data.lstrip()[:1] in (b"{", b"[") and _own_report(data):
+    if data[:64].lstrip()[:1] in (b"{", b"[") and _own_report(data):  # a report starts so; no copy of the file
         result = FileResult(path)
         result.own_report = True
         return result
