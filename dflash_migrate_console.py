@@ -16,18 +16,22 @@ import os
 import sys
 
 
+def _search() -> list[str]:
+    """Where the installed ``migrator`` is looked up: beside this module, else ``sys.path``
+    less what ``PYTHONPATH`` and the current folder added."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if os.path.isfile(os.path.join(here, "migrator", "__init__.py")):
+        return [here]
+    untrusted = {os.path.abspath(p or os.curdir) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)}
+    untrusted.add(os.getcwd())
+    return [p for p in sys.path if p and os.path.abspath(p) not in untrusted]
+
+
 def _own_migrator() -> None:
     import importlib.machinery
     import importlib.util
 
-    here = os.path.dirname(os.path.abspath(__file__))
-    if os.path.isfile(os.path.join(here, "migrator", "__init__.py")):
-        search = [here]
-    else:
-        untrusted = {os.path.abspath(p or os.curdir) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)}
-        untrusted.add(os.getcwd())
-        search = [p for p in sys.path if p and os.path.abspath(p) not in untrusted]
-    spec = importlib.machinery.PathFinder.find_spec("migrator", search)
+    spec = importlib.machinery.PathFinder.find_spec("migrator", _search())
     if spec is None or spec.loader is None:
         return  # not found there: the plain import below is all there is
     loaded = sys.modules.get("migrator")
@@ -41,12 +45,42 @@ def _own_migrator() -> None:
 
 
 def main() -> int:
-    _own_migrator()
-    from migrator.cli.main import main as run
+    try:
+        _own_migrator()
+        import migrator
+
+        if getattr(migrator, "__dflash_migrate__", False) is not True:
+            raise LookupError("no dflash-migrate marker")
+        from migrator.cli.main import main as run
+    except Exception as error:  # noqa: BLE001 - SyntaxError of a Python 2 `migrator` included
+        print(f"dflash-migrate: error: {_replaced(None if isinstance(error, LookupError) else error)}", file=sys.stderr)
+        return 2
 
     code = run()
     _exit_now(code)
     return code  # where the standard streams could not be flushed: the usual exit reports it
+
+
+def _replaced(error: BaseException | None) -> str:
+    """Why the ``migrator`` package is not this tool's and how to repair it, from the
+    ownership check the shim's hook carries (``shims/_pth.py``, installed beside this
+    module as ``dflash_migrate_shim_hook.py``), loaded by path: the package that would
+    hold it may be the broken one. Runs only once the tool cannot start."""
+    import importlib.machinery
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.machinery.PathFinder.find_spec("migrator", _search())
+    folder = os.path.dirname(spec.origin) if spec is not None and spec.origin else None
+    for checker in (os.path.join(here, "dflash_migrate_shim_hook.py"), os.path.join(here, "shims", "_pth.py")):
+        if os.path.isfile(checker):
+            loader = importlib.util.spec_from_file_location("dflash_migrate_ownership", checker)
+            if loader is not None and loader.loader is not None:
+                module = importlib.util.module_from_spec(loader)
+                loader.loader.exec_module(module)
+                return module.replaced("migrator", folder, error)
+    return (f"the `migrator` package at {folder} could not be imported ({type(error).__name__}: {error}); "
+            "repair: pip install --force-reinstall --no-deps dflash-migrate")
 
 
 def _exit_now(code: int) -> None:

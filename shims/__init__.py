@@ -26,11 +26,22 @@ import types
 import warnings
 from dataclasses import dataclass, field
 
-from migrator import catalog
+try:
+    from migrator import catalog
+except Exception as error:  # another distribution's `migrator` over ours (a Python 2 one: SyntaxError)?
+    from shims._owner import diagnose
+
+    message = diagnose(error)
+    if message is None:
+        raise
+    raise ImportError(f"dflash-migrate shim: {message}") from None
 from shims import _switches
 from shims._patching import PatchLog, ShimFinder
 from shims._switches import ENV_ACTIVATE, ENV_DEFER_REMOVED, ENV_SILENT, ENV_STRICT, DFlashMigrationWarning
 from shims.errors import RemovedAttributeError, RemovedCallFormError, RemovedNameError, ShimRemovedAPIError
+
+#: dflash-migrate's own package, not another distribution's `shims` (shims/_pth.py: MARKER)
+__dflash_migrate__ = True
 
 __all__ = [
     "DFlashMigrationWarning",

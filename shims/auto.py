@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
-from shims import install
+try:
+    from shims import install
+except ImportError as error:  # another distribution's `shims/__init__.py` over ours?
+    from shims._owner import diagnose
+
+    message = diagnose(error)
+    if message is None:
+        raise
+    raise ImportError(f"dflash-migrate shim: {message}") from None
 
 STATUS = install()

@@ -135,3 +135,11 @@ def render_doctor(report: dict[str, Any]) -> str:
         f"DFLASH launch: {catalog.DISABLE_OVERLAP_ARG}={launch[catalog.DISABLE_OVERLAP_ARG]} ({launch['why']})",
     ]
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # `python -m shims.doctor`: the report where only the shim is installed (--no-deps)
+    import json
+    import sys
+
+    report = doctor_report()
+    print(json.dumps(report, indent=2) if "--json" in sys.argv[1:] else render_doctor(report))

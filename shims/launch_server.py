@@ -15,8 +15,16 @@ import os
 import runpy
 import sys
 
-from migrator import catalog
-from shims import ENV_ACTIVATE, install
+try:
+    from migrator import catalog
+    from shims import ENV_ACTIVATE, install
+except Exception as error:  # another distribution's `migrator` or `shims` over ours?
+    from shims._owner import diagnose
+
+    message = diagnose(error)
+    if message is None:
+        raise
+    raise SystemExit(f"dflash-migrate: {message}") from None
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -238,6 +238,7 @@ _ALLOWED = {
     ("migrator/base/fileio.py", "*"): "the write path itself",
     ("migrator/releases/wheels.py", "replace"): "the download cache ($DFLASH_MIGRATE_CACHE): moves inside the tool's own folder",
     ("migrator/releases/wheels.py", "write_text"): "the download cache: a marker in a folder just made by mkdtemp",
+    ("migrator/cli/main.py", "os.open"): "os.devnull, opened to stand in for a closed stdout/stderr (a closed pipe)",
 }
 
 

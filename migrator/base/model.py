@@ -208,7 +208,7 @@ class FileResult:
     """What happened to one file (mutable: the engine fills it in as it goes)."""
 
     __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
-                 "unused_suppressions", "written", "module", "original", "refused")
+                 "unused_suppressions", "written", "module", "original", "refused", "own_report")
 
     def __init__(
         self,
@@ -232,6 +232,8 @@ class FileResult:
         self.written = False
         #: Fixes the write guard (``migrator.python.guard``, ``migrator.text._guard``) turned into TODOs.
         self.refused = 0
+        #: The file is one of this tool's own reports (``migrator.report.own``): left out, not analysed.
+        self.own_report = False
         #: The module's summary for the fork index (``migrator.python.forkindex``), while a run needs it.
         self.module = None
         #: The bytes the new bytes were made from, until they are written.

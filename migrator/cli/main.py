@@ -110,6 +110,40 @@ def _positionals(args: list[str], command: Command) -> tuple[list[str], int]:
     return words, 0
 
 
+def pre_commit_arguments(args: list[str]) -> list[str]:
+    """``args`` with the file names pre-commit passed moved after ``--``.
+
+    pre-commit runs the hook's entry, then the user's ``args:``, then the file names, so a
+    committed file named ``--exit-zero`` or ``--output=README.md`` would otherwise be an
+    option (the hook passes, or a tracked file is overwritten with the report). A ``--`` in
+    the hook's entry is no answer: it would turn the user's ``args:`` (``--fix``) into paths.
+    So under pre-commit a word that starts with ``-`` and names a file git tracks is a path;
+    where a word is repeated, only its last occurrence (the file names come last), so
+    ``args: [--fix]`` stays an option beside a file named ``--fix``. Costs nothing unless
+    such a file exists: git is asked only about words that name an existing file."""
+    end = args.index("--") if "--" in args else len(args)
+    candidates = {word for word in args[:end] if word.startswith("-") and word != "-" and os.path.lexists(word)}
+    if not candidates:
+        return args
+    import subprocess
+
+    from migrator.run.gitscan import run_git
+
+    try:
+        listed = run_git(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", *sorted(candidates)],
+                         os.getcwd(), 60)
+    except (OSError, subprocess.TimeoutExpired):
+        return args
+    tracked = {os.path.normpath(name) for name in os.fsdecode(listed.stdout).split("\0") if name}
+    files = {word for word in candidates if os.path.normpath(word) in tracked} if listed.returncode == 0 else set()
+    if not files:
+        return args
+    last = {word: index for index, word in enumerate(args[:end]) if word in files}
+    as_paths = set(last.values())
+    options = [word for index, word in enumerate(args[:end]) if index not in as_paths]
+    return [*options, "--", *(args[index] for index in sorted(as_paths)), *args[end + 1:]]
+
+
 # ---- the fast path ------------------------------------------------------------------
 
 
@@ -281,14 +315,39 @@ def _usage_error(error: Exception) -> int:
     return USAGE
 
 
+#: The exit code of a Unix filter whose reader went away (128 + SIGPIPE), as `yes | head` gives.
+CLOSED_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> int:
-    """The command line. Whatever escapes a command (a bug, or an input no check foresaw)
-    ends the run here as a usage error: one line on stderr and exit 2, never a traceback
-    with exit 1 that ``--exit-zero`` or a CI step could read as "findings"."""
+    """The command line. A reader that closed the pipe (``lint . | head``) ends the run
+    quietly with :data:`CLOSED_PIPE`, as a Unix filter does; whatever else escapes a command
+    (a bug, or an input no check foresaw) ends the run here as a usage error: one line on
+    stderr and exit 2, never a traceback with exit 1 that ``--exit-zero`` or a CI step could
+    read as "findings"."""
     try:
-        return _main(list(sys.argv[1:] if argv is None else argv))
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could only be reported
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
     except Exception as error:  # the last resort (RecursionError, MemoryError too): see above
         return _internal_error(error)
+
+
+def _closed_pipe() -> int:
+    """Point the closed standard streams at the null device, so that the flushes of the
+    exit write nothing and say nothing."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError):
+                pass
+    return CLOSED_PIPE
 
 
 def _internal_error(error: BaseException) -> int:
@@ -316,6 +375,8 @@ def _main(args: list[str]) -> int:
         command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:
         return _usage_error(error)
+    if command is not None and command.name in ("fix", "lint") and os.environ.get("PRE_COMMIT") == "1":
+        rest = pre_commit_arguments(rest)
     if command is not None:
         fast = parse_fast(command.name, rest)
         if fast is not None:

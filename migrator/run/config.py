@@ -8,6 +8,13 @@
     ignore = ["DFM305"]
     exclude = ["vendor/", "*.generated.py"]          # gitignore-style, relative to this file
     target-version = "0.5.17"           # or "0.5.14..0.5.23", or ">=0.5.16,<0.5.22"
+    # ruff's spellings, with ruff's meanings:
+    extend-select = ["DFM305"]          # added to `select` (or to --select)
+    extend-exclude = ["build/"]         # added to `exclude`
+    force-exclude = true                # excludes apply to files named on the command line too
+    respect-gitignore = false           # also read files .gitignore names (default true)
+    unsafe-fixes = true                 # as --unsafe-fixes (default false)
+    cache-dir = ".cache/dflash-migrate" # where a run may keep state, relative to this file
     [tool.dflash-migrate.per-file-ignores]
     "tests/**" = ["DFM105"]
     "docs/*.md" = ["DFM201"]
@@ -35,7 +42,8 @@ from typing import Iterable, NamedTuple
 from migrator import catalog
 from migrator.base.records import record
 
-KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version")
+KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version", "extend-select", "extend-exclude",
+        "force-exclude", "respect-gitignore", "unsafe-fixes", "cache-dir")
 
 
 class ConfigError(ValueError):
@@ -45,7 +53,10 @@ class ConfigError(ValueError):
 @record
 class Config(NamedTuple):
     """``[tool.dflash-migrate]``: ``select``/``ignore``/``exclude`` (tuples of text),
-    ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``root`` is the folder
+    ``per_file_ignores`` ((glob, codes) pairs), ``target_version``; ``extend-select`` and
+    ``extend-exclude`` are merged into ``select``/``exclude`` where the command line adds
+    nothing (:func:`parse_table`); the booleans are None where the table does not set them
+    (the command line or the default decides); ``cache_dir`` is absolute; ``root`` is the folder
     relative patterns are anchored at (the pyproject's), ``source`` the file it came from
     (not part of equality, so ``migrator.base.records.record`` is not used)."""
 
@@ -54,6 +65,11 @@ class Config(NamedTuple):
     exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     target_version: str | None = None
+    extend_select: tuple[str, ...] = ()
+    force_exclude: bool | None = None
+    respect_gitignore: bool | None = None
+    unsafe_fixes: bool | None = None
+    cache_dir: str | None = None
     root: Path | None = None
     source: Path | None = None
 
@@ -79,6 +95,13 @@ def _strings(value: object, key: str, source: Path) -> list[str]:
     return value
 
 
+def _flag(table: dict[str, object], key: str, source: Path) -> bool | None:
+    value = table.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] {key} must be true or false")
+    return value
+
+
 def _codes(value: object, key: str, source: Path) -> tuple[str, ...]:
     out = tuple(v.strip().upper() for v in _strings(value, key, source))
     unknown = unknown_code(out)
@@ -91,7 +114,11 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
         raise ConfigError(f"{source}: unknown key(s) in [tool.dflash-migrate]: {', '.join(unknown)}")
-    exclude = _strings(table.get("exclude", []), "exclude", source)
+    exclude = _strings(table.get("exclude", []), "exclude", source) + \
+        _strings(table.get("extend-exclude", []), "extend-exclude", source)
+    cache_dir = table.get("cache-dir")
+    if cache_dir is not None and (not isinstance(cache_dir, str) or not cache_dir.strip()):
+        raise ConfigError(f"{source}: [tool.dflash-migrate] cache-dir must be a folder name")
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{source}: [tool.dflash-migrate] per-file-ignores must be a table")
@@ -112,6 +139,11 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
         exclude=tuple(exclude),
         per_file_ignores=tuple((pat, _codes(codes, f"per-file-ignores.{pat!r}", source)) for pat, codes in pfi.items()),
         target_version=target,
+        extend_select=_codes(table.get("extend-select", []), "extend-select", source),
+        force_exclude=_flag(table, "force-exclude", source),
+        respect_gitignore=_flag(table, "respect-gitignore", source),
+        unsafe_fixes=_flag(table, "unsafe-fixes", source),
+        cache_dir=str(source.parent / cache_dir) if cache_dir is not None else None,
         root=source.parent,
         source=source,
     )

@@ -103,6 +103,18 @@ def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN2
     return gitscan.start(Path(top))
 
 
+def _leave_out_own_reports(outcome: RunResult) -> None:
+    """Reports of this tool found by content (``migrator.report.own``): skipped and counted
+    as those found by name are, not results."""
+    own = [result for result in outcome.results if result.own_report]
+    if own:
+        from migrator.run.files import OWN_OUTPUT
+
+        outcome.results = [result for result in outcome.results if not result.own_report]
+        outcome.skipped.extend((result.path, OWN_OUTPUT) for result in own)
+        outcome.summary = outcome.summary._replace(own_outputs=outcome.summary.own_outputs + len(own))
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -154,6 +166,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
                 on_progress(done, len(files))
 
         workers.run([(chunk, options, FIRST_PASS) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
+        _leave_out_own_reports(outcome)
         through_the_fork(workers, outcome, paths, files, options, jobs, kind, named_scan)
         for result in outcome.results:
             result.module = None

@@ -38,8 +38,8 @@ DEFAULT_EXCLUDES = frozenset({
 PYTHON_SUFFIXES = (".py", ".pyi")
 #: The report and baseline names the README and the CI examples write inside a checkout:
 #: the tool's own outputs, never its inputs (a JUnit or SARIF report quotes every finding,
-#: so the next run would report them again). Matched by exact file name, never by content
-#: (a file that could hide itself by its content would let hostile code hide too).
+#: so the next run would report them again). Matched by exact file name here; a report
+#: under another name is recognised later, strictly by its content (``migrator.report.own``).
 REPORT_NAMES = frozenset({"dflash-migrate-junit.xml", "gl-code-quality-report.json", "dflash-migrate.sarif",
                           "dflash-baseline.json"})
 #: The reason given (and counted in the summary) for a file left out as the tool's own output.

@@ -43,10 +43,20 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     handler = handler_for(path)
     if handler is None:
         return FileResult(path)
+    if data[:64].lstrip()[:1] in (b"{", b"[") and _own_report(data):  # a report starts so; no copy of the file
+        result = FileResult(path)
+        result.own_report = True
+        return result
     limit = MAX_NOTEBOOK_BYTES if path.endswith(".ipynb") else MAX_ANALYZE_BYTES
     if len(data) > limit:
         return too_large(path, data, True, limit)
     return handler(path, data, text_context(path, options))
+
+
+def _own_report(data: bytes) -> bool:
+    from migrator.report.own import is_own_report
+
+    return is_own_report(data)
 
 
 def module_name_of(path: Path) -> str | None:

@@ -47,6 +47,8 @@ EXTEND_IGNORE = Param("extend_ignore", ("--extend-ignore",), "multi", "CODES",
 CONFIG = Param("config_file", ("--config",), "path", "FILE",
                "Use the settings in FILE (a pyproject.toml with [tool.dflash-migrate], or a TOML file of the same "
                "keys) instead of searching for one.")
+NO_RESPECT_GITIGNORE = Param("no_respect_gitignore", ("--no-respect-gitignore",), "flag", None,
+                             "Also read the files that .gitignore files name (config: respect-gitignore = false).")
 ISOLATED = Param("isolated", ("--isolated",), "flag", None, "Ignore every configuration file (as in ruff).")
 SHOW_FILES = Param("show_files", ("--show-files",), "flag", None,
                    "Print the files this command line would read, one per line, and exit (as in ruff).")
@@ -61,8 +63,8 @@ NO_CACHE = Param("no_cache", ("--no-cache",), "flag", None,
                  "Neither read nor write the summary cache (the findings are the same, a run over named files slower).")
 #: The file-selection and rule-selection parameters of ``fix`` and ``lint``, and ruff's
 #: ways of asking what a run would do.
-SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, TARGET_VERSION, JOBS, PARSE_ALL,
-          CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE, CACHE_DIR, NO_CACHE)
+SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, NO_RESPECT_GITIGNORE, TARGET_VERSION, JOBS,
+          PARSE_ALL, CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE, CACHE_DIR, NO_CACHE)
 
 
 class UsageError(Exception):
@@ -129,6 +131,7 @@ def build_options(
     extend_ignore: list[str] | None = None,
     exclude: list[str] | None = None,
     force_exclude: bool = False,
+    no_respect_gitignore: bool = False,
     unsafe_fixes: bool = False,
     jobs: int | None = None,
     allow_dirty: bool = False,
@@ -141,8 +144,9 @@ def build_options(
 ) -> Options:
     """Options for every command from its command line, layered over the run's config.
 
-    Command-line ``--select`` replaces the config's; ``--ignore`` and ``--exclude`` add to
-    it; ``--target-version`` wins over ``target-version``. Without either, the target is
+    Command-line ``--select`` replaces the config's (its ``extend-select`` too, as in ruff);
+    ``--ignore`` and ``--exclude`` add to it; ``--target-version`` wins over
+    ``target-version``; a flag given on the command line wins over the config's ``false``. Without either, the target is
     the fork's sglang pin or every known V2 release (:func:`choose_target`;
     ``default_target=False``: None, for ``verify``, which then checks against the installed
     sglang itself).
@@ -160,30 +164,23 @@ def build_options(
         target_version=chosen.newest if chosen else None,
         target_releases=chosen.releases if chosen else (),
         target_source=describe(chosen) if chosen else "",
-        select=_extended(_codes(select, "--select") or (frozenset(config.select) if config.select else None),
+        select=_extended(_codes(select, "--select") or _extended(frozenset(config.select) if config.select else None,
+                                                                 frozenset(config.extend_select)),
                          _codes(extend_select, "--extend-select")),
         ignore=((_codes(ignore, "--ignore") or frozenset()) | frozenset(config.ignore)
                 | (_codes(extend_ignore, "--extend-ignore") or frozenset())),
-        unsafe_fixes=unsafe_fixes,
+        unsafe_fixes=unsafe_fixes or bool(config.unsafe_fixes),
         jobs=jobs,
         exclude=tuple((cwd, pattern) for pattern in exclude or ()) + tuple((root, pattern) for pattern in config.exclude),
         allow_dirty=allow_dirty,
         per_file_ignores=tuple((root, pattern, frozenset(codes)) for pattern, codes in config.per_file_ignores),
         parse_all=parse_all,
-        force_exclude=force_exclude,
+        force_exclude=force_exclude or bool(config.force_exclude),
+        respect_gitignore=not no_respect_gitignore and config.respect_gitignore is not False,
         config=str(config.source) if config.source is not None else None,
-        # the ``cache-dir`` setting is the configuration's (the ecosystem issue spells it)
-        cache_dir=str(cache_dir) if cache_dir is not None else _config_cache_dir(config),
+        cache_dir=str(cache_dir) if cache_dir is not None else config.cache_dir,
         no_cache=no_cache,
     )
-
-
-def _config_cache_dir(config: Config) -> str | None:
-    """The configuration's ``cache-dir``, relative to its file, where the configuration has one."""
-    folder = getattr(config, "cache_dir", None)
-    if folder is None:
-        return None
-    return str(config.root / folder) if config.root is not None else str(folder)
 
 
 def describe(chosen: Target) -> str:
@@ -313,7 +310,7 @@ def settings(paths: Sequence[Path], options: Options) -> list[tuple[str, str]]:
         ("paths", " ".join(str(path) for path in paths)),
         ("mode", options.mode),
         ("config", options.config or "(none)"),
-        ("target-version", str(options.target_version)),
+        ("target-version", _target_label(options)),
         ("select", codes(options.select, "(every rule)")),
         ("ignore", codes(options.ignore, "(none)")),
         ("exclude", ", ".join(f"{pattern} (in {folder})" for folder, pattern in options.exclude) or "(none)"),
@@ -323,7 +320,19 @@ def settings(paths: Sequence[Path], options: Options) -> list[tuple[str, str]]:
         ("unsafe-fixes", str(options.unsafe_fixes).lower()),
         ("respect-gitignore", str(options.respect_gitignore).lower()),
         ("jobs", str(options.jobs or "(CPUs)")),
+        ("cache-dir", options.cache_dir or "(default)"),
     ]
+
+
+def _target_label(options: Options) -> str:
+    """The releases the run migrates to as the reports spell them (``0.5.14..0.5.23``, never
+    only the newest of a range), with where they came from."""
+    target = run_target(options)
+    if target is None:
+        return "(the installed sglang)"
+    from migrator.catalog.target import label
+
+    return f"{label(target[0])} ({target[1]})" if target[1] else label(target[0])
 
 
 def verbose_note(options: Options, files_scanned: int, started: float, stderr: TextIO | None = None,
@@ -337,7 +346,7 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
     from migrator.report.text import counted
 
     print(visible(f"dflash-migrate {__version__}: config {options.config or '(none)'}, target sglang "
-                  f"{options.target_version}, {counted(files_scanned, 'file')} scanned in "
+                  f"{_target_label(options)}, {counted(files_scanned, 'file')} scanned in "
                   f"{time.monotonic() - started:.2f} s"), file=stderr or sys.stderr)
     if index_read:
         print(visible(f"fork index: read {index_read}"), file=stderr or sys.stderr)

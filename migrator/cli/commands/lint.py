@@ -106,6 +106,9 @@ def run(
     paths = paths_or_here(paths)
     if fix and (add_noqa or write_baseline is not None):
         raise UsageError("--fix cannot be combined with --add-noqa or --write-baseline (fix first, then record)")
+    # pre-commit has stashed the unstaged work: a staged file differs from HEAD by definition,
+    # and `args: [--fix]` must fix it and let pre-commit fail "files were modified" (as ruff)
+    allow_dirty = allow_dirty or (fix and os.environ.get("PRE_COMMIT") == "1")
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
     options = options._replace(own_outputs=frozenset(
