@@ -95,3 +95,60 @@ def test_double_star_patterns_match_as_pathspec_does() -> None:
                     assert bool(expected.groupdict().get("ps_d")) == bool(got.groupdict().get("ps_d")), (pattern, path)
                 checked += 1
     assert checked > 5000
+
+
+# ---- case 9: `--diff` and repeated lines ---------------------------------------------------
+
+
+def _blank_script(blank_lines: int) -> str:
+    return ("export SGLANG_ENABLE_SPEC_V2=1\n" + "\n" * blank_lines
+            + "python -m sglang.launch_server --speculative-algorithm DFLASH\n")
+
+
+def test_diff_of_forty_thousand_blank_lines(tmp_path: Path) -> None:
+    """Case 9: a fix at each end of 40,000 blank lines; difflib compared every blank line
+    with every other (1.6 * 10^9 steps, ~5 min). The diff stays a patch `git apply` takes,
+    giving what `fix` writes."""
+    script = tmp_path / "launch.sh"
+    script.write_text(_blank_script(40_000))
+    result = cli("fix", "--diff", "launch.sh", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert result.stdout.startswith("--- a/launch.sh\n+++ b/launch.sh\n@@ ")
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the patch cannot be applied")
+    patched = tmp_path / "patched"
+    patched.mkdir()
+    (patched / "launch.sh").write_text(script.read_text())
+    subprocess.run(["git", "apply", "-"], cwd=patched, input=result.stdout, text=True, check=True, timeout=LIMIT)
+    assert cli("fix", "launch.sh", cwd=tmp_path).returncode in (0, 1)
+    assert (patched / "launch.sh").read_text() == script.read_text()
+
+
+def test_diff_is_difflibs_within_the_budget() -> None:
+    """Below the budget the hunks are difflib's, line for line (the findings snapshot keeps
+    fix diffs byte-identical); above it they still rebuild the fixed side exactly."""
+    from migrator.report import diff
+
+    rng = random.Random(7)
+    for _ in range(400):
+        before = [rng.choice([b"x\n", b"\n", b"y\n", b"w%d\n" % rng.randint(0, 20)]) for _ in range(rng.randint(0, 40))]
+        after = list(before)
+        for _ in range(rng.randint(0, 5)):
+            at = rng.randint(0, len(after))
+            roll = rng.random()
+            if roll < 0.4 and after:
+                del after[min(at, len(after) - 1)]
+            elif roll < 0.7:
+                after.insert(at, rng.choice([b"\n", b"q\n", b"x\n"]))
+            elif after:
+                after[min(at, len(after) - 1)] = b"r\n"
+        expected = list(difflib.SequenceMatcher(None, before, after, autojunk=False).get_grouped_opcodes(3))
+        assert list(diff._Matcher(before, after).get_grouped_opcodes(3)) == expected
+        starved = diff._Matcher(before, after)
+        starved.left = 0
+        rebuilt = []
+        for tag, i1, i2, j1, j2 in starved.get_opcodes():
+            if tag == "equal":
+                assert before[i1:i2] == after[j1:j2]
+            rebuilt += after[j1:j2]
+        assert rebuilt == after
