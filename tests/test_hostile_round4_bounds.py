@@ -152,3 +152,81 @@ def test_diff_is_difflibs_within_the_budget() -> None:
                 assert before[i1:i2] == after[j1:j2]
             rebuilt += after[j1:j2]
         assert rebuilt == after
+
+
+# ---- case 10: re-export chains -------------------------------------------------------------
+
+
+def _chain(root: Path, length: int) -> None:
+    (root / ".git").mkdir()
+    package = root / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "m0.py").write_text(V1)
+    for i in range(1, length):
+        (package / f"m{i}.py").write_text(f"from .m{i - 1} import DFlashWorker\n")
+
+
+def test_a_thousand_module_chain_reports_in_linear_size(tmp_path: Path) -> None:
+    """Case 10: 1,000 one-line modules re-exporting the V1 class one after the other; each
+    finding listed every hop before it (a 7.5 MB report, 42 s at 8ed1b04). Each lists the
+    nearest hop, how many more, and the last; SARIF relates those two."""
+    _chain(tmp_path, 1000)
+    result = cli("lint", ".", "--output-format", "concise", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    last = next(line for line in result.stdout.splitlines() if line.startswith("./pkg/m999.py:"))
+    assert "(through pkg/m998.py:1, 997 more, pkg/m0.py:1)" in last, last
+    assert len(result.stdout) < 200 * 1000
+
+
+def test_sarif_relates_the_ends_of_a_chain(tmp_path: Path) -> None:
+    """Case 10 in SARIF: related locations are the nearest hop and the last, not the chain."""
+    _chain(tmp_path, 6)
+    sarif = cli("lint", ".", "--output-format", "sarif", cwd=tmp_path)
+    results = json.loads(sarif.stdout)["runs"][0]["results"]
+    related = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]:
+               [x["physicalLocation"]["artifactLocation"]["uri"] for x in r.get("relatedLocations", ())]
+               for r in results}
+    assert related["pkg/m5.py"] == ["pkg/m4.py", "pkg/m0.py"], related
+
+
+def _messages(cwd: Path, *args: str) -> dict[str, tuple[str, str]]:
+    result = cli("lint", "--output-format", "json", *args, cwd=cwd)
+    assert result.returncode == 1, result.stderr
+    return {os.path.basename(f["path"]): (f["message"], f["fingerprint"]) for f in json.loads(result.stdout)["findings"]
+            if f["code"] == "DFM500"}
+
+
+def test_reexport_message_is_the_same_however_the_files_are_named(tmp_path: Path) -> None:
+    """Issue 42 case 10 and issue 51 item 12: the DFM500 message (so its fingerprint, so a
+    baseline) spelled the fallback module's path as given: `./pkg/compat.py` under `lint .`,
+    an absolute path under `lint pkg/use.py`. Every invocation now gives one message."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "compat.py").write_text(
+        f"try:\n    {V1}except ImportError:\n    DFlashWorker = None\n")
+    (tmp_path / "pkg" / "use.py").write_text("from .compat import DFlashWorker\n")
+    seen = [_messages(tmp_path, "."), _messages(tmp_path, "pkg/use.py"), _messages(tmp_path, "pkg"),
+            _messages(tmp_path / "pkg", "."), _messages(tmp_path / "pkg", "use.py"),
+            _messages(tmp_path, str(tmp_path / "pkg" / "use.py"))]
+    assert all(found["use.py"] == seen[0]["use.py"] for found in seen), seen
+    message = seen[0]["use.py"][0]
+    assert "(pkg/compat.py:4)" in message and "(through pkg/compat.py:2)" in message, message
+    baseline = tmp_path / "baseline.json"
+    assert cli("lint", ".", "--write-baseline", str(baseline), cwd=tmp_path).returncode == 0
+    named = cli("lint", "pkg/use.py", "--baseline", str(baseline), cwd=tmp_path)
+    assert named.returncode == 0, named.stdout + named.stderr
+
+
+def test_a_member_todo_through_a_module_alias_names_its_hops_once(tmp_path: Path) -> None:
+    """The DFM500 TODO for a member reached through another module's alias of a V1 module
+    listed its chain twice (``(through pkg/worker.py:1) (through pkg/worker.py:1)``)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "worker.py").write_text("from sglang.srt.speculative import dflash_worker as dfw\n")
+    (tmp_path / "pkg" / "use.py").write_text("from pkg import worker\n\nx = worker.dfw.DFlashDraftInput\n")
+    found = _messages(tmp_path, ".")
+    assert "reaches `DFlashDraftInput`" in found["use.py"][0]
+    assert found["use.py"][0].count("(through ") == 1, found
