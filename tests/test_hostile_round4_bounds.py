@@ -230,3 +230,39 @@ def test_a_member_todo_through_a_module_alias_names_its_hops_once(tmp_path: Path
     found = _messages(tmp_path, ".")
     assert "reaches `DFlashDraftInput`" in found["use.py"][0]
     assert found["use.py"][0].count("(through ") == 1, found
+
+
+# ---- case 7: a YAML alias bomb in the write guard ------------------------------------------
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for level in range(1, levels):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\n"
+
+
+def test_yaml_alias_bomb_does_not_stall_the_write_guard(tmp_path: Path) -> None:
+    """Case 7: nine levels of nine aliases (about 400 bytes, 9^9 paths) above a setting the
+    fix removes. The guard compared the documents along every path (hours for `--diff`,
+    `--check` and fix); it now compares each pair of objects once."""
+    (tmp_path / "ci.yml").write_text(_alias_bomb() + 'env:\n  SGLANG_ENABLE_SPEC_V2: "1"\n')
+    result = cli("fix", "--diff", "ci.yml", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert '-  SGLANG_ENABLE_SPEC_V2: "1"' in result.stdout
+
+
+def test_the_guard_still_sees_a_change_inside_an_alias_bomb() -> None:
+    """Memoised by identity, the comparison still finds a changed leaf or a lost key."""
+    result = python(f"""
+from migrator.text import _guard
+bomb = {_alias_bomb()!r}
+assert _guard.yaml("ci.yml", bomb, bomb) is None
+print(_guard.yaml("ci.yml", bomb, bomb.replace('"lol","lol"]', '"lol","lul"]')))
+print(_guard.yaml("ci.yml", bomb + "b: 1\\n", bomb))
+""")
+    assert result.returncode == 0, result.stderr
+    changed, lost = result.stdout.splitlines()
+    assert changed == "the fixed YAML would change its structure: document 1/a0[8] changes", changed
+    assert lost == "the fixed YAML would change its structure: document 1/b disappears", lost
+

@@ -118,46 +118,91 @@ def _edited_string(text: str) -> bool:
 def same(old: object, new: object, where: str = "") -> str | None:
     """Where ``new`` differs from ``old`` beyond what the rules do: remove settings of the
     variable, add the flag, edit strings that hold the variable or a launch."""
-    if isinstance(old, dict) and isinstance(new, dict):
+    return _Comparison().same(old, new, where)
+
+
+class _Comparison:
+    """One comparison of two loaded documents, memoised by identity: a YAML alias loads as
+    one object reached from many places, so a 400-byte alias bomb is 10^9 paths but a few
+    dozen objects. A pair of containers found equal, and whether a value mentions the
+    variable, are computed once per object (the documents stay alive during the walk, so
+    the ids stay theirs)."""
+
+    def __init__(self) -> None:
+        self.equal: set[tuple[int, int]] = set()
+        self.mentioning: dict[int, bool] = {}
+
+    def mentions(self, value: object) -> bool:
+        """Whether ``repr(value)`` would hold the variable's name, without building it."""
+        if isinstance(value, str):
+            return catalog.ENV_SPEC_V2 in value
+        if not isinstance(value, (dict, list)):
+            return catalog.ENV_SPEC_V2 in repr(value)
+        known = self.mentioning.get(id(value))
+        if known is None:
+            self.mentioning[id(value)] = False  # a document that contains itself
+            parts = value.items() if isinstance(value, dict) else ((item,) for item in value)
+            known = any(self.mentions(part) for pair in parts for part in pair)
+            self.mentioning[id(value)] = known
+        return known
+
+    def same(self, old: object, new: object, where: str = "") -> str | None:
+        if isinstance(old, (dict, list)) and (id(old), id(new)) in self.equal:
+            return None
+        if isinstance(old, dict) and isinstance(new, dict):
+            problem = self._mappings(old, new, where)
+        elif isinstance(old, list) and isinstance(new, list):
+            problem = self._lists(old, new, where)
+        else:
+            return self._scalars(old, new, where)
+        if problem is None:
+            self.equal.add((id(old), id(new)))
+        return problem
+
+    def _mappings(self, old: dict, new: dict, where: str) -> str | None:
         for key in new:
             if key not in old:
                 return f"{where}/{key} appears"
         for key, value in old.items():
             if key not in new:
-                if catalog.ENV_SPEC_V2 not in repr(key):
+                if not self.mentions(key):
                     return f"{where}/{key} disappears"
-            elif (problem := same(value, new[key], f"{where}/{key}")) is not None:
+            elif (problem := self.same(value, new[key], f"{where}/{key}")) is not None:
                 return problem
         return None
-    if isinstance(old, list) and isinstance(new, list):
+
+    def _lists(self, old: list, new: list, where: str) -> str | None:
         flag = catalog.DISABLE_OVERLAP_FLAG
         drops = len(old) - len(new) + sum(1 for item in new if item == flag) - sum(1 for item in old if item == flag)
         j = 0
         for index, item in enumerate(old):
             if j < len(new) and new[j] == flag and item != flag:
                 j += 1
-            if drops > 0 and catalog.ENV_SPEC_V2 in repr(item) and (
-                    j >= len(new) or same(item, new[j]) is not None
-                    or (index + 1 < len(old) and same(old[index + 1], new[j]) is None)):
+            if drops > 0 and self.mentions(item) and (
+                    j >= len(new) or self.same(item, new[j]) is not None
+                    or (index + 1 < len(old) and self.same(old[index + 1], new[j]) is None)):
                 drops -= 1
                 continue
             if j >= len(new):
                 return f"{where}[{index}] disappears"
-            if (problem := same(item, new[j], f"{where}[{index}]")) is not None:
+            if (problem := self.same(item, new[j], f"{where}[{index}]")) is not None:
                 return problem
             j += 1
         if any(extra != catalog.DISABLE_OVERLAP_FLAG for extra in new[j:]):
             return f"{where}[{j}] appears"
         return None
-    if type(old) is not type(new):
-        return f"{where or 'the document'} turns from {type(old).__name__} into {type(new).__name__}"
-    if old != new and not (isinstance(old, str) and _edited_string(old)):
-        return f"{where} changes"
-    if isinstance(old, str) and old != new and shutil.which("bash"):  # a script (``run:``, ``cmd =``) stays one
-        problem = script(old, new, f"script at {where}")
-        if problem is not None and not problem.startswith("the original"):
-            return problem
-    return None
+
+    @staticmethod
+    def _scalars(old: object, new: object, where: str) -> str | None:
+        if type(old) is not type(new):
+            return f"{where or 'the document'} turns from {type(old).__name__} into {type(new).__name__}"
+        if old != new and not (isinstance(old, str) and _edited_string(old)):
+            return f"{where} changes"
+        if isinstance(old, str) and old != new and shutil.which("bash"):  # a script (``run:``, ``cmd =``) stays one
+            problem = script(old, new, f"script at {where}")
+            if problem is not None and not problem.startswith("the original"):
+                return problem
+        return None
 
 
 def _yaml_load(text: str) -> tuple[list[object] | None, str | None]:
