@@ -266,3 +266,68 @@ print(_guard.yaml("ci.yml", bomb + "b: 1\\n", bomb))
     assert changed == "the fixed YAML would change its structure: document 1/a0[8] changes", changed
     assert lost == "the fixed YAML would change its structure: document 1/b disappears", lost
 
+
+# ---- case 12: `bash -n` per edited Markdown block ------------------------------------------
+
+
+@pytest.fixture
+def bash_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every script ``bash -n`` is run on; more than 100 is the old one-per-block count."""
+    if shutil.which("bash") is None:
+        pytest.skip("bash is not installed: the shell guard has no parser")
+    real = subprocess.run
+    runs: list[str] = []
+
+    def counted(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        if "-n" in args:
+            runs.append(kwargs.get("input", b"").decode())
+            assert len(runs) <= 100, "one `bash -n` per block"
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    return runs
+
+
+def _blocks(count: int, broken: dict[int, str] | None = None) -> str:
+    broken = broken or {}
+    return "".join(f"```bash\n{broken.get(i, f'python -m sglang.launch_server --model m{i}')}\n```\n\n"
+                   for i in range(count))
+
+
+def test_four_thousand_edited_shell_blocks_take_a_few_bash_processes(bash_runs: list[str]) -> None:
+    """Case 12: 4,000 edited fences were 8,000 `bash -n` processes (~30x lint's CPU); each
+    side's blocks are parsed together now."""
+    from migrator.text import markdown
+
+    before = _blocks(4000)
+    after = before.replace("--model", "--disable-overlap-schedule --model")
+    assert markdown.guard("README.md", before, after) is None
+    assert len(bash_runs) <= 4
+
+
+@pytest.mark.parametrize(("side", "expected"), [("after", "the fixed script would not parse"),
+                                                 ("before", "the original script does not parse")])
+def test_the_first_broken_block_among_many_is_named_as_on_its_own(bash_runs: list[str], side: str,
+                                                                  expected: str) -> None:
+    """Parsed together, a failing side is halved down to its first broken block, and the
+    reason is that block's own (`bash -n` of the block alone: its line numbers)."""
+    from migrator.text import _guard, markdown
+
+    good = _blocks(400)
+    bad = _blocks(400, {250: "if true; then\n  echo ok", 300: "done"})
+    before, after = (good, bad) if side == "after" else (bad, good)
+    problem = markdown.guard("README.md", before, after.replace("--model", "--model  "))
+    assert problem is not None and problem.startswith(f"in a `bash` block: {expected}"), problem
+    alone = _guard.bash_error("if true; then\n  echo ok\n")
+    assert alone is not None and alone in problem, (alone, problem)
+    assert len(bash_runs) <= 40
+
+
+def test_a_zsh_block_among_many_is_still_unchecked(bash_runs: list[str]) -> None:
+    from migrator.text import _guard, markdown
+
+    before = _blocks(40) + "```zsh\nsetopt x\n```\n"
+    after = before.replace("--model", "--model  ").replace("setopt x", "setopt y")
+    assert _guard.verdict(markdown.guard, "README.md", before, after) == \
+        "no parser for zsh scripts here, so the fix cannot be checked"
+

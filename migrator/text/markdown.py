@@ -147,16 +147,28 @@ def _fences(text: str) -> list[tuple[str, str]]:
 
 def guard(path: str, before: str, after: str) -> str | None:
     """The text-fix guard's check of Markdown: each edited fenced block passes the check of
-    its language (``migrator.text._guard``)."""
+    its language (``migrator.text._guard``); the shell blocks are parsed together, a few
+    ``bash -n`` for any number of them (``_guard.shell_scripts``)."""
     old, new = _fences(before), _fences(after)
     if len(old) != len(new):
         return "the fixed Markdown would have another number of code blocks"
+    shell: list[tuple[str, str, str]] = []
+    shell_langs: list[str] = []
+    problem = None
     for (lang, a), (_, b) in zip(old, new):
-        check = _GUARDS.get(_MODULES.get(lang, ""))
-        if a != b and check is not None and (problem := check(f"block.{lang}", unprompted(lang, a),
-                                                              unprompted(lang, b))) is not None:
-            return f"in a `{lang}` block: {problem}"
-    return None
+        module = _MODULES.get(lang, "")
+        if a == b or module not in _GUARDS:
+            continue
+        if module == "shell":
+            shell.append((f"block.{lang}", unprompted(lang, a), unprompted(lang, b)))
+            shell_langs.append(lang)
+        elif (problem := _GUARDS[module](f"block.{lang}", unprompted(lang, a), unprompted(lang, b))) is not None:
+            problem = f"in a `{lang}` block: {problem}"
+            break  # the shell blocks before it come first
+    if (found := _guard.shell_scripts(shell)) is not None:
+        index, why = found
+        return f"in a `{shell_langs[index]}` block: {why}"
+    return problem
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):
