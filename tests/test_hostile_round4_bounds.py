@@ -331,3 +331,38 @@ def test_a_zsh_block_among_many_is_still_unchecked(bash_runs: list[str]) -> None
     assert _guard.verdict(markdown.guard, "README.md", before, after) == \
         "no parser for zsh scripts here, so the fix cannot be checked"
 
+
+# ---- case 13: one long Markdown line -------------------------------------------------------
+
+
+def test_a_hundred_kilobyte_line_of_inline_code(tmp_path: Path) -> None:
+    """Case 13: 4,000 code spans naming the variable on one 104 KB line; every span scanned
+    the whole line (over a minute at 8ed1b04). Each is scanned once."""
+    (tmp_path / "notes.md").write_text("x " + "`SGLANG_ENABLE_SPEC_V2=0` " * 4000 + "\n")
+    result = cli("lint", "notes.md", "--output-format", "json", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    findings = json.loads(result.stdout)["findings"]
+    assert len(findings) == 4000
+    assert {f["column"] for f in findings} == {3 + 26 * k + 1 for k in range(4000)}
+
+
+def test_covered_mentions_are_found_by_halving_as_by_comparing_all() -> None:
+    """``without_covered`` (which text findings another finding covers) looks spans up by
+    halving: the same answer as comparing every pair, on random spans of one line."""
+    from migrator.base.model import Finding, Fix, Span
+    from migrator.catalog import TEXT_MIRRORS
+    from migrator.text.mentions import without_covered
+
+    text_code = next(iter(TEXT_MIRRORS)).code
+    rng = random.Random(3)
+    for _ in range(200):
+        findings = []
+        for _ in range(rng.randint(0, 12)):
+            start = rng.randint(0, 30)
+            code = text_code if rng.random() < 0.5 else "DFM201"
+            findings.append(Finding("a.md", Span.of(1, start, 1 + (rng.random() < 0.2), start + rng.randint(0, 6)),
+                                    code, "m", Fix("manual", ())))
+        others = [f.span for f in findings if f.code != text_code]
+        expected = [f for f in findings if f.code != text_code or not any(
+            s.start <= f.span.start < s.end or s.start == f.span.start for s in others if s.start.line <= 1 <= s.end.line)]
+        assert without_covered(findings) == expected

@@ -14,6 +14,7 @@ is a manual DFM201 finding. Flags tables and instructions to hook V1-only method
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -84,12 +85,24 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     for i, line in enumerate(lines):
         if i in in_fence:
             continue
-        for m in _INLINE.finditer(line):
-            out += [f for f in _core.env_findings(path, i + 1, line, Fix("manual", ())) if m.start() <= f.column < m.end()]
+        if "`" in line:
+            out += _in_inline_code(line, _core.env_findings(path, i + 1, line, Fix("manual", ())))
         text_of_line = prose[i] if i < len(prose) else line
         said = mentions.line_findings(path, i + 1, text_of_line, ctx)
         out += said + doc_prose.line_findings(path, i + 1, text_of_line, ctx, said)
     return mentions.without_covered(out)
+
+
+def _in_inline_code(line: str, found: list[Finding]) -> list[Finding]:
+    """The findings of ``line`` (in column order) that start inside inline code: the line
+    and each code span are scanned once (a 100 KB line of 4,000 spans was 24 s)."""
+    if not found:
+        return []
+    starts, ends = [], []
+    for m in _INLINE.finditer(line):
+        starts.append(m.start())
+        ends.append(m.end())
+    return [f for f in found if (k := bisect.bisect_right(starts, f.column) - 1) >= 0 and f.column < ends[k]]
 
 
 def _moved(finding: Finding, lines: int) -> Finding:
