@@ -29,12 +29,13 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
     env.pop("GITHUB_ACTIONS", None)
     return subprocess.run([sys.executable, "-m", "migrator", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=LIMIT)
+                          text=True, timeout=LIMIT, check=False)
 
 
 def python(code: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=LIMIT)
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=LIMIT,
+                          check=False)
 
 
 # ---- case 8: `**` in ignore patterns -------------------------------------------------------
@@ -278,7 +279,7 @@ def bash_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = subprocess.run
     runs: list[str] = []
 
-    def counted(args, *rest, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def counted(args: list[str], *rest: object, **kwargs: bytes) -> subprocess.CompletedProcess:
         if "-n" in args:
             runs.append(kwargs.get("input", b"").decode())
             assert len(runs) <= 100, "one `bash -n` per block"

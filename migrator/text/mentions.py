@@ -76,7 +76,7 @@ def without_covered(findings: list[Finding]) -> list[Finding]:
 class _Covering:
     """Spans, asked whether any starts at a position or holds it (``start <= p < end``)."""
 
-    __slots__ = ("starts", "furthest", "exact")
+    __slots__ = ("exact", "furthest", "starts")
 
     def __init__(self, spans: list[Span]) -> None:
         ordered = sorted(spans, key=lambda span: span.start)
