@@ -273,7 +273,7 @@ print(_guard.yaml("ci.yml", bomb + "b: 1\\n", bomb))
 
 @pytest.fixture
 def bash_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every script ``bash -n`` is run on; more than 100 is the old one-per-block count."""
+    """Every script ``bash -n`` is run on; more than 300 is the old one-per-block count."""
     if shutil.which("bash") is None:
         pytest.skip("bash is not installed: the shell guard has no parser")
     real = subprocess.run
@@ -282,7 +282,7 @@ def bash_runs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     def counted(args: list[str], *rest: object, **kwargs: bytes) -> subprocess.CompletedProcess:
         if "-n" in args:
             runs.append(kwargs.get("input", b"").decode())
-            assert len(runs) <= 100, "one `bash -n` per block"
+            assert len(runs) <= 300, "one `bash -n` per block"
         return real(args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess, "run", counted)
@@ -331,6 +331,18 @@ def test_a_zsh_block_among_many_is_still_unchecked(bash_runs: list[str]) -> None
     after = before.replace("--model", "--model  ").replace("setopt x", "setopt y")
     assert _guard.verdict(markdown.guard, "README.md", before, after) == \
         "no parser for zsh scripts here, so the fix cannot be checked"
+
+
+def test_a_thousand_edited_dockerfile_blocks_stop_at_the_runs_limit(bash_runs: list[str]) -> None:
+    """Case 12 in another language: each edited ``dockerfile`` fence is its own check (two
+    `bash -n`); past ``MAX_BASH_RUNS`` in one verdict the fix is unchecked, so not written."""
+    from migrator.text import _guard, markdown
+
+    before = "".join(f"```dockerfile\nRUN python -m sglang.launch_server --model m{i}\n```\n\n" for i in range(1000))
+    after = before.replace("--model", "--disable-overlap-schedule --model")
+    assert _guard.verdict(markdown.guard, "README.md", before, after) == \
+        f"more than {_guard.MAX_BASH_RUNS} scripts to parse, so the fix cannot be checked"
+    assert len(bash_runs) == _guard.MAX_BASH_RUNS
 
 
 # ---- case 13: one long Markdown line -------------------------------------------------------

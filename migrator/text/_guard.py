@@ -45,17 +45,33 @@ class Unchecked(Exception):
 Check = Callable[[str, str, str], "str | None"]
 
 
+#: ``bash -n`` runs one verdict may start. Markdown's shell blocks take a few per file
+#: (:func:`scripts`), but other scripts one or two each: 4,000 edited ``dockerfile`` fences
+#: or ``run:`` strings would start thousands of processes. Beyond it the fix is unchecked,
+#: so not written.
+MAX_BASH_RUNS = 200
+
+
+class _Runs:
+    """The ``bash -n`` runs left to the verdict in progress (None: no verdict, no limit)."""
+
+    left: int | None = None
+
+
 def verdict(check: Check | None, path: str, before: str, after: str) -> str | None:
     """Why ``after`` (the fixed text of ``path``) may not be written, by ``check``, or None.
     Never raises."""
     if check is None or before == after:
         return None
+    _Runs.left = MAX_BASH_RUNS
     try:
         return check(path, before, after)
     except Unchecked as why:
         return f"{why}, so the fix cannot be checked"
     except (RecursionError, MemoryError):
         return "the file is too deeply nested to check the fix"
+    finally:
+        _Runs.left = None
 
 
 def compare(what: str, before_error: str | None, after_error: str | None) -> str | None:
@@ -75,6 +91,10 @@ def bash_error(script: str) -> str | None:
     bash = shutil.which("bash")
     if bash is None:
         raise Unchecked("bash is not installed on this machine")
+    if _Runs.left is not None:
+        if _Runs.left <= 0:
+            raise Unchecked(f"more than {MAX_BASH_RUNS} scripts to parse")
+        _Runs.left -= 1
     try:
         done = subprocess.run([bash, "--norc", "--noprofile", "-n"], input=script.encode("utf-8", "surrogateescape"),
                               env={}, capture_output=True, timeout=TIMEOUT_S, check=False)
