@@ -17,6 +17,7 @@ whose matching takes linear time whatever a hostile tree writes.
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
@@ -234,6 +235,32 @@ def _split_stars(glob: str) -> list[str]:
     return pieces
 
 
+#: How pathspec spells ``**`` inside a pattern (a leading ``**/``, an inner ``/**/``): any
+#: number of whole folders, by ``.+``, so that several of them backtrack into each other.
+_ANY_FOLDERS = re.compile(r"(\(\?:\.\+/\)\?|\(\?:/\.\+\)\?)")
+
+
+def _leftmost_folders(regex: str, atomic: Callable[[str], str]) -> str:
+    """pathspec's ``regex`` with every ``**`` but the last matched without a way back.
+
+    Each ``**`` is ``.+``, so ``**/a/**/a/**/a/**/b`` against a 60-folder path tries every
+    way to split the folders (n^4 here, minutes for a walk). Between two ``**`` stand
+    whole-folder globs, each matching exactly one folder, so the leftmost place where
+    that piece fits (ending before a ``/``) never loses a match: the next ``**`` takes
+    up any folders in between. The last ``**`` stays pathspec's (greedy, one scan), so the
+    match, and its directory mark, are pathspec's.
+    """
+    parts = _ANY_FOLDERS.split(regex)
+    if len(parts) <= 3:
+        return regex
+    out = [parts[0]]
+    for token, piece in zip(parts[1:-2:2], parts[2:-2:2]):
+        folders = "(?:[^/]+/)*?" if token == "(?:.+/)?" else "(?:/[^/]+)*?"
+        out.append(atomic(f"{folders}{piece}(?=/)"))
+    out += parts[-2:]
+    return "".join(out)
+
+
 _LINEAR: list[type] = []
 
 
@@ -249,14 +276,24 @@ def _linear_pattern_class() -> type:
         from pathspec.patterns.gitwildmatch import GitWildMatchPattern as base
     names = itertools.count()
 
-    def skip_to(piece: str) -> str:
+    def atomic(body: str) -> str:
         if sys.version_info >= (3, 11):
-            return f"(?>[^/]*?{piece})"
+            return f"(?>{body})"
         name = f"dfm{next(names)}"  # a lookahead and a backreference: the same, before 3.11
-        return f"(?=(?P<{name}>[^/]*?{piece}))(?P={name})"
+        return f"(?=(?P<{name}>{body}))(?P={name})"
+
+    def skip_to(piece: str) -> str:
+        return atomic(f"[^/]*?{piece}")
 
     class LinearPattern(base):  # type: ignore[misc, valid-type]
         __slots__ = ()
+
+        @classmethod
+        def pattern_to_regex(cls, pattern: str) -> tuple[str | None, bool | None]:
+            regex, include = super().pattern_to_regex(pattern)
+            if isinstance(regex, str):
+                regex = _leftmost_folders(regex, atomic)
+            return regex, include
 
         @staticmethod
         def _translate_segment_glob(pattern: str, *args: object) -> str:

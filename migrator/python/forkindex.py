@@ -150,6 +150,18 @@ def _fallbacks(tree: ast.Module) -> dict[str, int]:
     return found
 
 
+_UNKNOWN = object()
+
+
+def _flat(via: tuple) -> tuple[tuple[str, int], ...]:
+    """The hops of a backwards linked list ``(earlier, hop)``, nearest first."""
+    hops: list[tuple[str, int]] = []
+    while via:
+        via, hop = via
+        hops.append(hop)
+    return tuple(reversed(hops))
+
+
 class ForkIndex:
     """The summaries of a run's modules, joined (see the module docstring)."""
 
@@ -204,12 +216,25 @@ class ForkIndex:
         """Follow re-exports (and star imports, first match wins) to a V1 name. An explicit
         stack, not recursion: a hostile chain of 1,000 re-exporting modules must not
         exhaust the interpreter's stack. Each entry carries the way there (``via``, a
-        linked list built backwards: one tuple per hop, flattened once at the end) and the
-        innermost ``try``/``except ImportError`` fallback met so far."""
+        linked list built backwards: one tuple per hop, flattened once at the end, and its
+        length) and the innermost ``try``/``except ImportError`` fallback met so far.
+
+        Memoised along the way: a step taken when no other way is pending decides this
+        walk's answer, so the answer from there on is recorded for it too, and a later
+        walk reaching it stops there (each module of a 1,000-module chain asks once, not
+        once per module above it)."""
         Via = tuple  # (earlier hops, (path, line)) or ()
-        pending: list[tuple[str, str | None, Via, tuple[str, int] | None]] = [(qualname, root, (), None)]
+        pending: list[tuple[str, str | None, Via, int, tuple[str, int] | None]] = [(qualname, root, (), 0, None)]
+        trail: list[tuple[tuple[str, str | None], int, tuple[str, int] | None]] = []
+        found: Resolved | None = None
         while pending:
-            qualname, root, via, fallback = pending.pop()
+            qualname, root, via, depth, fallback = pending.pop()
+            if not pending:  # the only way left: what follows from here is this walk's answer
+                if trail and (known := self._resolved.get((qualname, root), _UNKNOWN)) is not _UNKNOWN:
+                    if known is not None:
+                        found = Resolved(known.qualname, _flat(via) + known.via, known.fallback or fallback)
+                    break
+                trail.append(((qualname, root), depth, fallback))
             split = self._split(qualname, root)
             if split is None:
                 continue
@@ -223,7 +248,7 @@ class ForkIndex:
                 stars = [star for star in summary.star_imports if (target := self.find(star, summary.root)) is not None
                          and (target.all_names is None or name in target.all_names)]
                 # reversed: the first star import is searched first, as written
-                pending.extend((f"{star}.{name}", summary.root, (via, (summary.path, 1)), fallback)
+                pending.extend((f"{star}.{name}", summary.root, (via, (summary.path, 1)), depth + 1, fallback)
                                for star in reversed(stars))
                 continue
             target, line = bound
@@ -233,13 +258,16 @@ class ForkIndex:
             here = (summary.path, summary.fallbacks[name]) if name in summary.fallbacks else None
             via, inner = (via, (summary.path, line)), here or fallback
             if is_v1(full):
-                hops: list[tuple[str, int]] = []
-                while via:
-                    via, hop = via
-                    hops.append(hop)
-                return Resolved(full, tuple(reversed(hops)), inner)
-            pending.append((full, summary.root, via, inner))
-        return None
+                found = Resolved(full, _flat(via), inner)
+                break
+            pending.append((full, summary.root, via, depth + 1, inner))
+        for step, (key, depth, fallback) in enumerate(trail):
+            if step and found is not None:  # the first is the caller's, recorded by ``resolve``
+                self._resolved[key] = Resolved(found.qualname, found.via[depth:],
+                                               found.fallback if found.fallback is not fallback else None)
+            elif step:
+                self._resolved[key] = None
+        return found
 
     def bases(self, class_qualname: str, root: str | None = None) -> tuple[str, ...]:
         """The bases of a class another fork module defines, resolved through the index."""

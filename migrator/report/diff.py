@@ -18,7 +18,10 @@ and in a CI log.
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import os
+from collections import Counter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,13 +75,11 @@ def _range(start: int, count: int) -> bytes:
 def unified(old: bytes, new: bytes, path: str) -> Iterator[tuple[bytes, bool]]:
     """The diff of one file as (line, from the file) pairs: headers and hunk ranges are the
     tool's own text, lines from the file are its bytes (each ends in LF)."""
-    import difflib
-
     before, after = _lines(old), _lines(new)
     name = os.fsencode(shown_path(path))
     yield b"--- " + git_quoted(b"a/" + name) + b"\n", False
     yield b"+++ " + git_quoted(b"b/" + name) + b"\n", False
-    for group in difflib.SequenceMatcher(None, before, after, autojunk=False).get_grouped_opcodes(CONTEXT):
+    for group in _Matcher(before, after).get_grouped_opcodes(CONTEXT):
         first, last = group[0], group[-1]
         yield (b"@@ -" + _range(first[1], last[2] - first[1]) + b" +" + _range(first[3], last[4] - first[3])
                + b" @@\n"), False
@@ -90,6 +91,120 @@ def unified(old: bytes, new: bytes, path: str) -> Iterator[tuple[bytes, bool]]:
                 yield from _marked(b"-", before[i1:i2])
             if tag in ("replace", "insert"):
                 yield from _marked(b"+", after[j1:j2])
+
+
+#: Inner-loop steps of difflib's search that one file's diff may take (about a second):
+#: difflib compares each line with every equal line of the other side, so a file of
+#: 40,000 blank lines is 1.6 * 10^9 steps (minutes) for one edit at each end.
+BUDGET = 5_000_000
+
+
+class _Matcher(difflib.SequenceMatcher):
+    """difflib's matcher (its output, line for line, while the work stays under
+    :data:`BUDGET`), with a linear way through the regions left when it would not.
+
+    difflib's ``get_matching_blocks`` splits at the longest match of each region; the
+    same loop runs here, and a region whose search would cost more than what is left is
+    split instead by its common first and last lines and by the lines found once on
+    each side (patience diff's anchors, in order). A region with none of these is one
+    replacement: a correct, coarser hunk, only in files built of repeated lines.
+    """
+
+    def __init__(self, before: list[bytes], after: list[bytes]) -> None:
+        super().__init__(None, before, after, autojunk=False)
+        self.left = BUDGET
+
+    def get_matching_blocks(self) -> list[difflib.Match]:
+        if self.matching_blocks is not None:
+            return self.matching_blocks
+        a, b, occurrences = self.a, self.b, self.b2j
+        queue = [(0, len(a), 0, len(b))]
+        found: list[tuple[int, int, int]] = []
+        while queue:
+            alo, ahi, blo, bhi = queue.pop()
+            cost = ahi - alo
+            if self.left > cost:
+                cost += sum(len(occurrences.get(line, ())) for line in a[alo:ahi])
+            self.left -= cost
+            if self.left < 0:
+                blocks, gaps = _anchors(a, b, alo, ahi, blo, bhi)
+                found += blocks
+                queue += gaps
+                continue
+            i, j, k = match = self.find_longest_match(alo, ahi, blo, bhi)
+            if k:
+                found.append(match)
+                if alo < i and blo < j:
+                    queue.append((alo, i, blo, j))
+                if i + k < ahi and j + k < bhi:
+                    queue.append((i + k, ahi, j + k, bhi))
+        found.sort()
+        merged: list[tuple[int, int, int]] = []
+        for i, j, k in found:  # adjacent blocks become one, as difflib's
+            if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+                merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + k)
+            elif k:
+                merged.append((i, j, k))
+        merged.append((len(a), len(b), 0))
+        self.matching_blocks = [difflib.Match._make(block) for block in merged]
+        return self.matching_blocks
+
+
+def _anchors(a: list[bytes], b: list[bytes], alo: int, ahi: int, blo: int,
+             bhi: int) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int, int]]]:
+    """The matches of a region found in linear time (its common first and last lines,
+    then lines found once on each side, the longest run of them in the same order), and
+    the regions between them still to match."""
+    head = 0
+    while alo + head < ahi and blo + head < bhi and a[alo + head] == b[blo + head]:
+        head += 1
+    tail = 0
+    while alo + head < ahi - tail and blo + head < bhi - tail and a[ahi - tail - 1] == b[bhi - tail - 1]:
+        tail += 1
+    blocks = [(alo, blo, head)] if head else []
+    if tail:
+        blocks.append((ahi - tail, bhi - tail, tail))
+    alo, blo, ahi, bhi = alo + head, blo + head, ahi - tail, bhi - tail
+    if alo == ahi or blo == bhi:
+        return blocks, []
+    in_a, in_b = Counter(a[alo:ahi]), Counter(b[blo:bhi])
+    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if in_b[line] == 1 and in_a[line] == 1}
+    pairs = [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo) if line in where_b]
+    chain = _longest_increasing(pairs)
+    if not chain:
+        return blocks, []
+    gaps = []
+    for i, j in chain:
+        if alo < i and blo < j:
+            gaps.append((alo, i, blo, j))
+        blocks.append((i, j, 1))
+        alo, blo = i + 1, j + 1
+    if alo < ahi and blo < bhi:
+        gaps.append((alo, ahi, blo, bhi))
+    return blocks, gaps
+
+
+def _longest_increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest subsequence of ``pairs`` (increasing in their first item) increasing in
+    the second too (patience sorting)."""
+    tops: list[int] = []
+    ends: list[int] = []
+    before: list[int] = []
+    for index, (_, j) in enumerate(pairs):
+        pile = bisect.bisect_left(tops, j)
+        before.append(ends[pile - 1] if pile else -1)
+        if pile == len(tops):
+            tops.append(j)
+            ends.append(index)
+        else:
+            tops[pile] = j
+            ends[pile] = index
+    chain = []
+    index = ends[-1] if ends else -1
+    while index >= 0:
+        chain.append(pairs[index])
+        index = before[index]
+    return chain[::-1]
 
 
 def _marked(mark: bytes, lines: Iterable[bytes]) -> Iterator[tuple[bytes, bool]]:

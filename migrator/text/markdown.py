@@ -14,13 +14,14 @@ is a manual DFM201 finding. Flags tables and instructions to hook V1-only method
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from importlib import import_module
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Span
-from migrator.text import _core, doc_prose, mentions
+from migrator.text import _core, _guard, doc_prose, mentions
 from migrator.text.filetypes import fence_type
 
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
@@ -88,12 +89,24 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     for i, line in enumerate(lines):
         if i in in_fence:
             continue
-        for m in _INLINE.finditer(line):
-            out += [f for f in _core.env_findings(path, i + 1, line, Fix("manual", ())) if m.start() <= f.column < m.end()]
+        if "`" in line:
+            out += _in_inline_code(line, _core.env_findings(path, i + 1, line, Fix("manual", ())))
         text_of_line = prose[i] if i < len(prose) else line
         said = mentions.line_findings(path, i + 1, text_of_line, ctx)
         out += said + doc_prose.line_findings(path, i + 1, text_of_line, ctx, said)
     return mentions.without_covered(out)
+
+
+def _in_inline_code(line: str, found: list[Finding]) -> list[Finding]:
+    """The findings of ``line`` (in column order) that start inside inline code: the line
+    and each code span are scanned once (a 100 KB line of 4,000 spans was 24 s)."""
+    if not found:
+        return []
+    starts, ends = [], []
+    for m in _INLINE.finditer(line):
+        starts.append(m.start())
+        ends.append(m.end())
+    return [f for f in found if (k := bisect.bisect_right(starts, f.column) - 1) >= 0 and f.column < ends[k]]
 
 
 def _moved(finding: Finding, lines: int) -> Finding:
@@ -148,17 +161,29 @@ def _fences(text: str) -> list[tuple[str, str]]:
 
 def guard(path: str, before: str, after: str) -> str | None:
     """The text-fix guard's check of Markdown: each edited fenced block passes the check of
-    its language (``migrator.text._guard``)."""
+    its language (``migrator.text._guard``); the shell blocks are parsed together, a few
+    ``bash -n`` for any number of them (``_guard.shell_scripts``)."""
     old, new = _fences(before), _fences(after)
     if len(old) != len(new):
         return "the fixed Markdown would have another number of code blocks"
+    shell: list[tuple[str, str, str]] = []
+    shell_langs: list[str] = []
+    problem = None
     for (lang, a), (_, b) in zip(old, new):
         filetype = fence_type(lang)
         check = None if filetype is None else _core.guard_of(filetype)
-        if a != b and check is not None and (problem := check(f"block.{lang}", unprompted(lang, a),
-                                                              unprompted(lang, b))) is not None:
-            return f"in a `{lang}` block: {problem}"
-    return None
+        if a == b or check is None:
+            continue
+        if check is _guard.shell:
+            shell.append((f"block.{lang}", unprompted(lang, a), unprompted(lang, b)))
+            shell_langs.append(lang)
+        elif (problem := check(f"block.{lang}", unprompted(lang, a), unprompted(lang, b))) is not None:
+            problem = f"in a `{lang}` block: {problem}"
+            break  # the shell blocks before it come first
+    if (found := _guard.shell_scripts(shell)) is not None:
+        index, why = found
+        return f"in a `{shell_langs[index]}` block: {why}"
+    return problem
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx):

@@ -21,11 +21,13 @@ comment syntax is known; positions are kept (blanked text becomes spaces).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Container
 
 from migrator import catalog
-from migrator.base.model import Finding, Fix, Span
+from migrator.base.model import Finding, Fix, Position, Span
 from migrator.catalog.mentions import MARKERS, patterns, spelling_start
 
 
@@ -56,7 +58,9 @@ def text_findings(path: str, text: str, ctx, skip: Container[int] = frozenset())
 
 def without_covered(findings: list[Finding]) -> list[Finding]:
     """``findings`` less the text findings that start inside another rule's finding (the
-    variable in inline code is already a DFM201 finding)."""
+    variable in inline code is already a DFM201 finding). Each line's other spans are
+    sorted once and each text finding looked up by halving: one line can hold thousands of
+    both."""
     text_codes = {mirror.code for mirror in catalog.TEXT_MIRRORS}
     by_line: dict[int, list[Span]] = {}  # each other finding's span, by the lines it covers (indexed once)
     for f in findings:
@@ -65,8 +69,25 @@ def without_covered(findings: list[Finding]) -> list[Finding]:
                 by_line.setdefault(line, []).append(f.span)
     if not by_line:
         return findings
+    covering = {line: _Covering(spans) for line, spans in by_line.items()}
     return [f for f in findings if f.code not in text_codes
-            or not any(s.start <= f.span.start < s.end or s.start == f.span.start for s in by_line.get(f.span.start.line, ()))]
+            or (cover := covering.get(f.span.start.line)) is None or not cover.covers(f.span.start)]
+
+
+class _Covering:
+    """Spans, asked whether any starts at a position or holds it (``start <= p < end``)."""
+
+    __slots__ = ("exact", "furthest", "starts")
+
+    def __init__(self, spans: list[Span]) -> None:
+        ordered = sorted(spans, key=lambda span: span.start)
+        self.starts = [span.start for span in ordered]
+        self.furthest = list(itertools.accumulate((span.end for span in ordered), max))
+        self.exact = set(self.starts)
+
+    def covers(self, position: Position) -> bool:
+        k = bisect.bisect_right(self.starts, position) - 1
+        return position in self.exact or (k >= 0 and position < self.furthest[k])
 
 
 def manual_finding(path: str, number: int, start: int, end: int, code: str, message: str | None = None) -> Finding:

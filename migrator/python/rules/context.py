@@ -102,7 +102,7 @@ class RuleContext:
         if not related and isinstance(attribute, ast.Attribute) and id(attribute.value) in self.analysis.fork_origins:
             related = (self.analysis.fork_origins[id(attribute.value)],)  # a typed wrapper of another module
         message += through(related)  # in the message, not in a TODO comment: lines move
-        self.findings.append(Finding(self.path, span, entry.code, message, fix, related))
+        self.findings.append(Finding(self.path, span, entry.code, message, fix, chain_ends(related)))
 
     def replace_span(self, span: Span, text: str, entry: catalog.Entry, detail: str | None = None) -> None:
         """A safe replacement of a span that is not a whole expression node (import names)."""
@@ -146,11 +146,22 @@ def entry_for_member(qualname_types: frozenset[str], member: str, codes: Iterabl
     return None
 
 
+def chain_ends(related: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """What a finding lists of the files it comes through: the nearest and the last. A
+    chain of 1,000 re-exporting modules would otherwise put 1,000 hops in each of its
+    1,000 findings (a report of megabytes)."""
+    return related if len(related) <= 2 else (related[0], related[-1])
+
+
 def through(related: tuple[tuple[str, int], ...]) -> str:
-    """`` (through pkg/compat.py:7)`` for a finding that comes through other files."""
+    """`` (through pkg/compat.py:7)`` for a finding that comes through other files; a
+    longer chain shows its ends and how many stand between them."""
     # repository-relative, as reports show paths: the message (and so the fingerprint) is the
     # same whether the other file was scanned or only indexed (`lint FILE` = its part of `lint .`)
-    return " (through " + ", ".join(f"{report_path(path)}:{line}" for path, line in related) + ")" if related else ""
+    shown = [f"{report_path(path)}:{line}" for path, line in chain_ends(related)]
+    if len(related) > 2:
+        shown.insert(1, f"{len(related) - 2} more")
+    return f" (through {', '.join(shown)})" if shown else ""
 
 
 @cache

@@ -89,17 +89,17 @@ def _chain(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, modul
     spellings = {rename_qualname(f"{module}.{member}", release) for release in ctx.releases}
     new = spellings.pop() if len(spellings) == 1 else None
     message = (f"`{shown}` reaches `{member}` through an alias of the V1 module `{module.rpartition('.')[2]}`, "
-               f"which the fix re-targets to `{new_module.rpartition('.')[2]}`") + through(via)
+               f"which the fix re-targets to `{new_module.rpartition('.')[2]}`")
     if new is None or new.rpartition(".")[0] != new_module or member_entry.replacement_for(ctx.target) is None:
         comment = catalog.todo_comment(entry, f"`{shown}` reaches `{member}` through an alias of a V1 module the fix "
                                        "re-targets; rename the member by hand")
         line = ctx.analysis.anchor_line(node) if node is not None else span.start.line
-        ctx.report(span, entry, Fix("manual", (InsertComment(line, comment),)), message, via)
+        ctx.report(span, entry, Fix("manual", (InsertComment(line, comment),)), message, via)  # adds the hops
         return
     if new.rpartition(".")[2] == member:
         return  # moved with its module under its own name: the re-targeted alias reaches it
     text = head + new.rpartition(".")[2]
-    message += f": `{member}` becomes `{new.rpartition('.')[2]}`"
+    message += through(via) + f": `{member}` becomes `{new.rpartition('.')[2]}`"
     if node is not None:
         ctx.replace(node, text, entry, detail=message)
     else:
@@ -137,15 +137,15 @@ def _patch_strings(ctx: RuleContext) -> list[tuple[Span, str, str, str]]:
 
 def _report(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, resolved) -> None:  # noqa: ANN001
     v1 = resolved.qualname
-    message = f"`{shown}` is sglang's V1 `{v1.rpartition('.')[2]}`, re-exported by another module of the fork"
-    if resolved.fallback is not None:
+    short = v1.rpartition(".")[2]
+    message = f"V1 `{short}`, re-exported by the fork" if shown == short else \
+        f"`{shown}` is V1 `{short}`, re-exported by the fork"
+    if resolved.fallback is not None:  # paths from the repository top: the message is the fingerprint's
         path, line = resolved.fallback
-        message += f"; on {ctx.target} that module's `except ImportError` branch binds it instead ({report_path(path)}:{line})"
-    message += through(resolved.via)
+        message += f"; on {ctx.target} its `except ImportError` branch binds another ({report_path(path)}:{line})"
     replaced = replaceable(v1, ctx.target)
     fix = Fix("safe", (), replacement=f"fixed where it is bound: {report_path(resolved.via[-1][0])}") if replaced else None
-    ctx.report(span, entry, fix, message)
-    ctx.findings[-1] = ctx.findings[-1]._replace(related=resolved.via)
+    ctx.report(span, entry, fix, message, resolved.via)
 
 
 def _registries(ctx: RuleContext, entry: catalog.Entry) -> None:

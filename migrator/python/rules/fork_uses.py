@@ -67,10 +67,10 @@ def _name(ctx: RuleContext, node: ast.Name, qualname: str, via: tuple[tuple[str,
     fork_entry = ctx.entry("DFM500")
     if use is None or fork_entry is None:
         return
-    message = f"{use} `{node.id}`, sglang's V1 `{short}` re-exported by another module of the fork"
+    message = f"{use} `{node.id}`, V1 `{short}` re-exported by the fork"
     fallback = _fallback(ctx, node.id)
     if fallback is not None:
-        message += (f": on {ctx.target} that module's `except ImportError` branch binds it instead "
+        message += (f"; on {ctx.target} its `except ImportError` branch binds another "
                     f"({report_path(fallback[0])}:{fallback[1]})")
     fix = Fix("safe", (), replacement=f"fixed where it is bound: {report_path(via[-1][0])}") \
         if replaceable(qualname, ctx.target) else None
