@@ -19,6 +19,7 @@ from functools import cache
 from typing import NamedTuple
 
 from migrator.base.records import record
+from migrator.releases.hashes import WHEEL_RELEASES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,9 +43,6 @@ if TYPE_CHECKING:
 else:  # at run time: plain text
     Kind = Applicability = str
 
-#: Releases the catalog knows, oldest first (post releases behave as their base).
-RELEASES: tuple[str, ...] = tuple(f"0.5.{n}" for n in range(8, 24))
-NEWEST_RELEASE = RELEASES[-1]
 FIRST_V2_RELEASE = "0.5.14"
 
 
@@ -66,6 +64,12 @@ def parse_version(text: str) -> tuple[int, ...]:
     if not parts:
         raise ValueError(f"not a version: {text!r}")
     return tuple(parts)
+
+
+#: Releases the catalog knows, oldest first (post releases behave as their base): one per
+#: wheel of ``migrator.releases.hashes``, the one table a new release is added to.
+RELEASES: tuple[str, ...] = tuple(sorted(WHEEL_RELEASES, key=parse_version))
+NEWEST_RELEASE = RELEASES[-1]
 
 
 def target_release(text: str) -> str:
