@@ -213,6 +213,7 @@ DFLASH_INFO = f"{_M}.dflash_info"
 DFLASH_INFO_V2 = f"{_M}.dflash_info_v2"
 DFLASH_UTILS = f"{_M}.dflash_utils"
 KERNEL_OPS_DFLASH = "sglang.kernels.ops.speculative.dflash"
+TABLE_QK_NORM_ROPE = "sglang.kernels.ops.attention.table_qk_norm_rope"
 V1_WORKER_CLASS = f"{DFLASH_WORKER}.DFlashWorker"
 V2_WORKER_CLASS = f"{DFLASH_WORKER_V2}.DFlashWorkerV2"
 V1_DRAFT_INPUT = f"{DFLASH_INFO}.DFlashDraftInput"
@@ -978,6 +979,34 @@ ENTRIES: tuple[Entry, ...] = (
         distinctive=True,
         # the scheduler reads the field too: only a file that reaches a DFLASH worker can hold this
         cues=("DFlashWorker", "dflash_worker"),
+    ),
+    Entry(
+        code="DFM317",
+        old=f"{DFLASH_UTILS}.build_dflash_verify_target_probs",
+        kind="function",
+        exists=VersionRange("0.5.16", "0.5.21"),
+        replacements=(Replacement(VersionRange("0.5.22"), f"{DFLASH_UTILS}.build_speculative_verify_target_probs"),),
+        fix="safe",
+        message="`build_dflash_verify_target_probs` is now `build_speculative_verify_target_probs`",
+        guidance="Renamed in 0.5.22 (the DSPARK and UNO verifiers share it), same parameters. Only fires for "
+        "`--target-version 0.5.22` or newer (found in the 0.5.21 -> 0.5.22 wheel diff).",
+        before="from sglang.srt.speculative.dflash_utils import build_dflash_verify_target_probs",
+        after="from sglang.srt.speculative.dflash_utils import build_speculative_verify_target_probs",
+    ),
+    Entry(
+        code="DFM318",
+        old=f"{DFLASH_UTILS}.table_qk_norm_rope_",
+        kind="function",
+        exists=VersionRange("0.5.18", "0.5.22"),
+        replacements=(Replacement(VersionRange("0.5.23"), f"{TABLE_QK_NORM_ROPE}.table_qk_norm_rope_"),),
+        fix="safe",
+        message="`table_qk_norm_rope_` moved to `sglang.kernels.ops.attention.table_qk_norm_rope` in 0.5.23",
+        guidance="The fused QK-norm and RoPE kernel of the DFLASH draft left `dflash_utils` in 0.5.23, same "
+        "parameters. Only fires for `--target-version 0.5.23` or newer (found in the 0.5.22 -> 0.5.23 wheel diff).",
+        before="from sglang.srt.speculative.dflash_utils import table_qk_norm_rope_",
+        after="from sglang.kernels.ops.attention.table_qk_norm_rope import table_qk_norm_rope_",
+        # the name holds no DFLASH word: every way to reach the old spelling names its module
+        cues=("dflash_utils",),
     ),
     *(
         Entry(
