@@ -44,6 +44,8 @@ else:  # at run time: plain text
     Kind = Applicability = str
 
 FIRST_V2_RELEASE = "0.5.14"
+#: Kinds whose old spelling is a name that resolves or not (``Entry.still_resolves_on``).
+_SPELLING_KINDS = frozenset({"module", "class", "function", "method", "attribute"})
 
 
 @cache
@@ -191,6 +193,14 @@ class Entry(NamedTuple):
             if target in replacement.targets:
                 return replacement.new
         return None
+
+    def still_resolves_on(self, releases: tuple[str, ...]) -> bool:
+        """Whether the old spelling still works on every release of ``releases``: a name
+        (not a call form, flag or behaviour) that exists on each of them and whose
+        replacement there is another spelling of it. A finding of it is informational
+        (DFM306: `managers.scheduler` still imports `validate_dflash_request` on 0.5.13-0.5.23)."""
+        return (self.kind in _SPELLING_KINDS and self.fix == "safe" and bool(releases)
+                and all(r in self.exists and self.replacement_for(r) is not None for r in releases))
 
     @property
     def owner_class(self) -> str | None:

@@ -187,15 +187,17 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
     ``dirty`` (None with ``--allow-dirty``) refuses files holding uncommitted work."""
     counts = Added()
     for result in results:
-        if not result.findings:
+        # information is no work to suppress: its old spelling still works on the target
+        findings = [f for f in result.findings if not f.informational]
+        if not findings:
             continue
         wanted: dict[int, set[str]] = defaultdict(set)
-        for finding in result.findings:
+        for finding in findings:
             wanted[finding.line].add(finding.code)
         path = result.path
         kind = "python" if path.endswith((".py", ".pyi")) else module_for(path)
         if kind != "python" and kind not in _OWN_LINE_TYPES:
-            counts.left += len(result.findings)
+            counts.left += len(findings)
             continue
         try:
             old = read_bytes(path)
@@ -208,8 +210,8 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
                 counts.files += 1
         except (OSError, SourceError) as error:
             counts.errors.append(f"{path}: {error}")
-            counts.left += len(result.findings)
+            counts.left += len(findings)
             continue
         counts.comments += len(done)
-        counts.left += sum(1 for f in result.findings if f.line not in done)
+        counts.left += sum(1 for f in findings if f.line not in done)
     return counts
