@@ -302,15 +302,17 @@ def catalog_renames(target: str) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--surface"]:  # the DFLASH surface's changes between two releases (issue 44)
+        old_version, new_version = argv[1:3]
+        for change in release_changes(old_version, new_version):
+            print(f"{change.kind:20} {change.name}")
+        return 0
     old_version, new_version = argv if len(argv) == 2 else ("0.5.13", "0.5.14")
     old, new = SglangIndex.for_version(old_version), SglangIndex.for_version(new_version)
     for removal in removals(old, new, catalog_renames(new_version)):
         print(f"{removal.kind:20} {removal.name}  [{removal.evidence}]")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1:]))
 
 
 # ---- the DFLASH surface of one release, and its change from one release to the next --------
@@ -522,3 +524,7 @@ def release_changes(old: str, new: str) -> list[Change]:
     module and class renames for ``new`` applied)."""
     return surface_changes(old, new, release_surface(old), release_surface(new), release_index(new),
                            catalog_renames(new))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
