@@ -82,3 +82,14 @@ def test_the_surface_rule_is_data_with_a_reason_for_each_part() -> None:
     assert all(reason.strip() for reason in wheel_diff.SURFACE_REASONS.values())
     for note in RELEASE_NOTES:
         assert note.release in catalog.RELEASES and note.reason.strip(), note
+
+
+@pytest.mark.slow
+def test_the_shipped_surface_index_is_what_the_wheels_say() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("surface_index_script", wheel_diff.__file__.replace(
+        "migrator/verify/wheel_diff.py", "scripts/surface_index.py"))
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)  # type: ignore[union-attr]
+    assert script.TARGET.read_text() == script.render(), "run: python scripts/surface_index.py"
