@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from migrator.base.model import Finding
+from migrator.catalog import NEWEST_RELEASE
 from migrator.run.engine import Options
 from migrator.run.pipeline import process_bytes
 
@@ -50,7 +51,7 @@ def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "c
     "lint" for the shortcuts only the lint takes (``migrator.python.partial``)."""
     from migrator.relevance.prefilter import might_match
 
-    options = Options(mode=mode, target_version="0.5.23")
+    options = Options(mode=mode, target_version=NEWEST_RELEASE)
     candidates = [p for p in sorted(tree.rglob("*.py")) if might_match(p.read_bytes())]
     fast = {p: process_bytes(str(p), p.read_bytes(), options) for p in candidates}
     disable_shortcut()

@@ -37,3 +37,15 @@ def test_todo_comments_point_at_existing_anchors() -> None:
     for entry in catalog.ENTRIES:
         anchor = catalog.todo_comment(entry).rsplit("#", 1)[1].rstrip(")")
         assert f'<a id="{anchor}"></a>' in text
+
+
+def test_the_release_table_has_a_row_per_v2_release_with_what_changed_there() -> None:
+    from migrator.catalog.target import v2_releases
+
+    rows = {line.split("|")[1].strip(): line for line in docs.release_table().splitlines()
+            if line.startswith("| 0.")}
+    assert list(rows) == list(v2_releases())
+    assert "[DFM111](#dfm111)" in rows["0.5.16"] and "[DFM111](#dfm111)" in rows["0.5.21"]  # ranks, twice
+    assert "[DFM317](#dfm317)" in rows["0.5.22"] and "DFM317" not in rows["0.5.21"]
+    assert "DFM306" not in "".join(rows.values())  # moved in 0.5.13, before the V2 era
+    assert "`speculative.dflash_worker_v2.DFlashWorkerV2.ps`" in rows["0.5.21"]  # a note of that release

@@ -63,7 +63,9 @@ def test_before_fires_its_own_rule(entry: catalog.Entry, tmp_path: Path) -> None
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.code)
 def test_fix_gives_after(entry: catalog.Entry, tmp_path: Path) -> None:
     todo = f"{catalog.TODO_MARKER} {entry.code}"
-    if entry.fix == "safe":
+    if entry.still_resolves_on((TARGET,)):  # informational there: the old spelling works, nothing to fix
+        assert fixed(tmp_path, entry, unsafe=True) == expected(entry, entry.before)
+    elif entry.fix == "safe":
         assert fixed(tmp_path, entry, unsafe=False) == expected(entry, entry.after)
     elif entry.fix == "unsafe":
         assert fixed(tmp_path / "unsafe", entry, unsafe=True) == expected(entry, entry.after)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from migrator.catalog import NEWEST_RELEASE
 from migrator.run import pipeline
 from migrator.run.engine import Options
 
 
-def found(path: str, text: str, target: str = "0.5.23") -> list[tuple[int, str]]:
+def found(path: str, text: str, target: str = NEWEST_RELEASE) -> list[tuple[int, str]]:
     result = pipeline.process_bytes(path, text.encode(), Options(mode="lint", target_version=target))
     assert result.error is None, result.error
     return sorted((f.line, f.code) for f in result.findings)

@@ -3,11 +3,12 @@ offending token, also when the construct spans several lines."""
 
 from __future__ import annotations
 
+from migrator.catalog import NEWEST_RELEASE
 from migrator.run import pipeline
 from migrator.run.engine import Options
 
 
-def where(path: str, text: str, target: str = "0.5.23") -> list[tuple[int, int, str]]:
+def where(path: str, text: str, target: str = NEWEST_RELEASE) -> list[tuple[int, int, str]]:
     result = pipeline.process_bytes(path, text.encode(), Options(mode="lint", target_version=target))
     assert result.error is None, result.error
     return [(f.line, f.column, f.code) for f in result.findings]
@@ -27,7 +28,7 @@ def test_names_of_a_parenthesised_import_are_reported_on_their_own_lines() -> No
 
 def test_todo_of_a_parenthesised_import_still_goes_above_the_statement() -> None:
     source = "from sglang.srt.speculative.dflash_info import (\n    _compute_paged_keep_slots,\n)\n"
-    result = pipeline.process_bytes("fork/a.py", source.encode(), Options(mode="fix", target_version="0.5.23"))
+    result = pipeline.process_bytes("fork/a.py", source.encode(), Options(mode="fix", target_version=NEWEST_RELEASE))
     assert result.new_bytes.decode().startswith("# TODO(dflash-migrate): DFM104")
 
 

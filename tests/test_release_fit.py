@@ -19,7 +19,7 @@ from codemod_helpers import migrate, todo_lines, write_tree
 
 from migrator.catalog import target as targets
 
-V2 = targets.v2_releases()  # 0.5.14..0.5.23
+V2 = targets.v2_releases()  # 0.5.14 to the newest release
 UTILS = "sglang.srt.speculative.dflash_utils"
 KERNELS = "sglang.kernels.ops.speculative.dflash"
 FN = "compute_dflash_correct_drafts_and_bonus"
@@ -58,10 +58,11 @@ def test_a_moved_import_becomes_version_adaptive_newest_first() -> None:
     new, findings = migrate(f"from {UTILS} import {FN}\n\n\ndef run(x):\n    return {FN}(x)\n", releases=V2)
     assert new.startswith(f"try:\n    from {KERNELS} import {FN}\nexcept ImportError:\n    from {UTILS} import {FN}\n")
     (finding,) = findings
-    assert "0.5.23: `from sglang.kernels" in finding.message and "0.5.14..0.5.22: `from sglang.srt" in finding.message
+    moved = targets.label(V2[V2.index("0.5.23"):])  # 0.5.23 to the newest release
+    assert f"{moved}: `from sglang.kernels" in finding.message and "0.5.14..0.5.22: `from sglang.srt" in finding.message
     # where one spelling serves the whole range, a plain rename (or nothing at all)
     assert migrate(f"from {UTILS} import {FN}\n", releases=("0.5.23",))[0] == f"from {KERNELS} import {FN}\n"
-    assert migrate(f"from {UTILS} import {FN}\n", releases=V2[:-1]) == (f"from {UTILS} import {FN}\n", [])
+    assert migrate(f"from {UTILS} import {FN}\n", releases=V2[:V2.index("0.5.23")]) == (f"from {UTILS} import {FN}\n", [])
 
 
 def test_a_renamed_and_moved_function_is_imported_adaptively_and_its_calls_follow() -> None:
@@ -82,9 +83,10 @@ def test_a_field_renamed_inside_the_range_gets_a_todo_naming_each_spelling() -> 
     new, findings = migrate(source, releases=V2)
     assert "draft_input.verified_id" in new  # not rewritten: 0.5.14 only has `verified_id`
     (todo,) = todo_lines(new)
-    assert "DFM301" in todo and "`sglang.srt.speculative.dflash_info_v2.DFlashDraftInputV2.bonus_tokens` serves 0.5.15..0.5.23" in todo
+    assert "DFM301" in todo and ("`sglang.srt.speculative.dflash_info_v2.DFlashDraftInputV2.bonus_tokens` serves "
+                                 f"{targets.label(V2[1:])}") in todo
     assert "verified_id` serves 0.5.14" in todo
-    fixed, _ = migrate(source, releases=V2[1:])  # 0.5.15..0.5.23: one spelling
+    fixed, _ = migrate(source, releases=V2[1:])  # 0.5.15 to the newest: one spelling
     assert "draft_input.bonus_tokens" in fixed and not todo_lines(fixed)
 
 
@@ -120,7 +122,7 @@ def test_probes_are_never_inverted() -> None:
     probes = [f for f in findings if "the probe" in f.message]
     assert [p.span.start.line for p in probes] == [13, 14, 16]
     assert "`_has_module(...)` (it calls `import_module`)" in probes[0].message
-    assert all("finds nothing on sglang 0.5.14..0.5.23" in p.message for p in probes)
+    assert all(f"finds nothing on sglang {targets.label(V2)}" in p.message for p in probes)
 
 
 def test_version_comparisons_split_the_range_between_branches() -> None:

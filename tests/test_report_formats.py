@@ -101,7 +101,7 @@ class TestJson:
         assert len(first.pop("fingerprint")) == 64
         assert first == {
             "path": "pkg/a.py", "line": 1, "column": 6, "end_line": 1, "end_column": 47, "code": "DFM101",
-            "message": "module `dflash_worker` was removed",
+            "message": "module `dflash_worker` was removed", "severity": "error",
             "fix": {"applicability": "safe", "replacement": "sglang.srt.speculative.dflash_worker_v2"},
         }
         assert [f["fix"] for f in doc["findings"] if f["code"] == "DFM109"] == [None]

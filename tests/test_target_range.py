@@ -16,7 +16,9 @@ from codemod_helpers import write_tree
 from migrator import catalog
 
 REPO = Path(__file__).resolve().parent.parent
-V2 = tuple(f"0.5.{n}" for n in range(14, 24))
+#: Every V2 release the catalog knows, first to newest (from its release table).
+V2 = tuple(r for r in catalog.RELEASES if r in catalog.V2)
+NEWEST = catalog.NEWEST_RELEASE
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 
 
@@ -30,7 +32,7 @@ def test_parse_one_release_a_range_and_a_specifier() -> None:
     from migrator.catalog import target as targets
 
     assert targets.parse("0.5.17", "--target-version").releases == ("0.5.17",)
-    assert targets.parse("0.5.14..0.5.23", "--target-version").releases == V2
+    assert targets.parse(f"0.5.14..{NEWEST}", "--target-version").releases == V2
     assert targets.parse(">=0.5.16,<0.5.22", "x").releases == tuple(f"0.5.{n}" for n in range(16, 22))
     assert targets.parse("!=0.5.18,>=0.5.17,<0.5.20", "x").label == "0.5.17, 0.5.19"
     assert targets.v2_releases() == V2 and V2[-1] == catalog.NEWEST_RELEASE
@@ -55,7 +57,7 @@ def _summary(proc: subprocess.CompletedProcess[str]) -> str:
 def test_without_a_pin_the_target_is_every_v2_release_and_the_summary_says_why(tmp_path: Path) -> None:
     (tmp_path / "a.py").write_text(V1_IMPORT)
     summary = _summary(cli("--check", ".", cwd=tmp_path))
-    assert summary.endswith("(target sglang 0.5.14..0.5.23 (no sglang pin found: every V2 release the catalog knows))")
+    assert summary.endswith(f"(target sglang 0.5.14..{NEWEST} (no sglang pin found: every V2 release the catalog knows))")
 
 
 def test_the_pin_in_pyproject_and_requirements_is_intersected(tmp_path: Path) -> None:
@@ -79,7 +81,7 @@ def test_pins_with_no_common_release_are_a_usage_error_naming_both_files(tmp_pat
 def test_a_v1_only_pin_targets_every_v2_release_and_says_why(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.py": V1_IMPORT, "requirements.txt": "sglang==0.5.13\n"})
     summary = _summary(cli("--check", ".", cwd=tmp_path))
-    assert ("target sglang 0.5.14..0.5.23 (sglang==0.5.13 in requirements.txt allows no V2 release: every V2 "
+    assert (f"target sglang 0.5.14..{NEWEST} (sglang==0.5.13 in requirements.txt allows no V2 release: every V2 "
             "release the catalog knows)") in summary, summary
 
 
@@ -99,20 +101,21 @@ def test_an_installed_sglang_does_not_narrow_the_range_and_is_named_outside_it(t
     project = tmp_path / "p"
     write_tree(project, {"a.py": V1_IMPORT, "requirements.txt": "sglang>=0.5.17\n"})
     summary = _summary(cli("--check", ".", cwd=project, site=site))
-    assert "target sglang 0.5.17..0.5.23 (sglang>=0.5.17 in requirements.txt; the installed sglang 0.5.15 lies " \
+    assert f"target sglang 0.5.17..{NEWEST} (sglang>=0.5.17 in requirements.txt; the installed sglang 0.5.15 lies " \
            "outside the target)" in summary, summary
     (project / "requirements.txt").unlink()
-    assert "outside" not in _summary(cli("--check", ".", cwd=project, site=site))  # 0.5.15 is in 0.5.14..0.5.23
+    assert "outside" not in _summary(cli("--check", ".", cwd=project, site=site))  # 0.5.15 is in every V2 release
 
 
 def test_reports_name_the_range_and_its_source(tmp_path: Path) -> None:
     write_tree(tmp_path, {"a.py": V1_IMPORT, "requirements.txt": "sglang>=0.5.22\n"})
     document = json.loads(cli("lint", "--format", "json", ".", cwd=tmp_path).stdout)
-    assert document["target"] == {"releases": ["0.5.22", "0.5.23"], "source": "sglang>=0.5.22 in requirements.txt"}
+    from_22 = [r for r in catalog.RELEASES if catalog.parse_version(r) >= (0, 5, 22)]  # up to the newest
+    assert document["target"] == {"releases": from_22, "source": "sglang>=0.5.22 in requirements.txt"}
     sarif = json.loads(cli("lint", "--format", "sarif", ".", cwd=tmp_path).stdout)
-    assert sarif["runs"][0]["properties"]["target"]["releases"] == ["0.5.22", "0.5.23"]
+    assert sarif["runs"][0]["properties"]["target"]["releases"] == from_22
     text = cli("lint", ".", cwd=tmp_path).stdout.strip().splitlines()[-1]
-    assert "(target sglang 0.5.22..0.5.23 (sglang>=0.5.22 in requirements.txt))" in text
+    assert f"(target sglang 0.5.22..{NEWEST} (sglang>=0.5.22 in requirements.txt))" in text
 
 
 PROBE = "import sys; from migrator.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n" \

@@ -159,6 +159,10 @@ class Fix(NamedTuple):
     adaptive: bool = False
 
 
+#: The severity of a finding whose old spelling still resolves on every release of the target.
+INFO = "info"
+
+
 @record
 class Finding(NamedTuple):
     """One V1 reference: ``path``, ``span``, rule ``code``, ``message``, ``fix`` (or None),
@@ -172,6 +176,13 @@ class Finding(NamedTuple):
     #: (path, line) of other files the finding comes through (a fork module re-exporting
     #: a V1 object, a base class defined elsewhere): SARIF related locations.
     related: tuple[tuple[str, int], ...] = ()
+    #: ``error``, or ``info`` (:data:`INFO`): the old spelling still works on every release of
+    #: the target; reported, never fixed, no TODO, no exit code, never in a baseline.
+    severity: str = "error"
+
+    @property
+    def informational(self) -> bool:
+        return self.severity == INFO
 
     @property
     def line(self) -> int:

@@ -19,6 +19,7 @@ from functools import cache
 from typing import NamedTuple
 
 from migrator.base.records import record
+from migrator.releases.hashes import WHEEL_RELEASES
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,10 +43,9 @@ if TYPE_CHECKING:
 else:  # at run time: plain text
     Kind = Applicability = str
 
-#: Releases the catalog knows, oldest first (post releases behave as their base).
-RELEASES: tuple[str, ...] = tuple(f"0.5.{n}" for n in range(8, 24))
-NEWEST_RELEASE = RELEASES[-1]
 FIRST_V2_RELEASE = "0.5.14"
+#: Kinds whose old spelling is a name that resolves or not (``Entry.still_resolves_on``).
+_SPELLING_KINDS = frozenset({"module", "class", "function", "method", "attribute"})
 
 
 @cache
@@ -66,6 +66,12 @@ def parse_version(text: str) -> tuple[int, ...]:
     if not parts:
         raise ValueError(f"not a version: {text!r}")
     return tuple(parts)
+
+
+#: Releases the catalog knows, oldest first (post releases behave as their base): one per
+#: wheel of ``migrator.releases.hashes``, the one table a new release is added to.
+RELEASES: tuple[str, ...] = tuple(sorted(WHEEL_RELEASES, key=parse_version))
+NEWEST_RELEASE = RELEASES[-1]
 
 
 def target_release(text: str) -> str:
@@ -188,6 +194,14 @@ class Entry(NamedTuple):
                 return replacement.new
         return None
 
+    def still_resolves_on(self, releases: tuple[str, ...]) -> bool:
+        """Whether the old spelling still works on every release of ``releases``: a name
+        (not a call form, flag or behaviour) that exists on each of them and whose
+        replacement there is another spelling of it. A finding of it is informational
+        (DFM306: `managers.scheduler` still imports `validate_dflash_request` on 0.5.13-0.5.23)."""
+        return (self.kind in _SPELLING_KINDS and self.fix == "safe" and bool(releases)
+                and all(r in self.exists and self.replacement_for(r) is not None for r in releases))
+
     @property
     def owner_class(self) -> str | None:
         """For members (``module.Class.member``): ``module.Class``."""
@@ -209,6 +223,7 @@ DFLASH_INFO = f"{_M}.dflash_info"
 DFLASH_INFO_V2 = f"{_M}.dflash_info_v2"
 DFLASH_UTILS = f"{_M}.dflash_utils"
 KERNEL_OPS_DFLASH = "sglang.kernels.ops.speculative.dflash"
+TABLE_QK_NORM_ROPE = "sglang.kernels.ops.attention.table_qk_norm_rope"
 V1_WORKER_CLASS = f"{DFLASH_WORKER}.DFlashWorker"
 V2_WORKER_CLASS = f"{DFLASH_WORKER_V2}.DFlashWorkerV2"
 V1_DRAFT_INPUT = f"{DFLASH_INFO}.DFlashDraftInput"
@@ -974,6 +989,34 @@ ENTRIES: tuple[Entry, ...] = (
         distinctive=True,
         # the scheduler reads the field too: only a file that reaches a DFLASH worker can hold this
         cues=("DFlashWorker", "dflash_worker"),
+    ),
+    Entry(
+        code="DFM317",
+        old=f"{DFLASH_UTILS}.build_dflash_verify_target_probs",
+        kind="function",
+        exists=VersionRange("0.5.16", "0.5.21"),
+        replacements=(Replacement(VersionRange("0.5.22"), f"{DFLASH_UTILS}.build_speculative_verify_target_probs"),),
+        fix="safe",
+        message="`build_dflash_verify_target_probs` is now `build_speculative_verify_target_probs`",
+        guidance="Renamed in 0.5.22 (the DSPARK and UNO verifiers share it), same parameters. Only fires for "
+        "`--target-version 0.5.22` or newer (found in the 0.5.21 -> 0.5.22 wheel diff).",
+        before="from sglang.srt.speculative.dflash_utils import build_dflash_verify_target_probs",
+        after="from sglang.srt.speculative.dflash_utils import build_speculative_verify_target_probs",
+    ),
+    Entry(
+        code="DFM318",
+        old=f"{DFLASH_UTILS}.table_qk_norm_rope_",
+        kind="function",
+        exists=VersionRange("0.5.18", "0.5.22"),
+        replacements=(Replacement(VersionRange("0.5.23"), f"{TABLE_QK_NORM_ROPE}.table_qk_norm_rope_"),),
+        fix="safe",
+        message="`table_qk_norm_rope_` moved to `sglang.kernels.ops.attention.table_qk_norm_rope` in 0.5.23",
+        guidance="The fused QK-norm and RoPE kernel of the DFLASH draft left `dflash_utils` in 0.5.23, same "
+        "parameters. Only fires for `--target-version 0.5.23` or newer (found in the 0.5.22 -> 0.5.23 wheel diff).",
+        before="from sglang.srt.speculative.dflash_utils import table_qk_norm_rope_",
+        after="from sglang.kernels.ops.attention.table_qk_norm_rope import table_qk_norm_rope_",
+        # the name holds no DFLASH word: every way to reach the old spelling names its module
+        cues=("dflash_utils",),
     ),
     *(
         Entry(

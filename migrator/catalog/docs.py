@@ -1,5 +1,6 @@
 """MIGRATION.md's generated parts: the rule table, one section per rule, and the
-``SGLANG_ENABLE_SPEC_V2`` meaning per release, all rendered from ``migrator.catalog``.
+``SGLANG_ENABLE_SPEC_V2`` meaning per release, what changed in each release of the V2 era,
+all rendered from ``migrator.catalog``.
 
 ``python -m migrator.catalog.docs --write`` refreshes MIGRATION.md; ``tests/test_catalog_docs.py``
 fails when the committed file differs from what the catalog renders (drift).
@@ -96,11 +97,40 @@ def scope_table() -> str:
     return "\n".join(lines)
 
 
+def release_table() -> str:
+    """What changed in each release of the V2 era: the entries whose old spelling is gone
+    from it, or whose replacement changes there, and the notes of that release's wheel diff
+    (``catalog.scope.RELEASE_NOTES``). A fork going from one release to another reads the
+    rows after its own."""
+    from migrator.catalog.scope import RELEASE_NOTES
+    from migrator.catalog.target import v2_releases
+
+    lines = [
+        "Each row: what a fork on the release before it meets there. Entries link to their rule; "
+        "\"also changed\" lists the wheel diff's other changes of that release (`migrator/catalog/scope.py` "
+        "says why each is not a rule; `dflash-migrate verify --target-version` reports a use).",
+        "",
+        "| sglang | Rules | Also changed |",
+        "|---|---|---|",
+    ]
+    for release in v2_releases():
+        codes = [
+            f"[{entry.code}](#{entry.anchor})" for entry in catalog.ENTRIES
+            if (entry.exists.last is not None and catalog.next_release(entry.exists.last) == release)
+            or any(r.targets.first == release for r in entry.replacements)
+        ]
+        notes = [_short(note.name) for note in RELEASE_NOTES if note.release == release]
+        lines.append(f"| {release} | {', '.join(codes) or '—'} | {', '.join(notes) or '—'} |")
+    return "\n".join(lines)
+
+
 def generated() -> str:
     return "\n\n".join([
         BEGIN,
         "## `SGLANG_ENABLE_SPEC_V2` per release",
         env_table(),
+        "## What changed in each release",
+        release_table(),
         "## Rule table",
         rule_table(),
         "## Rules",

@@ -9,6 +9,9 @@ name is spelled here and nowhere else in the tool. MIGRATION.md renders this lis
 in-scope removal that is neither a catalog name nor listed here, and when an item here is no
 longer in the diff.
 
+``RELEASE_NOTES`` does the same for every consecutive pair of releases from 0.5.11 on, on the
+narrower DFLASH surface of :func:`migrator.verify.wheel_diff.surface` (``tests/test_release_diffs.py``).
+
 Data only: nothing imports this on the lint path.
 """
 
@@ -71,3 +74,100 @@ SCOPE_NOTES: tuple[ScopeNote, ...] = (
 
 def note_for(name: str) -> ScopeNote | None:
     return next((note for note in SCOPE_NOTES if note.name == name), None)
+
+
+# ---- every consecutive pair of releases, on the DFLASH surface (issue 44) ------------------
+#
+# ``migrator.verify.wheel_diff.surface`` reads the DFLASH surface of each release and
+# ``surface_changes`` what the next release removes or changes on it. Every change is a
+# catalog name, the replacement a catalog entry names, or one of these notes (the release
+# where it changed, and why it is not an entry). ``tests/test_release_diffs.py`` checks both
+# ways on the wheels.
+
+
+@record
+class ReleaseNote(NamedTuple):
+    """``name`` (dotted; a parameter is ``callable(param)``; a flag ``--x``; an environment
+    variable its name) changed in ``release`` and is not a catalog entry, because ``reason``."""
+
+    name: str
+    release: str
+    reason: str
+
+
+_V1_ERA = ("changed between two V1 releases; the V1 classes are gone from 0.5.14 (DFM101-DFM104), so a fork moving "
+           "to V2 rewrites this use by hand under their TODO, and `verify --target-version` reports it")
+_REEXPORT = ("a re-export through `dflash_info` of the function DFM303/DFM304 rename in `dflash_utils`, dropped in "
+             "0.5.12; the catalog migrates the home spelling, `verify` reports an import through `dflash_info`")
+_V2_STATE = ("state the V2 worker or draft input keeps for itself (set in its own methods, read by sglang's own "
+             "scheduler and worker), not a name a fork passes or gets back; the tool has no rewrite for it and "
+             "`verify --target-version` reports a fork that reads it")
+_RANKS = ("the rank attributes go with the constructor's rank keywords (DFM111 rewrites the construction: ranks come "
+          "from `ps` in 0.5.16-0.5.20 and from `runtime_context.get_parallel()` from 0.5.21); a read of the "
+          "attribute is left to `verify --target-version`")
+_KERNEL_MODULE = ("a Triton kernel module holding only private functions (merged into `triton_ops.dflash` in 0.5.15, "
+                  "moved to `sglang.kernels.ops.speculative.dflash` in 0.5.16): nothing public to import")
+_REFILL = ("the prefill-refill knob of 0.5.14 (`Envs.SGLANG_DFLASH_PREFILL_REFILL_TARGET` and the helpers that read "
+           "it), a tuning choice with no successor to write; `verify` reports the helpers and the `Envs` member")
+_OTHER_MODULE = ("an import of a DFLASH name inside another algorithm's module (DSPARK, UNO), not a spelling a fork "
+                 "imports from")
+_SCHEDULER_HOOK = ("a hook sglang's own scheduler, attention backends or cuda-graph runner call on the speculative "
+                   "classes, not a call a fork makes; an override in a fork follows the new signature by hand, and "
+                   "`verify` reports a removed one (DFM901)")
+
+RELEASE_NOTES: tuple[ReleaseNote, ...] = (
+    ReleaseNote(f"{_SPEC}.dflash_info.DFlashVerifyInput.last_loc", "0.5.12", _V1_ERA),
+    ReleaseNote(f"{_SPEC}.dflash_info.compute_dflash_accept_len_and_bonus", "0.5.12", _REEXPORT),
+    ReleaseNote(f"{_SPEC}.dflash_info.compute_dflash_sampling_accept_len_and_bonus", "0.5.12", _REEXPORT),
+    *(ReleaseNote(f"{_SPEC}.dflash_info.{cls}.get_spec_adjusted_global_num_tokens({param})", "0.5.13", _V1_ERA)
+      for cls in ("DFlashDraftInput", "DFlashVerifyInput") for param in ("forward_batch", "batch")),
+    ReleaseNote("sglang.srt.environ.Envs.SGLANG_DFLASH_PREFILL_REFILL_TARGET", "0.5.15", _REFILL),
+    ReleaseNote(f"{_SPEC}.dflash_utils.resolve_dflash_prefill_refill_target", "0.5.15", _REFILL),
+    ReleaseNote(f"{_SPEC}.dflash_utils.should_delay_dflash_prefill_for_batching", "0.5.15", _REFILL),
+    ReleaseNote("SGLANG_DFLASH_PREFILL_REFILL_TARGET", "0.5.21",
+                "the variable of the 0.5.14 prefill-refill knob (its `Envs` entry went in 0.5.15); the last mention of "
+                "the name left the wheel in 0.5.21; setting it does nothing and harms nothing"),
+    *(ReleaseNote(f"{_SPEC}.dflash_info_v2.DFlashDraftInputV2.{member}", "0.5.15", _V2_STATE)
+      for member in ("cur_allocated_seq_lens_cpu", "direct_carry_valid", "planning_seq_lens_cpu",
+                     "planning_seq_lens_sum", "verify_done")),
+    ReleaseNote(f"{_SPEC}.triton_ops.dflash_accept_bonus", "0.5.15", _KERNEL_MODULE),
+    ReleaseNote(f"{_SPEC}.triton_ops.dflash_prepare_block", "0.5.15", _KERNEL_MODULE),
+    ReleaseNote(f"{_SPEC}.triton_ops.dflash", "0.5.16", _KERNEL_MODULE),
+    ReleaseNote(f"{_SPEC}.dflash_info.DFlashVerifyInput.get_spec_adjusted_global_num_tokens", "0.5.16",
+                _SCHEDULER_HOOK),
+    ReleaseNote(f"{_SPEC}.dflash_info_v2.DFlashDraftInputV2.get_spec_adjusted_global_num_tokens", "0.5.16",
+                _SCHEDULER_HOOK),
+    *(ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.{rank}", "0.5.16", _RANKS)
+      for rank in ("attn_cp_rank", "dp_rank", "moe_dp_rank", "moe_ep_rank", "tp_rank")),
+    ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.ps", "0.5.21", _RANKS),
+    ReleaseNote(f"{_SPEC}.dflash_info_v2.DFlashDraftInputV2.filter_batch(has_been_filtered)", "0.5.17",
+                _SCHEDULER_HOOK),
+    *(ReleaseNote(f"{_SPEC}.dspark_components.kernels.dspark_accept.{name}", "0.5.17", _OTHER_MODULE)
+      for name in ("DFlashDraftInputV2", "build_dflash_verify_target_probs", "compute_dflash_correct_drafts_and_bonus")),
+    ReleaseNote("sglang.kernels.ops.speculative.dspark.dspark_accept.build_dflash_verify_target_probs", "0.5.22",
+                _OTHER_MODULE),
+    ReleaseNote(f"{_SPEC}.uno_utils.build_dflash_verify_target_probs", "0.5.22", _OTHER_MODULE),
+    ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.war_fastpath_runner", "0.5.18", _V2_STATE),
+    *(ReleaseNote(f"{_SPEC}.dflash_info_v2.DFlashDraftInputV2.{member}", "0.5.19", _V2_STATE)
+      for member in ("reserved_seq_lens_cpu", "reserved_seq_lens_sum")),
+    ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.draft_tp_context", "0.5.22", _V2_STATE),
+    ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.draft_owns_attention", "0.5.23", _V2_STATE),
+    ReleaseNote(f"{_SPEC}.spec_info.SpeculativeAlgorithm.build_disagg_draft_input(server_args)", "0.5.18",
+                _SCHEDULER_HOOK),
+    ReleaseNote(f"{_SPEC}.spec_info.SpeculativeAlgorithm.get_num_tokens_per_bs_for_target_verify", "0.5.21",
+                _SCHEDULER_HOOK),
+    ReleaseNote(f"{_SPEC}.dflash_disaggregation.build_dflash_family_disagg_draft_input", "0.5.20",
+                "defined in 0.5.19 and called nowhere in that wheel; gone in 0.5.20"),
+    *(ReleaseNote(f"{_SPEC}.dflash_worker_v2.DFlashWorkerV2.{method}", "0.5.21",
+                  "inherited from `BaseSpecWorker`, which has no weight-update methods from 0.5.21; `verify "
+                  "--target-version` reports a fork that calls them on the worker")
+      for method in ("update_weights_from_disk", "update_weights_from_ipc")),
+    *(ReleaseNote(f"{_SPEC}.dflash_info.DFlashVerifyInput.generate_attn_arg_prefill({param})", "0.5.22",
+                  _SCHEDULER_HOOK)
+      for param in ("req_pool_indices", "paged_kernel_lens", "paged_kernel_lens_sum", "req_to_token", "kv_start_idx",
+                    "kv_indices_buf", "translator", "plan")),
+)
+
+
+def release_note_for(name: str) -> ReleaseNote | None:
+    return next((note for note in RELEASE_NOTES if note.name == name), None)

@@ -407,28 +407,37 @@ def _missing_in(dotted: str, target: str) -> str | None:
         if not index.resolve(dotted).missing:
             return None
         return f"`{dotted}` does not exist in sglang {target}"
-    if dotted in catalog_names(target):
+    if _shown(dotted, target):
         return None
-    return f"nothing shows that `{dotted}` exists in sglang {target} (no cached wheel, not in the catalog)"
+    return (f"nothing shows that `{dotted}` exists in sglang {target} "
+            "(no cached wheel, not in the catalog or the surface index)")
+
+
+def _shown(dotted: str, release: str) -> bool:
+    """The catalog or the shipped surface index (``migrator.python.surface``) shows
+    ``dotted`` on ``release``."""
+    from migrator.python.surface import on_surface
+
+    return dotted in catalog_names(release) or on_surface(dotted, release)
 
 
 def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: list) -> str | None:
     """Why ``dotted`` (imported at ``line``) cannot be shown to exist on the releases that
-    line runs on, from the catalog alone (the same answer on every machine): inside the body
-    of a ``try`` guarding imports, on one of ``releases``; in a handler, on each release it
-    serves; elsewhere on each of ``releases``."""
+    line runs on, from the catalog and the shipped surface index alone (the same answer on
+    every machine): inside the body of a ``try`` guarding imports, on one of ``releases``;
+    in a handler, on each release it serves; elsewhere on each of ``releases``."""
     from migrator.catalog.target import label
 
     branch = branch_at(fallbacks, line)
     if branch is not None and branch.is_body:
-        if any(dotted in catalog_names(release) for release in releases):
+        if any(_shown(dotted, release) for release in releases):
             return None
-        return f"nothing shows that `{dotted}` exists in a release of sglang {label(releases)} (catalog)"
+        return f"nothing shows that `{dotted}` exists in a release of sglang {label(releases)} (catalog, surface index)"
     scope = releases if branch is None else branch.releases
-    lacking = tuple(release for release in scope if dotted not in catalog_names(release))
+    lacking = tuple(release for release in scope if not _shown(dotted, release))
     if not lacking:
         return None
-    return f"nothing shows that `{dotted}` exists in sglang {label(lacking)} (catalog)"
+    return f"nothing shows that `{dotted}` exists in sglang {label(lacking)} (catalog, surface index)"
 
 
 @cache

@@ -1,6 +1,6 @@
 """The sha256 of the sglang wheels this tool downloads from PyPI (``migrator.releases.wheels``),
-one per release of ``catalog.RELEASES``: the wheel pip picks for CPython 3.11 on x86-64 Linux
-(``py3-none-any`` where a release has one). A cached wheel of that name whose bytes differ
+one per release the catalog knows (``catalog.RELEASES`` is read from it): the wheel pip
+picks for CPython 3.11 on x86-64 Linux (``py3-none-any`` where a release has one). A cached wheel of that name whose bytes differ
 is refused, whoever put it in the cache; wheels of other names (another Python, another
 platform) are checked against the hash recorded when they were downloaded.
 ``tests/test_catalog_truth.py`` checks this table against the wheels PyPI serves.
@@ -42,3 +42,7 @@ WHEEL_SHA256: dict[str, str] = {
     "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl":
         "00b3cd5b265ac76c64185fbb6b95424f324ddd9f428d0306b77bc9db9d859937",
 }
+
+#: The release of each wheel above (``sglang-0.5.14-cp311-...whl`` -> ``0.5.14``): the releases
+#: the catalog knows (``catalog.RELEASES``). Adding a release is adding its wheel here.
+WHEEL_RELEASES: tuple[str, ...] = tuple(name.split("-")[1] for name in WHEEL_SHA256)

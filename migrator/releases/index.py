@@ -18,7 +18,8 @@ module-level definitions and assignments (also inside ``if``/``try``/``with``, e
 properties, class-level assignments and annotations (dataclass fields), ``self.x = ...``
 assignments in any method, nested classes, and everything inherited from base classes
 inside the tree. Anything the tree cannot answer statically (a base class from torch, a
-module-level or class-level ``__getattr__``, an attribute of an untyped value, a compiled
+module-level ``__getattr__``, a class's ``__getattr__`` for its instances (never for the
+class object: ``Cls.missing`` is missing), an attribute of an untyped value, a compiled
 extension module) resolves as *dynamic*: neither found nor missing, so it is never
 reported.
 """
@@ -111,8 +112,8 @@ MemberKind = Literal["method", "property", "field", "attribute", "class"]
 class ReleaseClass:
     """A class of the release tree, filled in as ``parse_class`` reads its body."""
 
-    __slots__ = ("module", "name", "lines", "bases", "members", "methods", "nested", "dynamic", "fields",
-                 "member_lines")
+    __slots__ = ("module", "name", "lines", "bases", "members", "methods", "nested", "dynamic", "getattr_hook",
+                 "fields", "field_sources", "member_lines")
 
     def __init__(self, module: str, name: str, lines: tuple[int, int], bases: tuple[str, ...]) -> None:
         self.module = module
@@ -123,10 +124,16 @@ class ReleaseClass:
         self.members: dict[str, MemberKind] = {}
         self.methods: dict[str, FunctionInfo] = {}
         self.nested: dict[str, ReleaseClass] = {}
-        #: Defines ``__getattr__``: any attribute may resolve at runtime.
+        #: A decorator that may replace the class: any attribute may resolve, on the class and its instances.
         self.dynamic = False
+        #: Defines ``__getattr__``: any attribute of an *instance* may resolve at runtime (a class
+        #: attribute lookup never calls it).
+        self.getattr_hook = False
         #: Class-level annotated fields in order (dataclass/msgspec fields).
         self.fields: tuple[str, ...] = ()
+        #: Dotted names (in ``module``) of the classes whose fields the module assembles into this
+        #: one (``ServerArgs = msgspec.defstruct(...)`` from 0.5.20): their fields are its fields.
+        self.field_sources: tuple[str, ...] = ()
         #: Member -> the line ranges of the statements that bind it (its definition's source).
         self.member_lines: dict[str, list[tuple[int, int]]] = {}
 
@@ -318,7 +325,7 @@ def parse_class(node: ast.ClassDef, module: str, prefix: str = "") -> ReleaseCla
             if not is_prop:
                 info.methods[stmt.name] = FunctionInfo.of(stmt)
             if stmt.name == "__getattr__":
-                info.dynamic = True
+                info.getattr_hook = True
             _collect_self_attributes(stmt, info)
         elif isinstance(stmt, ast.ClassDef):
             nested = parse_class(stmt, module, prefix=f"{info.name}.")
@@ -402,7 +409,54 @@ def parse_module(name: str, source: bytes | str, is_package: bool) -> ModuleInfo
                     # A later `X = None` fallback must not hide an earlier class/def/import.
                     if existing is None or isinstance(existing, Var):
                         info.symbols[target.id] = var
+    if b"defstruct" in (source if isinstance(source, bytes) else source.encode()):
+        _assembled_classes(list(runtime_statements(tree.body)), info)
     return info
+
+
+def _assembled_classes(statements: list[ast.stmt], info: ModuleInfo) -> None:
+    """Find the classes a module assembles with ``msgspec.defstruct`` from other classes' fields.
+
+    sglang 0.5.20 builds ``ServerArgs`` so: ``_annotations, ... = collect_input_fields(_INPUT_NAMESPACES)``,
+    ``ServerArgs.__annotations__ = {**_annotations, **ServerArgs.__annotations__}``, then
+    ``ServerArgs = msgspec.defstruct("ServerArgs", ...)``. Every field of the classes listed in
+    ``_INPUT_NAMESPACES`` is then a field of ``ServerArgs``; without this, ``verify`` reported
+    ``tp_size`` missing on 0.5.20 and later. The shape is read, not the names: a list literal
+    (or a name bound to one) given to the call whose results are spread into ``X.__annotations__``,
+    and ``X`` rebound by a ``*.defstruct(...)`` call."""
+    lists: dict[str, list[str]] = {}  # name -> the dotted elements of the list literal bound to it
+    spread_from: dict[str, list[str]] = {}  # name bound from a call -> the classes listed in its arguments
+    annotated: dict[str, list[str]] = {}  # class -> names spread into its __annotations__
+    rebuilt: set[str] = set()  # classes rebound by a defstruct call
+
+    def listed(node: ast.expr) -> list[str]:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [name for name in map(dotted_name, node.elts) if name]
+        return lists.get(node.id, []) if isinstance(node, ast.Name) else []
+
+    for stmt in statements:
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            continue
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Name) and isinstance(value, (ast.List, ast.Tuple)):
+            lists[target.id] = listed(value)
+        elif isinstance(value, ast.Call) and isinstance(target, (ast.Name, ast.Tuple)):
+            callee = dotted_name(value.func) or ""
+            if isinstance(target, ast.Name) and callee.rpartition(".")[2] == "defstruct":
+                rebuilt.add(target.id)
+                continue
+            sources = [name for arg in value.args for name in listed(arg)]
+            for name in _flatten_targets([target]):
+                if isinstance(name, ast.Name) and sources:
+                    spread_from[name.id] = sources
+        elif (isinstance(target, ast.Attribute) and target.attr == "__annotations__"
+              and isinstance(target.value, ast.Name) and isinstance(value, ast.Dict)):
+            annotated.setdefault(target.value.id, []).extend(
+                v.id for k, v in zip(value.keys, value.values) if k is None and isinstance(v, ast.Name))
+    for name, spreads in annotated.items():
+        cls = info.symbols.get(name)
+        if isinstance(cls, ReleaseClass) and name in rebuilt:
+            cls.field_sources = tuple(dict.fromkeys(s for spread in spreads for s in spread_from.get(spread, ())))
 
 
 # ---- sources -----------------------------------------------------------------------
@@ -572,7 +626,7 @@ class SglangIndex:
         if ref.kind == "module":
             return self._module_attribute(ref.qualname, name, seen)
         if ref.kind == "class" and ref.cls is not None:
-            return self.member(ref.cls, name)
+            return self.member(ref.cls, name, on_class=True)
         if ref.kind == "value" and ref.instance_of is not None:
             return self.member(ref.instance_of, name)
         return Ref("dynamic", f"{ref.qualname}.{name}")
@@ -662,11 +716,14 @@ class SglangIndex:
             refs.append(ref if ref is not None else Ref("dynamic", base))
         return refs
 
-    def mro(self, cls: ReleaseClass, *, static: bool = False) -> tuple[list[ReleaseClass], bool]:
+    def mro(self, cls: ReleaseClass, *, static: bool = False,
+            on_class: bool = False) -> tuple[list[ReleaseClass], bool]:
         """Classes in lookup order inside the tree, and whether the class is closed (every
         ancestor is in the tree or a known stdlib base, and, unless ``static``, none has
-        ``__getattr__``). ``static`` answers for lookups that bypass ``__getattr__``:
-        ``super().x`` and "is it really defined on the class"."""
+        ``__getattr__`` or a decorator that may replace it). ``static`` answers for lookups
+        that bypass both: ``super().x`` and "is it really defined on the class". ``on_class``
+        answers for an attribute of the class object itself (``Cls.x``): an instance's
+        ``__getattr__`` is never called there, a replacing decorator still counts."""
         order: list[ReleaseClass] = []
         closed = True
         stack = [cls]
@@ -677,7 +734,7 @@ class SglangIndex:
                 continue
             seen.add(current.qualname)
             order.append(current)
-            if current.dynamic and not static:
+            if not static and (current.dynamic or (current.getattr_hook and not on_class)):
                 closed = False
             for ref in self.base_refs(current):
                 if ref.kind == "class" and ref.cls is not None:
@@ -688,13 +745,16 @@ class SglangIndex:
                     closed = False
         return order, closed
 
-    def member(self, cls: ReleaseClass, name: str, *, static: bool = False) -> Ref | None:
+    def member(self, cls: ReleaseClass, name: str, *, static: bool = False, on_class: bool = False) -> Ref | None:
         """``cls.name`` (own or inherited); dynamic when an open ancestor could define it
-        (``static``: ignoring ``__getattr__``, as ``super()`` lookups do)."""
-        order, closed = self.mro(cls, static=static)
+        (``static``: ignoring ``__getattr__``, as ``super()`` lookups do; ``on_class``: the
+        attribute of the class object, see :meth:`mro`)."""
+        order, closed = self.mro(cls, static=static, on_class=on_class)
         for klass in order:
             kind = klass.members.get(name)
             if kind is None:
+                if klass.field_sources and (source := self._assembled_fields(klass).get(name)) is not None:
+                    return Ref("member", f"{klass.qualname}.{name}", owner=source)
                 continue
             qualname = f"{klass.qualname}.{name}"
             if kind == "method":
@@ -725,20 +785,6 @@ class SglangIndex:
         res = self.resolve(qualname)
         return res.ref.cls if res.found and res.ref is not None and res.ref.kind == "class" else None
 
-    # hints
-    def names_on(self, ref: Ref | None) -> list[str]:
-        """Attribute names available on ``ref`` (for nearest-name hints)."""
-        if ref is None:
-            return []
-        if ref.kind == "module":
-            info = self.module(ref.qualname)
-            names = set(info.symbols) if info else set()
-            prefix = ref.qualname + "."
-            names.update(m[len(prefix):] for m in self.module_names() if m.startswith(prefix) and "." not in m[len(prefix):])
-            return sorted(names)
-        cls = ref.cls if ref.kind == "class" else ref.instance_of
-        return sorted(self.members(cls)) if cls is not None else []
-
     # whole-tree text questions (env vars, CLI flags)
     def mentions(self, token: str, under: str = ROOT_PACKAGE) -> list[tuple[str, int]]:
         """(module, line) where ``token`` occurs as an exact string constant or an identifier
@@ -768,24 +814,21 @@ class SglangIndex:
 
         Up to 0.5.19 these are the class's own annotated fields. From 0.5.20 the fields
         live in namespace classes (``arg_groups/fields/*``) that ``server_args.py``
-        lists in ``_INPUT_NAMESPACES`` and assembles into the record with
-        ``msgspec.defstruct``; their annotated fields count as well.
+        assembles into the record with ``msgspec.defstruct`` (``ReleaseClass.field_sources``);
+        their annotated fields count as well.
         """
         cls = self.resolve_class("sglang.srt.server_args.ServerArgs")
         if cls is None:
             return set()
-        names = {n for n, kind in cls.members.items() if kind == "field"}
-        source = self.module_source(cls.module)
-        if source is not None:
-            tree = ast.parse(source)
-            for stmt in runtime_statements(tree.body):
-                if isinstance(stmt, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == "_INPUT_NAMESPACES" for t in stmt.targets
-                ) and isinstance(stmt.value, (ast.List, ast.Tuple)):
-                    for element in stmt.value.elts:
-                        name = dotted_name(element)
-                        ref = self.resolve_in_module(cls.module, name) if name else None
-                        if ref is not None and ref.kind == "class" and ref.cls is not None:
-                            for klass in self.mro(ref.cls)[0]:
-                                names.update(klass.fields)
-        return names
+        return {n for n, kind in cls.members.items() if kind == "field"} | set(self._assembled_fields(cls))
+
+    def _assembled_fields(self, cls: ReleaseClass) -> dict[str, ReleaseClass]:
+        """field -> the namespace class declaring it, for a class assembled from others' fields."""
+        found: dict[str, ReleaseClass] = {}
+        for source in cls.field_sources:
+            ref = self.resolve_in_module(cls.module, source)
+            if ref is not None and ref.kind == "class" and ref.cls is not None:
+                for klass in self.mro(ref.cls)[0]:
+                    for field in klass.fields:
+                        found.setdefault(field, klass)
+        return found

@@ -52,6 +52,8 @@ class Applied:
 def render(results: list[FileResult]) -> str:
     rows = []
     for finding, fingerprint in fingerprinted(results):
+        if finding.informational:
+            continue  # information, not work to hide: never written to a baseline
         rows.append(json.dumps({"fingerprint": fingerprint, "path": report_path(finding.path), "line": finding.line,
                                 "code": finding.code, "message": finding.message}, ensure_ascii=True))
     findings = "[\n    " + ",\n    ".join(rows) + "\n  ]" if rows else "[]"

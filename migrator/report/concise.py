@@ -10,13 +10,15 @@ from __future__ import annotations
 from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
-from migrator.report.text import human_report
+from migrator.report.text import INFO_MARKER, human_report
 
 _MARKERS = {"safe": "[*] ", "unsafe": "[-] "}
 
 
 def format_finding(finding: Finding) -> str:
     marker = _MARKERS.get(finding.fix.applicability, "") if finding.fix is not None else ""
+    if finding.informational:
+        marker = INFO_MARKER
     return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {marker}{finding.message}")
 
 

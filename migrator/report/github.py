@@ -55,7 +55,7 @@ def render(results: list[FileResult], summary: RunSummary) -> str:
         one_line = f.span.start.line == f.span.end.line
         lines.append(
             command(
-                "error",
+                "notice" if f.informational else "error",
                 f"{f.code} {f.message}{fix}",
                 file=report_path(f.path),
                 line=f.span.start.line,

@@ -25,7 +25,7 @@ def render(results: list[FileResult], summary: RunSummary) -> str:
             "check_name": finding.code,
             "description": f"{finding.code} {finding.message}",
             "categories": ["Compatibility"],
-            "severity": "major",
+            "severity": "info" if finding.informational else "major",
             "fingerprint": fingerprint,
             "location": {"path": report_path(finding.path),
                          "lines": {"begin": finding.span.start.line, "end": finding.span.end.line}},

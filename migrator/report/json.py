@@ -33,6 +33,7 @@ def finding_dict(finding: Finding, fingerprint: str) -> dict[str, object]:
         "end_column": finding.span.end.column + 1,
         "code": finding.code,
         "message": finding.message,
+        "severity": finding.severity,
         "fix": fix_dict(finding.fix),
         "fingerprint": fingerprint,
     }

@@ -126,7 +126,7 @@ def _fixes(finding: Finding) -> list[dict[str, object]]:
 def _result(finding: Finding, fingerprint: str, rule_index: dict[str, int]) -> dict[str, object]:
     result: dict[str, object] = {
         "ruleId": finding.code,
-        "level": "error",
+        "level": "note" if finding.informational else "error",
         "message": {"text": finding.message},
         "locations": [{"physicalLocation": {
             "artifactLocation": artifact_location(finding.path),

@@ -13,6 +13,9 @@ from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import errors_of, findings_of, summary_dict, unused_suppressions_of
 from migrator.report.escape import visible
 
+#: Before the message of an informational finding (``Finding.severity`` ``info``).
+INFO_MARKER = "[info] "
+
 
 def counted(count: int, noun: str, plural: str | None = None) -> str:
     """``1 file``, ``2 files``: a count with its noun in the right number."""
@@ -26,7 +29,8 @@ def _fix_marker(finding: Finding) -> str:
 
 
 def format_finding(finding: Finding) -> str:
-    return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message}"
+    marker = INFO_MARKER if finding.informational else ""
+    return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {marker}{finding.message}"
                    f"{_fix_marker(finding)}")
 
 

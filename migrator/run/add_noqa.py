@@ -202,16 +202,18 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
     ``dirty`` (None with ``--allow-dirty``) refuses files holding uncommitted work."""
     counts = Added()
     for result in results:
-        if not result.findings:
+        # information is no work to suppress: its old spelling still works on the target
+        findings = [f for f in result.findings if not f.informational]
+        if not findings:
             continue
         wanted: dict[int, set[str]] = defaultdict(set)
-        for finding in result.findings:
+        for finding in findings:
             wanted[finding.line].add(finding.code)
         path = result.path
         python = path.endswith((".py", ".pyi"))
         filetype = None if python else filetype_for(path)
         if not python and (filetype is None or filetype.statement_start is None):
-            counts.left += len(result.findings)
+            counts.left += len(findings)
             continue
         try:
             old = read_bytes(path)
@@ -224,8 +226,8 @@ def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
                 counts.files += 1
         except (OSError, SourceError) as error:
             counts.errors.append(f"{path}: {error}")
-            counts.left += len(result.findings)
+            counts.left += len(findings)
             continue
         counts.comments += len(done)
-        counts.left += sum(1 for f in result.findings if f.line not in done)
+        counts.left += sum(1 for f in findings if f.line not in done)
     return counts

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.fileio import SourceError, declared_encoding, decode_python
 from migrator.base.lines import may_suppress, split_lines
-from migrator.base.model import FileError, FileResult, Finding, InsertComment, RewriteError, Span
+from migrator.base.model import INFO, FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
 from migrator.base.records import record
 from migrator.edit import applied, apply, chosen_edits, comments_written
@@ -218,10 +218,23 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         from migrator.python.release_fit import fit
 
         findings = fit(findings, tree, releases, options.target_version, source, analysis.lines)
+        findings = [_informational(f) if _still_resolves(f.code, releases) else f for f in findings]
     findings.extend(_leftover_todos(path, source, findings, enabled))
     exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
     return (sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path, complete=complete),
             exported, analysis.added_words)
+
+
+def _still_resolves(code: str, releases: tuple[str, ...]) -> bool:
+    entry = catalog.by_code().get(code)
+    return entry is not None and entry.still_resolves_on(releases)
+
+
+def _informational(finding: Finding) -> Finding:
+    """A finding whose old spelling still works on every release of the target: reported
+    as information, with no fix and so no TODO (rewriting a spelling that works is churn,
+    and wrong where it is a monkeypatch target)."""
+    return finding._replace(fix=None, severity=INFO)
 
 
 def _dedupe(findings: Iterable[Finding]) -> list[Finding]:

@@ -28,6 +28,8 @@ USAGE = 2
 
 def left_for_humans(finding: Finding, unsafe_fixes: bool) -> bool:
     """Manual findings, TODOs left by earlier runs, and unsafe fixes not applied."""
+    if finding.informational:
+        return False
     fix = finding.fix
     return fix is None or fix.applicability == "manual" or (fix.applicability == "unsafe" and not unsafe_fixes)
 
@@ -43,9 +45,9 @@ def exit_code(results: Sequence[FileResult], mode: str = "lint", *, unsafe_fixes
     if mode == "fix":
         left = any(left_for_humans(finding, unsafe_fixes) for result in results for finding in result.findings)
     elif mode in ("check", "diff"):
-        left = any(result.findings or result.changed for result in results)
-    else:
-        left = any(result.findings for result in results)
+        left = any(result.changed or not all(f.informational for f in result.findings) for result in results)
+    else:  # informational findings alone are no work left
+        left = any(not finding.informational for result in results for finding in result.findings)
     code = WORK_LEFT if left or fixed else CLEAN
     return CLEAN if exit_zero and code == WORK_LEFT else code
 

@@ -2,8 +2,8 @@
 
 Statically resolves every ``sglang.*`` reference of a fork (imports, attribute chains,
 subclass bases, members of known SGLang instances, overridden methods) against the
-source of a target sglang release, and reports what that release lacks, with the nearest
-existing name as a hint (the catalog's replacement first, else ``difflib``). Neither the
+source of a target sglang release, and reports what that release lacks, with the
+catalog's replacement as a hint where it names one (never a name spelled alike). Neither the
 fork nor sglang is imported.
 
 The target is one of:

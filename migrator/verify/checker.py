@@ -25,7 +25,6 @@ Not reported: anything the index answers as *dynamic* (open bases such as
 from __future__ import annotations
 
 import ast
-import difflib
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,7 +33,7 @@ from migrator.base.model import Finding, Fix, Span
 from migrator.base.records import record
 from migrator.python import analysis
 from migrator.python.names import MISSING_NAME_ERRORS
-from migrator.releases.index import Ref, ReleaseClass, SglangIndex, dotted_name, parse_class
+from migrator.releases.index import ReleaseClass, SglangIndex, dotted_name, parse_class
 
 #: ``sglang.*`` reference that does not exist in the target release.
 UNRESOLVED_CODE = "DFM900"
@@ -141,18 +140,16 @@ class FileChecker:
         version = self.target.version or catalog.NEWEST_RELEASE
         return entry.replacement_for(version), entry.code
 
-    def _hint(self, parent: Ref | None, missing: str) -> tuple[str | None, str]:
+    def _hint(self, missing: str) -> tuple[str | None, str]:
+        """(successor, note) for ``missing``: only what the catalog says replaced it. A name
+        spelled like the missing one is no successor (``get_attention_tp_rank`` is not
+        ``get_attention_dp_rank``), so no "did you mean" comes from spelling."""
         replacement, code = self._catalog_hint(missing)
-        note = f" (see {code})" if code else ""
         if replacement:
-            return replacement, note
+            return replacement, f" (see {code})"
         if code:
             return None, f" ({code}: removed with no replacement)"
-        leaf = missing.rpartition(".")[2]
-        close = difflib.get_close_matches(leaf, self.index.names_on(parent), n=1, cutoff=0.6)
-        if close and parent is not None:
-            return f"{parent.qualname}.{close[0]}" if parent.kind != "value" else close[0], note
-        return None, note
+        return None, ""
 
     def _missing(self, node: ast.AST, name: str, span: Span | None = None) -> bool:
         """Resolve ``name``; report it when missing. True when reported."""
@@ -160,7 +157,7 @@ class FileChecker:
         if not res.missing:
             return False
         missing = res.missing_name or name
-        hint, note = self._hint(res.parent, missing)
+        hint, note = self._hint(missing)
         self._report(node, UNRESOLVED_CODE, f"`{missing}` does not exist in {self.target.label}{note}", hint, span)
         return True
 
@@ -222,7 +219,7 @@ class FileChecker:
         if attr in info.members:
             return True
         node = self.an.classes[qualname].node
-        if len(self.an.classes[qualname].bases) < len(node.bases) or info.dynamic:
+        if len(self.an.classes[qualname].bases) < len(node.bases) or info.dynamic or info.getattr_hook:
             return None  # a base we could not resolve might define it
         return False
 
@@ -270,7 +267,7 @@ class FileChecker:
                     continue
             owner = classes[0]
             missing = f"{owner.qualname}.{node.attr}"
-            hint, note = self._hint(Ref("class", owner.qualname, cls=owner), missing)
+            hint, note = self._hint(missing)
             line, col, end_line, end_col = self.an.span(node)
             attr_line, attr_col = end_line, end_col - len(node.attr)
             span = Span.of(attr_line, max(attr_col, 0), end_line, end_col)

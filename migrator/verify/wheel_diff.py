@@ -18,6 +18,16 @@ The catalog's test (``tests/test_catalog_scope.py``) asks that every item is a c
 name or in :data:`migrator.catalog.scope.NOT_COVERED`. Run it by hand to see the list:
 ``python -m migrator.verify.wheel_diff 0.5.13 0.5.14``.
 
+Every release (issue 44): :func:`surface` reads the DFLASH surface of one release
+(:data:`SURFACE`, a narrower rule than the mention test: DFLASH modules and names, the
+``DFlash*`` classes' members with their bases', the DFLASH ``ServerArgs`` fields and flags,
+``SpeculativeAlgorithm``, the DFLASH and spec-v2 ``Envs`` entries and variables) and
+:func:`surface_changes` what the next release removes or changes on it (names, and
+parameters gone, newly required or made keyword-only). :func:`release_changes` does it for
+two released wheels, each read once per process; ``tests/test_release_diffs.py`` asks that
+every change of every consecutive pair from 0.5.11 is in the catalog or in
+:data:`migrator.catalog.scope.RELEASE_NOTES`.
+
 Nothing is imported from the trees; sources are read with ``ast``.
 """
 
@@ -26,6 +36,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import cache
 from typing import Mapping, NamedTuple
 
 from migrator.base.imports import resolve_relative
@@ -291,11 +302,228 @@ def catalog_renames(target: str) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--surface"]:  # the DFLASH surface's changes between two releases (issue 44)
+        old_version, new_version = argv[1:3]
+        for change in release_changes(old_version, new_version):
+            print(f"{change.kind:20} {change.name}")
+        return 0
     old_version, new_version = argv if len(argv) == 2 else ("0.5.13", "0.5.14")
     old, new = SglangIndex.for_version(old_version), SglangIndex.for_version(new_version)
     for removal in removals(old, new, catalog_renames(new_version)):
         print(f"{removal.kind:20} {removal.name}  [{removal.evidence}]")
     return 0
+
+
+
+# ---- the DFLASH surface of one release, and its change from one release to the next --------
+
+
+@record
+class SurfaceRule(NamedTuple):
+    """What belongs to the DFLASH surface a fork can touch (issue 44). Every field says why
+    in :data:`SURFACE_REASONS`. The rule is narrow on purpose: the speculative package holds
+    EAGLE, NGRAM and other algorithms, whose changes are not this tool's to migrate."""
+
+    module_word: str  # a module whose dotted path holds it, and every public name in it
+    name_word: str  # a public name holding it (any case) in the packages below
+    name_packages: tuple[str, ...]  # the speculative and kernel packages
+    class_prefix: str  # every public member of these classes, inherited ones included
+    server_args: str  # its fields holding ``name_word``, and the command-line flags holding it
+    flag_modules: tuple[str, ...]  # where the flags are declared
+    algorithm_enum: str  # every member
+    env_class: str  # entries holding one of ``env_words``
+    env_words: tuple[str, ...]  # also every string constant naming such a variable, anywhere
+
+
+SURFACE = SurfaceRule(
+    module_word="dflash",
+    name_word="dflash",
+    name_packages=("sglang.srt.speculative.", "sglang.kernels.", "sglang.jit_kernel."),
+    class_prefix="DFlash",
+    server_args="sglang.srt.server_args.ServerArgs",
+    flag_modules=("sglang.srt.server_args", "sglang.srt.arg_groups."),
+    algorithm_enum="sglang.srt.speculative.spec_info.SpeculativeAlgorithm",
+    env_class="sglang.srt.environ.Envs",
+    env_words=("DFLASH", "SPEC_V2"),
+)
+SURFACE_REASONS: dict[str, str] = {
+    "module_word": "a DFLASH module: a fork imports from it by path",
+    "name_word": "a DFLASH helper or kernel outside the DFLASH modules (`spec_info.SpecInputType.DFLASH_VERIFY`)",
+    "class_prefix": "a fork subclasses, constructs or calls the DFLASH worker and input classes; a member their "
+                    "bases drop is gone from them too",
+    "server_args": "the DFLASH settings: a launch script passes the flag, a fork reads the field",
+    "algorithm_enum": "a fork compares or builds the algorithm (`SpeculativeAlgorithm.DFLASH`)",
+    "env_class": "the DFLASH and spec-v2 switches a deployment sets",
+    "private": "private (`_`) names are out, except those the catalog already names: a fork that overrides "
+               "them is this tool's business",
+    "imports": "a name a module imports counts only where it holds `name_word` (`scheduler.validate_dflash_request`):"
+               " a module's other imports are its own use, not its API",
+}
+#: Wheels of a ``.postN`` release that the catalog treats as its base release (checked by a test).
+POST_RELEASES: tuple[str, ...] = ("0.5.12.post1", "0.5.13.post1", "0.5.15.post1")
+
+_ENV_CONSTANT = re.compile(rb"""["'](SGLANG_[A-Z0-9_]*)["']""")
+_FLAG_CONSTANT = re.compile(rb"""["'](--[a-z0-9-]+)["']""")
+
+
+def _signature(function: FunctionInfo) -> tuple[str, ...]:
+    """Parameters as text: ``x``, ``x=`` (has a default), ``*x`` (keyword-only), ``*x=``."""
+    positional = tuple(p + ("=" if p in function.optional else "") for p in function.params if p not in ("self", "cls"))
+    return positional + tuple("*" + p + ("=" if p in function.optional else "") for p in function.kwonly)
+
+
+def _public(name: str, private_ok: frozenset[str], qualname: str) -> bool:
+    return not name.startswith("_") or name == "__init__" or qualname in private_ok
+
+
+def surface(index: SglangIndex, private_ok: frozenset[str] = frozenset()) -> dict[str, tuple[str, ...]]:
+    """The DFLASH surface of one release (:data:`SURFACE`): dotted name -> ``(kind, *parameters)``.
+
+    Kinds: module, class, function, variable, import, member, method (parameters follow, see
+    :func:`_signature`), field (a ``ServerArgs`` field), flag (``--x``), env (a variable's
+    name). ``private_ok``: private names that count (those the catalog names)."""
+    rule = SURFACE
+    found: dict[str, tuple[str, ...]] = {}
+
+    def add_class(qualname: str, cls: ReleaseClass, only_word: bool) -> None:
+        for klass in index.mro(cls, static=True)[0]:
+            for name, kind in klass.members.items():
+                member = f"{qualname}.{name}"
+                if member in found or not _public(name, private_ok, member):
+                    continue
+                if only_word and rule.name_word not in name.lower():
+                    continue
+                method = klass.methods.get(name) if kind == "method" else None
+                found[member] = ("method", *_signature(method)) if method else ("member",)
+
+    def add_module(module: str, only_word: bool) -> None:
+        info = index.module(module)
+        if info is None:
+            return
+        if not only_word:
+            found[module] = ("module",)
+        for name, symbol in info.symbols.items():
+            qualname = f"{module}.{name}"
+            holds = rule.name_word in name.lower()
+            if not _public(name, private_ok, qualname):
+                continue
+            if isinstance(symbol, Import):
+                if holds and symbol.target.startswith("sglang."):
+                    found[qualname] = ("import",)
+                continue
+            if isinstance(symbol, ReleaseClass):
+                if holds or not only_word:
+                    found[qualname] = ("class",)
+                add_class(qualname, symbol, only_word and not name.startswith(rule.class_prefix))
+            elif holds or not only_word:
+                found[qualname] = ("function", *_signature(symbol)) if isinstance(symbol, FunctionInfo) else ("variable",)
+
+    for module in sorted(index.module_names()):
+        if rule.module_word in module.lower():
+            add_module(module, only_word=False)
+        elif any(module.startswith(p) for p in rule.name_packages):
+            source = index.module_source(module)
+            if source is not None and rule.name_word.encode() in source.lower():
+                add_module(module, only_word=True)
+    enum = index.resolve_class(rule.algorithm_enum)
+    if enum is not None:
+        add_class(rule.algorithm_enum, enum, only_word=False)
+    envs = index.resolve_class(rule.env_class)
+    if envs is not None:
+        for name in envs.members:
+            if any(word in name for word in rule.env_words):
+                found[f"{rule.env_class}.{name}"] = ("member",)
+    if index.resolve_class(rule.server_args) is not None:
+        for name in index.server_arg_fields():
+            if rule.name_word in name.lower():
+                found[f"{rule.server_args}.{name}"] = ("field",)
+                found["--" + name.replace("_", "-")] = ("flag",)  # every field is a flag of the same name
+    words = tuple(w.encode() for w in rule.env_words)
+    for module, source in index.sources_under("sglang"):
+        if any(w in source for w in words):
+            for match in _ENV_CONSTANT.finditer(source):
+                if any(w in match.group(1) for w in words):
+                    found[match.group(1).decode()] = ("env",)
+        if (module in rule.flag_modules or module.startswith(rule.flag_modules[-1])) and b"dflash" in source:
+            for match in _FLAG_CONSTANT.finditer(source):
+                if b"dflash" in match.group(1):
+                    found[match.group(1).decode()] = ("flag",)
+    return found
+
+
+@record
+class Change(NamedTuple):
+    """One change of the surface from ``old`` to ``new`` (the next release): ``name`` (a
+    parameter is ``callable(param)``) is gone, or the parameter ``kind`` says how it changed
+    (``parameter``: gone or renamed, ``required-parameter``: new without a default,
+    ``keyword-only``: no longer positional)."""
+
+    name: str
+    kind: str
+    old: str
+    new: str
+
+
+def surface_changes(old: str, new: str, old_surface: Mapping[str, tuple[str, ...]],
+                    new_surface: Mapping[str, tuple[str, ...]], new_index: SglangIndex | None = None,
+                    renames: Mapping[str, str] | None = None) -> list[Change]:
+    """What of ``old_surface`` is gone or changed in ``new_surface`` (``renames``: old dotted
+    name -> new, whose members are compared with the new one's). A name that only left the
+    surface (``new_index`` still resolves it) is no change; under a module or class that is
+    gone only the module or class is reported."""
+    renames = dict(renames or {})
+    changes: list[Change] = []
+    gone: list[str] = []
+    for name in sorted(old_surface):
+        if any(name.startswith(prefix + ".") for prefix in gone):
+            continue
+        facts = old_surface[name]
+        current_name = _renamed(name, renames)
+        current = new_surface.get(current_name)
+        if current is None:
+            if facts[0] in ("flag", "env") or new_index is None or current_name.startswith("-") \
+                    or not new_index.resolve(current_name).found:
+                changes.append(Change(name, facts[0], old, new))
+                if current_name == name or name in renames:
+                    gone.append(name)
+            continue
+        if facts[0] not in ("function", "method") or current[0] not in ("function", "method"):
+            continue
+        before = {p.strip("*=").lstrip("*"): p for p in facts[1:]}
+        after = {p.strip("*=").lstrip("*"): p for p in current[1:]}
+        for param, spelled in before.items():
+            if param not in after:
+                changes.append(Change(f"{name}({param})", "parameter", old, new))
+            elif after[param].startswith("*") and not spelled.startswith("*"):
+                changes.append(Change(f"{name}({param})", "keyword-only", old, new))
+        for param, spelled in after.items():
+            if param not in before and not spelled.endswith("="):
+                changes.append(Change(f"{name}({param})", "required-parameter", old, new))
+    return changes
+
+
+@cache
+def release_index(version: str) -> SglangIndex:
+    """The index of ``sglang==version``'s wheel, one per process (the wheel is cached on disk)."""
+    return SglangIndex.for_version(version)
+
+
+@cache
+def release_surface(version: str) -> dict[str, tuple[str, ...]]:
+    """:func:`surface` of ``sglang==version``, read once per process; the private names that
+    count are those the catalog names."""
+    from migrator import catalog
+
+    private = frozenset(name for name in catalog.by_name()
+                        if any(part.startswith("_") and part != "__init__" for part in name.split(".")))
+    return surface(release_index(version), private)
+
+
+def release_changes(old: str, new: str) -> list[Change]:
+    """The DFLASH surface's changes from ``sglang==old`` to ``sglang==new`` (the catalog's
+    module and class renames for ``new`` applied)."""
+    return surface_changes(old, new, release_surface(old), release_surface(new), release_index(new),
+                           catalog_renames(new))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from codemod_helpers import codes, migrate, todo_lines
         ("from sglang.srt.speculative import dflash_worker\n", "from sglang.srt.speculative import dflash_worker_v2\n"),
         ("from sglang.srt.speculative.dflash_info import DFlashDraftInput\n",
          "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"),
-        ("from sglang.srt.managers.scheduler import validate_dflash_request as v\n",
-         "from sglang.srt.speculative.dflash_utils import validate_dflash_request as v\n"),
+        ("from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_accept_len_and_bonus as v\n",
+         "from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_correct_drafts_and_bonus as v\n"),
     ],
 )
 def test_import_forms_are_renamed(before: str, after: str) -> None:

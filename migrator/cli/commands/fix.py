@@ -53,6 +53,8 @@ PARAMS = (
 def _status(finding: Finding, options: Options, written: bool) -> str:
     """What became of a finding's fix: ``fixed`` only where its file was written."""
     fix = finding.fix
+    if finding.informational:
+        return "info: still resolves on the target; not changed"
     if fix is None or fix.applicability == "manual":
         return "manual"
     if fix.applicability == "unsafe" and not options.unsafe_fixes:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 # dflash-migrate: removed `from sglang.srt.speculative import dflash_info as di` (MIGRATION.md)
 from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus
-from sglang.srt.speculative.dflash_utils import validate_dflash_request
+from sglang.srt.managers.scheduler import validate_dflash_request
 from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
 
 
