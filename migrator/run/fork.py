@@ -37,7 +37,9 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     index the project's modules, look for the names they re-export under new names in the
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
     that import from those modules or that other modules import from."""
-    summaries = {r.path: r.module for r in outcome.results if r.module is not None}
+    # workers answer in the order they finish: everything below reads the results by path,
+    # so the index, the rounds and the chunks are the same in every run and for every --jobs
+    summaries = {r.path: r.module for r in sorted(outcome.results, key=lambda r: r.path) if r.module is not None}
     scanned = set(files)
     index_only: set[str] = set()
     root = config.project_root(paths[0]) if paths else None  # the folder the index covers
@@ -72,7 +74,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         batches.analyze_files(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
         index = _completed(summaries)
         carriers = index.carriers()
-    again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
+    again = sorted(p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned)
     replaced: dict[str, FileResult] = {}
     batches.analyze_files(workers, again, options, Pass(index), kind, jobs, {}, replaced)
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
@@ -87,7 +89,7 @@ def _completed(summaries: dict[str, ModuleSummary]) -> ForkIndex:
     from migrator.python.forkindex import ForkIndex
 
     while True:
-        index = ForkIndex(list(summaries.values()), might_match)
+        index = ForkIndex([summaries[path] for path in sorted(summaries)], might_match)
         carriers = index.carriers()
         redo = [path for path, summary in summaries.items() if not summary.complete and index.touches(summary, carriers)]
         if not redo:
@@ -113,7 +115,8 @@ def _read_wanted(summaries: dict, known: Sequence[str]) -> None:
     asked: set[tuple[str, str]] = set()
     while True:
         todo: list[str] = []
-        for summary in list(summaries.values()):
+        for path in sorted(summaries):
+            summary = summaries[path]
             for wanted in summary.wanted:
                 if (wanted, summary.root) in asked:
                     continue
