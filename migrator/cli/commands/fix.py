@@ -110,6 +110,12 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"
     print(line, file=sys.stderr)
+    narrowed = [result for result in outcome.results if result.narrowed]
+    if narrowed:
+        print(f"dflash-migrate: {counted(len(narrowed), 'file')} judged by their own sglang release, not the run's target:",
+              file=sys.stderr)
+        for result in narrowed:
+            print(visible(f"  {result.path}: {result.narrowed}"), file=sys.stderr)
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
