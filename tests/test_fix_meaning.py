@@ -254,3 +254,14 @@ def test_the_fixed_corpus_behaves_as_written_on_the_range_ends(fixed: tuple[Path
     line = next((line for line in proc.stdout.splitlines() if line.startswith("MEANING ")), None)
     assert line is not None, proc.stdout[-2000:] + proc.stderr[-4000:]
     assert json.loads(line[len("MEANING "):]) == {"patched": True, "generation": "v2", "is_v1": False}
+
+
+def test_the_guard_skips_pyflakes_only_for_one_to_one_renames() -> None:
+    from migrator.python.guard import renames_only
+
+    before = "from m import W\n\nW()\n"
+    assert renames_only(before, "from m_v2 import WV2\n\n# TODO(dflash-migrate): a note\nWV2()\n")
+    assert not renames_only(before, "from m_v2 import WV2\n\nW()\n")  # W left: not a rename of every use
+    assert not renames_only("from m import W\nfrom n import X\nW(X)\n", "from m import X\nfrom n import X\nX(X)\n")
+    two = "if a:\n    from m import W\nelse:\n    from n import W\nW()\n"
+    assert not renames_only(two, two.replace("from m import W", "from m import WV2").replace("W()", "WV2()"))
