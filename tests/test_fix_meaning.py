@@ -239,16 +239,28 @@ print("MEANING " + json.dumps({"patched": looked_up is meaning.patching.my_wrapp
 """
 
 
+def test_both_modes_write_the_same_corpus(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """So the slow test below, which executes the default mode's output, covers both."""
+    trees = {}
+    for mode, flags in MODES.items():
+        root = tmp_path_factory.mktemp(f"modes-{mode}")
+        _write(root, CORPUS)
+        assert _tool("fix", ".", "--allow-dirty", *flags, cwd=root).returncode in (0, 1)
+        trees[mode] = {relative: (root / relative).read_text() for relative in CORPUS}
+    assert trees["safe"] == trees["unsafe"]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("release", ["0.5.14", "0.5.23"])
-def test_the_fixed_corpus_behaves_as_written_on_the_range_ends(fixed: tuple[Path, str], release: str) -> None:
+def test_the_fixed_corpus_behaves_as_written_on_the_range_ends(tmp_path: Path, release: str) -> None:
     import sglang_env
 
     if not (sglang_env._root() / f"site-{release}").exists():
         pytest.skip(f"the shared sglang {release} environment is not built (tests/sglang_env.py builds it: several GB)")
-    root, _ = fixed
+    _write(tmp_path, CORPUS)
+    assert _tool("fix", ".", "--allow-dirty", cwd=tmp_path).returncode in (0, 1)
     try:
-        proc = sglang_env.run_in_release(release, ["-c", RUN, str(REPO / "tests"), str(root)])
+        proc = sglang_env.run_in_release(release, ["-c", RUN, str(REPO / "tests"), str(tmp_path)])
     except sglang_env.EnvError as error:  # pragma: no cover - offline
         pytest.skip(f"sglang {release} environment not available: {error}")
     line = next((line for line in proc.stdout.splitlines() if line.startswith("MEANING ")), None)
@@ -265,3 +277,47 @@ def test_the_guard_skips_pyflakes_only_for_one_to_one_renames() -> None:
     assert not renames_only("from m import W\nfrom n import X\nW(X)\n", "from m import X\nfrom n import X\nX(X)\n")
     two = "if a:\n    from m import W\nelse:\n    from n import W\nW()\n"
     assert not renames_only(two, two.replace("from m import W", "from m import WV2").replace("W()", "WV2()"))
+
+
+def test_patch_sites_are_found_where_code_replaces_a_name() -> None:
+    from migrator.python.patch_sites import patch_sites
+
+    source = '''\
+import m
+from unittest import mock
+
+m.a = 1
+m.b += 1
+del m.c
+setattr(m, "d", 1)
+monkeypatch.setattr("m.e", 1)
+for name in ("f", "g"):
+    setattr(m, name, 1)
+
+
+@mock.patch("m.h")
+@REGISTRY.register("i")
+def test(patched):
+    return m.j
+'''
+    tree = ast.parse(source)
+    found = patch_sites(tree, tuple(range(1, len(source.splitlines()) + 1)))
+    lines = source.splitlines()
+    texts = {(line, lines[line - 1][column:end_column]): kind
+             for (line, column, end_line, end_column), kind in found.items()}
+    assert texts == {(4, "m.a"): "assigned", (5, "m.b"): "assigned", (6, "m.c"): "deleted",
+                     (7, "m"): "the owner in a `setattr` call", (7, '"d"'): "the name in a `setattr` call",
+                     (8, '"m.e"'): "a `monkeypatch.setattr` target", (9, "name"): "a loop target",
+                     (9, '"f"'): "a name a loop passes to `setattr`", (9, '"g"'): "a name a loop passes to `setattr`",
+                     (10, "m"): "the owner in a `setattr` call", (10, "name"): "the name in a `setattr` call",
+                     (13, '"m.h"'): "a `mock.patch` target", (14, '"i"'): "a registry key"}  # `m.j` is only read
+
+
+def test_a_patch_site_whose_name_moves_inside_the_range_gets_a_todo(tmp_path: Path) -> None:
+    source = ("from sglang.srt.speculative import dflash_utils\n\n\ndef install(mine):\n"
+              "    dflash_utils.compute_dflash_correct_drafts_and_bonus = mine\n")
+    (tmp_path / "hooks.py").write_text(source)
+    proc = _tool("fix", "hooks.py", "--allow-dirty", "--target-version", "0.5.20..0.5.23", cwd=tmp_path)
+    text = (tmp_path / "hooks.py").read_text()
+    assert "    dflash_utils.compute_dflash_correct_drafts_and_bonus = mine\n" in text, proc.stderr
+    assert "this is a patch site (assigned)" in text
