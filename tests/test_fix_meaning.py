@@ -321,3 +321,14 @@ def test_a_patch_site_whose_name_moves_inside_the_range_gets_a_todo(tmp_path: Pa
     text = (tmp_path / "hooks.py").read_text()
     assert "    dflash_utils.compute_dflash_correct_drafts_and_bonus = mine\n" in text, proc.stderr
     assert "this is a patch site (assigned)" in text
+
+
+def test_an_import_the_fix_leaves_unused_is_not_a_new_message() -> None:
+    """Removing ``os.environ[...] = "0"`` leaves ``import os`` unused: the statement runs as
+    before, so the guard does not count it; an import the fix adds that nothing uses it does."""
+    from migrator.python import guard
+
+    before = 'import os\n\nos.environ["X"] = "0"\nrun()\n'
+    assert guard.problems(before, "import os\n\nrun(flag=True)\n", "0.5.17") == []
+    (problem,) = guard.problems(before, "import os\nfrom m import flag\n\nrun(flag=True)\n", "0.5.17")
+    assert "an unused import (`m.flag`)" in problem.reason

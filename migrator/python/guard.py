@@ -327,8 +327,19 @@ def added_flakes(old: Parsed, new: Parsed) -> list[Problem]:
     """A problem naming each pyflakes message kind that the fixed text reports more often
     than the original. Counted per kind, so a fix's own renames (an unused ``DFlashWorker``
     import becoming an unused ``DFlashWorkerV2`` one) are the same message; the names are
-    those reported only after the fix, to name it and to find the fixes to blame."""
-    before, after = old.flakes(), new.flakes()
+    those reported only after the fix, to name it and to find the fixes to blame.
+
+    Unused imports count only among the import statements the fix wrote or removed: an
+    import it left as it was runs as before, used or not (the ``import os`` a removed
+    ``os.environ[...] = "0"`` leaves unused changes nothing at run time), while an import
+    it *adds* that nothing uses says the fix binds a name no code reads (a monkeypatch
+    turned into a dead local)."""
+    before, after = dict(old.flakes()), dict(new.flakes())
+    old_imports, new_imports = import_statements(old), import_statements(new)
+    before["UnusedImport"] = Counter({name: n for name, n in before.get("UnusedImport", Counter()).items()
+                                      if name in old_imports - new_imports})
+    after["UnusedImport"] = Counter({name: n for name, n in after.get("UnusedImport", Counter()).items()
+                                     if name in new_imports - old_imports})
     parts: list[str] = []
     blamed: set[str] = set()
     for kind in sorted(after):
@@ -342,6 +353,21 @@ def added_flakes(old: Parsed, new: Parsed) -> list[Problem]:
         return []
     return [Problem("it would add " + "; ".join(parts) + ", which the original does not have: the fix could change "
                     "what the code does", frozenset(blamed))]
+
+
+def import_statements(facts: Parsed) -> frozenset[str]:
+    """Each imported name as pyflakes names it in an unused-import message (``os``,
+    ``a.b.C``, ``a.b.C as D``, ``.mod.C``)."""
+    names: set[str] = set()
+    for node in facts.imports:
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                full = alias.name
+            else:
+                full = "." * node.level + (f"{node.module}." if node.module else "") + alias.name
+            names.add(f"{full} as {alias.asname}" if alias.asname and alias.asname != full.rpartition(".")[2] or (
+                alias.asname and isinstance(node, ast.Import) and alias.asname != alias.name) else full)
+    return frozenset(names)
 
 
 # ---- scopes -------------------------------------------------------------------------
