@@ -38,11 +38,13 @@ def test_recipes_for_a_v1_era_release_get_no_v2_fix(tmp_path: Path) -> None:
                           text=True, cwd=tmp_path, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert (tmp_path / "recipes" / "v0.5.6" / "qwen.yaml").read_text() == RECIPE
-    assert (tmp_path / "recipes" / "v0.5.6" / "launch.py").read_text() == LAUNCH
+    launch = (tmp_path / "recipes" / "v0.5.6" / "launch.py").read_text()
+    assert "".join(line for line in launch.splitlines(keepends=True) if not line.startswith("# TODO")) == LAUNCH
+    assert "# TODO(dflash-migrate): DFM101 " in launch  # a TODO, not a fix
     assert "SGLANG_ENABLE_SPEC_V2" in (tmp_path / "docker" / "Dockerfile").read_text()
     assert "SGLANG_ENABLE_SPEC_V2" not in (tmp_path / "recipes" / "v0.5.17" / "qwen.yaml").read_text()
     assert "DFlashWorkerV2" in (tmp_path / "recipes" / "v0.5.17" / "launch.py").read_text()
-    assert "this file is for sglang 0.5.6 (its folder `v0.5.6`), before the V2 worker: reported, not fixed" in proc.stdout
+    assert "this file is for sglang 0.5.6 (its folder `v0.5.6`), before the V2 worker: not fixed for a V2 release" in proc.stdout
     summary = proc.stderr[proc.stderr.index("judged by their own sglang release"):]
     assert "./recipes/v0.5.17/qwen.yaml: sglang 0.5.17 (its folder `v0.5.17`)" in summary
     assert "./docker/Dockerfile: sglang 0.5.6 (the image or build argument in the file names sglang 0.5.6)" in summary

@@ -11,8 +11,10 @@ or file name that is a release: ``v0.5.6``, ``0.5.6``, ``sglang-0.5.12``,
 Dockerfile ``ARG SGLANG_VERSION=``): one release named there, or none where it names several.
 
 ``migrator.run.pipeline`` then narrows the file's target to that release when it is a V2
-release the catalog knows, and reports a file for a release before the V2 worker without a
-fix; the summary lists each narrowed file and what narrowed it.
+release the catalog knows; a file for a release before the V2 worker gets no V2-era fix:
+its findings stay (a Python file's as TODOs; a text file's TODO-only fixes are written, its
+other findings reported), each saying why. The summary lists each such file and what
+said so.
 """
 
 from __future__ import annotations
