@@ -73,6 +73,11 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
     from migrator.edit import apply, chosen_edits, comments_written
     from migrator.python.fallbacks import anchor_lines
 
+    if b"coding" in data:
+        from migrator.base.fileio import declared_encoding
+
+        if declared_encoding(data) != "utf-8":
+            return  # python_file._apply's round-trip rule, kept simple here: findings only
     try:
         source = decode_python(data)
         anchors = anchor_lines(ast.parse(source), {f.span.start.line for f in result.findings})
