@@ -219,7 +219,7 @@ class FileResult:
     """What happened to one file (mutable: the engine fills it in as it goes)."""
 
     __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
-                 "unused_suppressions", "written", "module", "original", "refused", "own_report")
+                 "unused_suppressions", "written", "module", "original", "refused", "own_report", "narrowed")
 
     def __init__(
         self,
@@ -249,6 +249,9 @@ class FileResult:
         self.module = None
         #: The bytes the new bytes were made from, until they are written.
         self.original: bytes | None = None
+        #: The file's own release and what says so, where it narrowed the run's target
+        #: (``migrator.run.own_release``).
+        self.narrowed: str | None = None
 
     @property
     def changed(self) -> bool:

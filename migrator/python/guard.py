@@ -16,6 +16,9 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
   by an import (a fork's own ``class DFlashWorkerV2(DFlashWorker)`` would capture every
   renamed ``DFlashWorker()`` call);
 * names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
+* it must not add a pyflakes message of a kind the checks above do not cover (an unused
+  local, a redefinition, an unused import that was used, an import shadowed by a loop
+  variable, ...: :func:`added_flakes`), nor an ``import X as X`` the original did not have;
 * every ``sglang.*`` import it adds or changes (and ``getattr(module, "Name")`` on an
   imported sglang module) must exist in the target release: from a
   verify index of a wheel already in the cache (``migrator.releases.wheels``), else from the
@@ -113,6 +116,8 @@ def problems(before: str, after: str, target: str | tuple[str, ...], module_name
         lost = (new_names - new_set) - (old_names - old_set)
         if lost:
             found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
+    if not renames_only(before, after):
+        found.extend(added_flakes(old, new))
     old_imports = set(imported_names(old, module_name, is_package)) | set(reflected_names(old, module_name, is_package))
     new_imports = {**imported_names(new, module_name, is_package), **reflected_names(new, module_name, is_package)}
     releases = (target,) if isinstance(target, str) else target
@@ -143,7 +148,7 @@ class Parsed:
     ``Parsed`` is kept (``parsed``)."""
 
     __slots__ = ("tree", "table", "loads", "stores", "defined", "declared_global", "imports", "reflecting_calls",
-                 "module_bindings", "global_bindings")
+                 "module_bindings", "global_bindings", "_flakes")
 
     def __init__(self, text: str, label: str) -> None:
         self.tree = ast.parse(text)
@@ -159,7 +164,15 @@ class Parsed:
         #: names the module scope binds itself (``del`` does not bind), and through ``global``
         self.module_bindings: set[str] = set()
         self.global_bindings: set[str] = set()
+        self._flakes: dict[str, Counter] | None = None
         self._walk()
+
+    def flakes(self) -> dict[str, Counter]:
+        """pyflakes' messages of this text: kind -> how often each name (its first
+        argument) is reported. Computed once, only when the guard compares texts."""
+        if self._flakes is None:
+            self._flakes = flake_messages(self.tree)
+        return self._flakes
 
     def _walk(self) -> None:
         # One pass, carrying for each node whether it runs in the module scope and which
@@ -227,6 +240,134 @@ class Parsed:
 @lru_cache(maxsize=2)
 def parsed(text: str) -> Parsed:
     return Parsed(text, "<source>")
+
+
+# ---- pyflakes parity ----------------------------------------------------------------
+
+#: Kinds the guard checks with its own, stricter scope analysis above (free names on every
+#: path, exports, star imports): counted twice, they would only repeat a reason.
+OWN_KINDS = frozenset({"UndefinedName", "UndefinedExport", "UndefinedLocal", "ImportStarUsed", "ImportStarUsage",
+                       "ImportStarNotPermitted"})
+
+
+def flake_messages(tree: ast.Module) -> dict[str, Counter]:
+    """pyflakes' messages on ``tree`` (kind -> Counter of first arguments), without the
+    kinds in :data:`OWN_KINDS`, plus ``RedundantAlias`` for each ``import X as X``.
+
+    pyflakes (pure Python, no dependencies, maintained by PyCQA) is a dependency of the
+    fix path only: imported here, which lint never calls. Reusing it rather than growing
+    the guard's own scope analysis gives every message kind pyflakes knows, each with
+    pyflakes' long-tested scope rules (loops, comprehensions, ``__all__``, conditionals)."""
+    from pyflakes.checker import Checker
+
+    found: dict[str, Counter] = {}
+    for message in Checker(tree, withDoctest=False).messages:
+        kind = type(message).__name__
+        if kind not in OWN_KINDS:
+            name = str(message.message_args[0]) if message.message_args else ""
+            found.setdefault(kind, Counter())[name] += 1
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.asname is not None and alias.asname == alias.name.rpartition(".")[2] and (
+                        isinstance(node, ast.ImportFrom) or alias.asname == alias.name):
+                    found.setdefault("RedundantAlias", Counter())[alias.asname] += 1
+    return found
+
+
+_FLAKE_WORDS = {
+    "UnusedImport": "an unused import", "UnusedVariable": "a local variable nothing reads",
+    "RedefinedWhileUnused": "a redefinition of a name nothing used", "ImportShadowedByLoopVar":
+    "an import shadowed by a loop variable", "RedundantAlias": "an `import X as X` alias",
+    "UnusedIndirectAssignment": "a `global`/`nonlocal` binding nothing reads", "UnusedAnnotation":
+    "an annotation of a local nothing reads", "DuplicateArgument": "a duplicate argument",
+}
+
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\S")
+
+
+def renames_only(before: str, after: str) -> bool:
+    """Is ``after`` ``before`` with some identifiers renamed, one to one, to names
+    ``before`` never spells, everywhere (``DFlashWorker`` -> ``DFlashWorkerV2`` on the import
+    and every use), every changed line keeping its other tokens, comment lines aside?
+    pyflakes reports such a text as it reports the original, modulo the renames, so the
+    guard skips its two passes there (they cost about as much as parsing the file twice;
+    most fixes of sglang 0.5.13's tree in the default mode only add TODO lines)."""
+    from difflib import SequenceMatcher
+
+    # lines holding only a comment (the TODOs a fix writes) are nothing to pyflakes
+    old_lines = [line for line in before.splitlines() if not line.lstrip().startswith("#")]
+    new_lines = [line for line in after.splitlines() if not line.lstrip().startswith("#")]
+    renamed: dict[str, str] = {}
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, old_lines, new_lines).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag != "replace" or i2 - i1 != j2 - j1:
+            return False
+        for old_line, new_line in zip(old_lines[i1:i2], new_lines[j1:j2]):
+            old_tokens, new_tokens = _TOKEN.findall(old_line), _TOKEN.findall(new_line)
+            if len(old_tokens) != len(new_tokens):
+                return False
+            for old_token, new_token in zip(old_tokens, new_tokens):
+                if old_token == new_token:
+                    continue
+                if not (_IDENTIFIER.fullmatch(old_token) and _IDENTIFIER.fullmatch(new_token)):
+                    return False
+                if renamed.setdefault(old_token, new_token) != new_token:
+                    return False
+    if len(set(renamed.values())) != len(renamed):
+        return False
+    kept = "\n".join(new_lines)  # an old name left anywhere (a second binding of it) can leave a new message
+    return not any(re.search(r"\b" + re.escape(name) + r"\b", text)
+                   for names, text in ((renamed.values(), before), (renamed, kept)) for name in names)
+
+
+def added_flakes(old: Parsed, new: Parsed) -> list[Problem]:
+    """A problem naming each pyflakes message kind that the fixed text reports more often
+    than the original. Counted per kind, so a fix's own renames (an unused ``DFlashWorker``
+    import becoming an unused ``DFlashWorkerV2`` one) are the same message; the names are
+    those reported only after the fix, to name it and to find the fixes to blame.
+
+    Unused imports count only among the import statements the fix wrote or removed: an
+    import it left as it was runs as before, used or not (the ``import os`` a removed
+    ``os.environ[...] = "0"`` leaves unused changes nothing at run time), while an import
+    it *adds* that nothing uses says the fix binds a name no code reads (a monkeypatch
+    turned into a dead local)."""
+    before, after = dict(old.flakes()), dict(new.flakes())
+    old_imports, new_imports = import_statements(old), import_statements(new)
+    before["UnusedImport"] = Counter({name: n for name, n in before.get("UnusedImport", Counter()).items()
+                                      if name in old_imports - new_imports})
+    after["UnusedImport"] = Counter({name: n for name, n in after.get("UnusedImport", Counter()).items()
+                                     if name in new_imports - old_imports})
+    parts: list[str] = []
+    blamed: set[str] = set()
+    for kind in sorted(after):
+        if sum(after[kind].values()) <= sum(before.get(kind, Counter()).values()):
+            continue
+        names = set((after[kind] - before.get(kind, Counter())).keys()) or set(after[kind])
+        blamed |= names
+        what = _FLAKE_WORDS.get(kind, f"pyflakes' `{kind}`")
+        parts.append(f"{what} ({', '.join(f'`{name}`' for name in sorted(names))})")
+    if not parts:
+        return []
+    return [Problem("it would add " + "; ".join(parts) + ", which the original does not have: the fix could change "
+                    "what the code does", frozenset(blamed))]
+
+
+def import_statements(facts: Parsed) -> frozenset[str]:
+    """Each imported name as pyflakes names it in an unused-import message (``os``,
+    ``a.b.C``, ``a.b.C as D``, ``.mod.C``)."""
+    names: set[str] = set()
+    for node in facts.imports:
+        for alias in node.names:
+            if isinstance(node, ast.Import):
+                full = alias.name
+            else:
+                full = "." * node.level + (f"{node.module}." if node.module else "") + alias.name
+            names.add(f"{full} as {alias.asname}" if alias.asname and alias.asname != full.rpartition(".")[2] or (
+                alias.asname and isinstance(node, ast.Import) and alias.asname != alias.name) else full)
+    return frozenset(names)
 
 
 # ---- scopes -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ probe and what it now means.
 from __future__ import annotations
 
 import ast
+import re
 
 from migrator.python.names import IMPORT_ERRORS, catches
 
@@ -137,4 +138,55 @@ def probe_at(literals: dict[tuple[int, int, int, int], str], line: int, column: 
     for (first, col, last, end_col), probe in literals.items():
         if (first, col) <= (line, column) <= (last, end_col):
             return probe
+    return None
+
+
+#: a string that names the API generation a probe reports (``"V1 worker present"``) ...
+_GENERATION = re.compile(r"(?<![A-Za-z0-9])[Vv][12](?![0-9])|legacy|LEGACY|Legacy")
+#: ... and a flag that holds it (``IS_V1``, ``use_v2``, ``LEGACY_WORKER``)
+_GENERATION_FLAG = re.compile(r"(?i)(?:^|_)(?:v1|v2|legacy)(?:_|$)")
+
+
+def reporting_tries(tree: ast.Module, lines: tuple[int, ...]) -> dict[tuple[int, int], str]:
+    """The ``try: import <sglang ...> / except ImportError:`` statements holding ``lines``
+    (sorted) whose outcome the code uses as a fact about the API generation -> how, keyed
+    by the line range of the ``try`` body. Such a ``try`` asks whether the V1 name exists:
+    on every V2 release the import fails and the handler runs; rewritten to the V2 name it
+    succeeds there, and what the code reports or selects is inverted. It is a fact when the
+    body or a handler names a generation: a string naming V1, V2 or legacy (a log line, a
+    returned or assigned answer), or a flag so named (``IS_V1 = True``). A ``try`` whose
+    outcome means "DFLASH is available" (``HAS_DFLASH = True``) is a fallback the migration
+    is meant to fix (``migrator.python.fallbacks``), not such a probe."""
+    from migrator.python.fallbacks import statements
+
+    found: dict[tuple[int, int], str] = {}
+    for node in statements(tree, lines):
+        if not isinstance(node, ast.Try) or not any(catches(h, IMPORT_ERRORS) for h in node.handlers):
+            continue
+        imports = [s for s in node.body if isinstance(s, (ast.Import, ast.ImportFrom)) and _from_sglang(s)]
+        if not imports:
+            continue
+        how = _names_generation([s for s in node.body if s not in imports]) or next(
+            (how for handler in node.handlers if (how := _names_generation(handler.body))), None)
+        if how:
+            found[(node.body[0].lineno, node.body[-1].end_lineno or node.body[-1].lineno)] = how
+    return found
+
+
+def _from_sglang(statement: ast.Import | ast.ImportFrom) -> bool:
+    if isinstance(statement, ast.Import):
+        return any(alias.name.split(".")[0] == "sglang" for alias in statement.names)
+    return not statement.level and (statement.module or "").split(".")[0] == "sglang"
+
+
+def _names_generation(body: list[ast.stmt]) -> str | None:
+    for statement in body:
+        for node in ast.walk(statement):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+                    if _GENERATION_FLAG.search(name):
+                        return f"sets `{name}` from its outcome"
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _GENERATION.search(node.value):
+                return f"reports its outcome as {node.value!r}"
     return None

@@ -23,6 +23,7 @@ import ast
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, Replace
 from migrator.python.fallbacks import anchor_lines, branch_at, branches
+from migrator.python.patch_sites import site_at
 from migrator.python.names import IMPORT_ERROR_NAMES
 
 
@@ -74,6 +75,8 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         return findings
     found = branches(tree, releases, fixable_lines) if any(word in source for word in _BRANCH_WORDS) else []
     probes = None
+    reporting: dict[tuple[int, int], str] | None = None
+    sites = _patch_sites(tree, fixable_lines, lines, source)
     decided: list[tuple[Finding, catalog.Entry | None, str | None]] = []  # (finding, entry, TODO detail)
     by_code = catalog.by_code()
     for finding in findings:
@@ -97,6 +100,17 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             decided.append((finding, entry, _probe_detail(entry, probe, releases)))
             continue
         branch = branch_at(found, finding.span.start.line)
+        site = site_at(sites, *finding.span.start, *finding.span.end) if sites else None
+        decision = None
+        if site is not None:
+            if lines is None:
+                from migrator.base.lines import split_lines
+
+                lines = split_lines(source)
+            decision = _at_patch_site(finding, entry, site, releases if branch is None else branch.releases, lines)
+        if decision is not None:
+            decided.append(decision)
+            continue
         if branch is not None and branch.unknown:
             decided.append((finding, entry, f"{entry.message}; inside a test of sglang's version the tool cannot "
                             "evaluate: migrate this branch by hand for the releases that reach it"))
@@ -109,6 +123,15 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         if branch is not None and entry.kind in ("module", "class", "function") and (
                 any(r in entry.exists for r in releases) if branch.is_body else all(r in entry.exists for r in scope)):
             continue  # an existing fallback: this spelling serves the releases that reach it
+        if branch is not None and branch.is_body:
+            if reporting is None:
+                from migrator.python.probes import reporting_tries
+
+                reporting = reporting_tries(tree, fixable_lines)
+            how = next((how for (first, last), how in reporting.items() if first <= finding.span.start.line <= last), None)
+            if how is not None:
+                decided.append((finding, entry, _reporting_detail(entry, how, scope)))
+                continue
         wanted = entry.replacement_for(newest)
         if all(entry.replacement_for(release) == wanted for release in scope) or _local_rename(fix, entry, scope):
             decided.append((finding, None, None))
@@ -127,6 +150,77 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         kept.append(finding._replace(message=detail, fix=Fix("manual", (
             InsertComment(anchors[finding.span.start.line], comment),))))
     return kept
+
+
+def _patch_sites(tree: ast.Module, fixable_lines: tuple[int, ...],
+                 lines: list[str] | None, source: str) -> dict:
+    """The patch sites (``migrator.python.patch_sites``) of the lines holding a fix, the
+    tree walked only where such a line holds a word a patch site needs."""
+    from migrator.python.patch_sites import LINE_WORDS, patch_sites
+
+    if lines is None:
+        from migrator.base.lines import split_lines
+
+        lines = split_lines(source)
+    wanted: set[int] = set()
+    for line in fixable_lines:
+        text = lines[line - 1] if 0 < line <= len(lines) else ""
+        if any(word in text for word in LINE_WORDS):
+            wanted.add(line)
+            if text.lstrip().startswith("@"):  # a decorator: the statement starts at its ``def`` or ``class``
+                wanted.update(range(line + 1, min(line + 50, len(lines)) + 1))
+    return patch_sites(tree, tuple(sorted(wanted))) if wanted else {}
+
+
+def _at_patch_site(finding: Finding, entry: catalog.Entry, site: str, scope: tuple[str, ...],
+                   lines: list[str]) -> tuple[Finding, catalog.Entry | None, str | None] | None:
+    """The decision for a fix at a patch site (``migrator.python.patch_sites``), None where
+    the fix may stand. The patch replaces what code that looks the name up *there* gets:
+
+    * the old spelling resolves on every release of ``scope`` (``validate_dflash_request``
+      is still imported by name into ``managers.scheduler``): the patch still works as
+      written, and a rewrite would patch another namespace than the one the runtime reads;
+      left as it is, the finding kept without a fix;
+    * it resolves on some of them only: a TODO naming what serves each release;
+    * it resolves on none: the original patch fails everywhere; the fix, which renames
+      what is patched together with what the migrated code looks up, may stand, unless it
+      turns a dotted target into a plain name (a local binding nothing reads): a TODO.
+    """
+    from migrator.catalog.target import label
+
+    resolving = tuple(release for release in scope if release in entry.exists)
+    if scope and resolving == scope:
+        return (finding._replace(fix=None, message=f"{finding.message}; here `{entry.old}` is a patch site ({site}) "
+                                 f"and still resolves on sglang {label(scope)}: left as it is"), None, None)
+    if not resolving and not _to_plain_name(finding, lines):
+        return None
+    return (finding, entry, f"{entry.message}; this is a patch site ({site}): a rewrite would bind or patch another "
+            "object than the one the runtime looks up; patch the name where the code that calls it looks it up "
+            f"on each release ({served_text(spellings(entry, scope))}; a module that imported it by name keeps "
+            "its own reference)")
+
+
+def _to_plain_name(finding: Finding, lines: list[str]) -> bool:
+    """Does the fix replace a dotted reference (``sched.validate_dflash_request``) at the
+    finding with a plain name (a local binding where the original set a module attribute)?"""
+    span = finding.span
+    if span.start.line != span.end.line or not 0 < span.start.line <= len(lines):
+        return False
+    written = lines[span.start.line - 1][span.start.column:span.end.column]
+    return "." in written and any(
+        isinstance(edit, Replace) and edit.span.start == span.start and "." not in edit.text
+        for edit in finding.fix.edits) if finding.fix else False
+
+
+def _reporting_detail(entry: catalog.Entry, how: str, releases: tuple[str, ...]) -> str:
+    """Why a guarded import whose outcome is used as a fact is not rewritten."""
+    from migrator.catalog.target import label
+
+    new = entry.replacement_for(releases[-1])
+    instead = f" to `{new}`" if new else ""
+    return (f"`{entry.old}` is tried by a `try` that {how}: the import fails on sglang {label(releases)}, so the "
+            f"code takes its `except` branch there; rewriting it{instead} would make it succeed and invert that "
+            "answer: decide by hand what the code should do on V2")
 
 
 def _local_rename(fix: Fix, entry: catalog.Entry, scope: tuple[str, ...]) -> bool:

@@ -42,7 +42,9 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     files not parsed yet (to a fixed point), and analyse again, with the index, the files
     that import from those modules or that other modules import from. ``scan``: the run's
     ``git grep`` of the named files' repository, if it started one (read again here)."""
-    summaries = {r.path: r.module for r in outcome.results if r.module is not None}
+    # workers answer in the order they finish: everything below reads the results by path,
+    # so the index, the rounds and the chunks are the same in every run and for every --jobs
+    summaries = {r.path: r.module for r in sorted(outcome.results, key=lambda r: r.path) if r.module is not None}
     index_only: set[str] = set()
     cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
     scope = index_scope(paths, options)
@@ -104,7 +106,7 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
         batches.analyze_files(workers, hits, options, Pass(index, index_only=True), kind, jobs, summaries, None)
         index = _completed(summaries, cache)
         carriers = index.carriers()
-    again = [p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned]
+    again = sorted(p for p, summary in summaries.items() if index.touches(summary, carriers) and p in scanned)
     replaced: dict[str, FileResult] = {}
     batches.analyze_files(workers, again, options, Pass(index), kind, jobs, {}, replaced)
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
@@ -234,7 +236,7 @@ def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None =
     from migrator.python.forkindex import ForkIndex
 
     while True:
-        index = ForkIndex(list(summaries.values()), might_match)
+        index = ForkIndex([summaries[path] for path in sorted(summaries)], might_match)
         carriers = index.carriers()
         redo = [path for path, summary in summaries.items() if not summary.complete and index.touches(summary, carriers)]
         if not redo:
@@ -260,7 +262,8 @@ def _read_wanted(summaries: dict, known: Sequence[str], cache: SummaryCache | No
     asked: set[tuple[str, str]] = set()
     while True:
         todo: list[str] = []
-        for summary in list(summaries.values()):
+        for path in sorted(summaries):
+            summary = summaries[path]
             for wanted in summary.wanted:
                 if (wanted, summary.root) in asked:
                     continue

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from migrator import catalog
 from migrator.base.fileio import SourceError, read_bytes
-from migrator.base.model import FileError, FileResult
+from migrator.base.model import FileError, FileResult, RewriteError
 from migrator.base.options import Options
+from migrator.edit import applied
 from migrator.relevance.prefilter import _groups, might_match, might_match_python
 from migrator.run.files import is_python
 from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, process_python, text_context, too_large
@@ -36,6 +37,64 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
 
 
 def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass) -> FileResult:
+    from migrator.run.own_release import is_known_v2, is_v1_era, own_release
+
+    own = own_release(path, data)
+    if own is None:
+        return _process_for_target(path, data, options, module_name, this_pass)
+    release, why = own
+    if is_v1_era(release):  # findings for the run's V2 target; a V2-era fix would change it on its release
+        result = _process_for_target(path, data, options, module_name, this_pass)
+        if result.fixes_applied or any(applied(f.fix, True) for f in result.findings):
+            # only TODOs may be written here: with a fix among them, the file is reported, not written
+            result = _process_for_target(path, data, options._replace(mode="lint"), module_name, this_pass)
+            note = f"this file is for sglang {release} ({why}), before the V2 worker: not fixed for a V2 release"
+            result.findings = [f if f.fix is None or f.fix.applicability == "manual" else f._replace(
+                fix=None, message=f"{f.message}; {note}") for f in result.findings]
+            if options.fixes and is_python(path) and result.error is None:
+                _write_todos(result, data, note)
+    elif is_known_v2(release) and (options.target_releases or (options.target_version,)) != (release,):
+        result = _process_for_target(path, data, options._replace(target_version=release, target_releases=(release,)),
+                                     module_name, this_pass)
+    else:
+        return _process_for_target(path, data, options, module_name, this_pass)
+    result.narrowed = f"sglang {release} ({why})"
+    return result
+
+
+def _write_todos(result: FileResult, data: bytes, note: str) -> None:
+    """A Python file for a release before the V2 worker: each finding the run would have
+    fixed becomes a TODO above its statement (text files keep their findings only: each
+    format writes its comments its own way)."""
+    import ast
+
+    from migrator.base.fileio import decode_python
+    from migrator.base.model import Fix, InsertComment
+    from migrator.edit import apply, chosen_edits, comments_written
+    from migrator.python.fallbacks import anchor_lines
+
+    if b"coding" in data:
+        from migrator.base.fileio import declared_encoding
+
+        if declared_encoding(data) != "utf-8":
+            return  # python_file._apply's round-trip rule, kept simple here: findings only
+    try:
+        source = decode_python(data)
+        anchors = anchor_lines(ast.parse(source), {f.span.start.line for f in result.findings})
+        findings = [f._replace(fix=Fix("manual", (InsertComment(anchors[f.span.start.line], catalog.todo_comment(
+            catalog.get(f.code), f.message)),))) if f.fix is None and f.message.endswith(note) else f
+            for f in result.findings]
+        edits = chosen_edits(findings, False)
+        new = apply(data, edits, source)
+    except (SourceError, SyntaxError, ValueError, RecursionError, KeyError, RewriteError):
+        return  # the findings stay, without TODOs
+    result.findings = findings
+    if new != data:
+        result.new_bytes, result.todos_added = new, comments_written(source, edits)
+
+
+def _process_for_target(path: str, data: bytes, options: Options, module_name: str | None,
+                        this_pass: Pass) -> FileResult:
     if is_python(path):
         return process_python(path, data, options, module_name, this_pass)
     from migrator.text import handler_for

@@ -1,0 +1,72 @@
+"""Issue 45: each file's own release. Recipes kept per release in version-named folders, an
+image tag in a Dockerfile: a file for a release before the V2 worker gets findings and no
+V2-era fix (removing ``SGLANG_ENABLE_SPEC_V2: "1"`` turns V2 off on 0.5.6, where it defaults
+to off); a file for a V2 release is migrated for that release; the summary names each file
+so narrowed and what narrowed it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from migrator.run.own_release import own_release
+
+REPO = Path(__file__).resolve().parents[1]
+RECIPE = 'model: Qwen/Qwen3-8B\nspeculative_algorithm: DFLASH\nenv:\n  SGLANG_ENABLE_SPEC_V2: "1"\n'
+LAUNCH = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n\nprint(DFlashWorker)\n"
+
+
+def _tree(root: Path) -> None:
+    for folder in ("v0.5.6", "v0.5.17"):
+        (root / "recipes" / folder).mkdir(parents=True)
+        (root / "recipes" / folder / "qwen.yaml").write_text(RECIPE)
+        (root / "recipes" / folder / "launch.py").write_text(LAUNCH)
+    (root / "docker").mkdir()
+    (root / "docker" / "Dockerfile").write_text("FROM lmsysorg/sglang:v0.5.6-cu126\nENV SGLANG_ENABLE_SPEC_V2=1\n")
+    (root / "requirements.txt").write_text("sglang>=0.5.14,<=0.5.23\n")
+
+
+def test_recipes_for_a_v1_era_release_get_no_v2_fix(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    proc = subprocess.run([sys.executable, "-m", "migrator", "fix", ".", "--allow-dirty"], capture_output=True,
+                          text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert (tmp_path / "recipes" / "v0.5.6" / "qwen.yaml").read_text() == RECIPE
+    launch = (tmp_path / "recipes" / "v0.5.6" / "launch.py").read_text()
+    assert "".join(line for line in launch.splitlines(keepends=True) if not line.startswith("# TODO")) == LAUNCH
+    assert "# TODO(dflash-migrate): DFM101 " in launch  # a TODO, not a fix
+    assert "SGLANG_ENABLE_SPEC_V2" in (tmp_path / "docker" / "Dockerfile").read_text()
+    assert "SGLANG_ENABLE_SPEC_V2" not in (tmp_path / "recipes" / "v0.5.17" / "qwen.yaml").read_text()
+    assert "DFlashWorkerV2" in (tmp_path / "recipes" / "v0.5.17" / "launch.py").read_text()
+    assert "this file is for sglang 0.5.6 (its folder `v0.5.6`), before the V2 worker: not fixed for a V2 release" in proc.stdout
+    summary = proc.stderr[proc.stderr.index("judged by their own sglang release"):]
+    assert "./recipes/v0.5.17/qwen.yaml: sglang 0.5.17 (its folder `v0.5.17`)" in summary
+    assert "./docker/Dockerfile: sglang 0.5.6 (the image or build argument in the file names sglang 0.5.6)" in summary
+
+
+@pytest.mark.parametrize(("path", "data", "expected"), [
+    ("recipes/v0.5.6/a.yaml", b"", "0.5.6"),
+    ("deploy/sglang-0.5.12/run.sh", b"", "0.5.12"),
+    ("deploy/sglang_v0.5.20.yaml", b"", "0.5.20"),
+    ("k8s/values.yaml", b"image: lmsysorg/sglang:v0.5.17-cu126\n", "0.5.17"),
+    ("Dockerfile", b"ARG SGLANG_VERSION=0.5.9\nFROM lmsysorg/sglang:v${SGLANG_VERSION}\n", "0.5.9"),
+    ("v0.5.6/Dockerfile", b"FROM lmsysorg/sglang:v0.5.20\n", "0.5.20"),  # the file's own text first
+])
+def test_own_release_reads_folders_names_and_images(path: str, data: bytes, expected: str) -> None:
+    found = own_release(path, data)
+    assert found is not None and found[0] == expected
+
+
+@pytest.mark.parametrize(("path", "data"), [
+    ("models/model-0.5.6/a.yaml", b""),  # a version, not sglang's
+    ("compose.yaml", b"a: lmsysorg/sglang:v0.5.6\nb: lmsysorg/sglang:v0.5.20\n"),  # several: the run decides
+    ("src/pkg/mod.py", b"import sglang\n"),
+])
+def test_own_release_is_none_where_nothing_names_one(path: str, data: bytes) -> None:
+    assert own_release(path, data) is None
