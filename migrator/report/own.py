@@ -17,7 +17,7 @@ from migrator.report.common import JSON_SCHEMA_VERSION
 
 _CODE = re.compile(r"DFM\d{3}\Z")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}\Z")
-FINDING = {"path", "line", "column", "end_line", "end_column", "code", "message", "fix", "fingerprint"}
+FINDING = {"path", "line", "column", "end_line", "end_column", "code", "message", "severity", "fix", "fingerprint"}
 ERROR = {"path", "message", "line", "column"}
 UNUSED = {"path", "line", "codes"}
 REPORT = {"version", "findings", "errors", "unused_suppressions", "summary", "config", "target"}
