@@ -12,8 +12,10 @@ cannot share one interpreter).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -122,8 +124,19 @@ def probe(version: str, command: str, payload: dict | None = None, env: dict[str
 
 
 def project_wheel(dest: Path) -> Path:
-    """Build this working tree's wheel into ``dest`` (what ``pip install dflash-migrate`` installs)."""
+    """This working tree's wheel (what ``pip install dflash-migrate`` installs), copied into
+    ``dest``: built once per test run (a build with pip's isolated build environment costs
+    several seconds, and three modules need the same wheel)."""
     dest.mkdir(parents=True, exist_ok=True)
+    built = _built_wheel()
+    return Path(shutil.copy2(built, dest / built.name))
+
+
+@functools.cache
+def _built_wheel() -> Path:
+    import tempfile
+
+    dest = Path(tempfile.mkdtemp(prefix="dflash-migrate-wheel-"))
     proc = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--disable-pip-version-check",
                            "-w", str(dest), str(REPO)], capture_output=True, text=True)
     if proc.returncode != 0:

@@ -120,23 +120,18 @@ class SummaryCache:
         return True, summary
 
     def put(self, kind: str, path: str, module: str | None, data: bytes, summary: ModuleSummary | None) -> None:
-        """Store an entry; a cache that cannot be written is no error (the run goes on)."""
-        import tempfile
+        """Store an entry through the one write path (``base.fileio.create_or_replace``: a
+        temporary file renamed over the entry, so concurrent runs read a whole entry or
+        none); a cache that cannot be written is no error (the run goes on)."""
+        from migrator.base.fileio import SourceError, create_or_replace
 
         key = self._key(kind, path, module, data)
         target = self._file(key)
         text = json.dumps({"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            try:
-                with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                    stream.write(text)
-                os.replace(temporary, target)
-            except BaseException:
-                os.unlink(temporary)
-                raise
-        except OSError:
+            create_or_replace(target, text.encode("utf-8"))
+        except (OSError, SourceError):
             pass
 
 
