@@ -55,7 +55,9 @@ class Options(NamedTuple):
     * ``config``: the ``pyproject.toml`` the settings came from (None: none), for reports;
     * ``write_read_only``: also rewrite files without write permission bits;
     * ``own_outputs``: absolute paths of the files this run writes or keeps its state in
-      (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``).
+      (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``);
+    * ``line_length``: the scanned project's line length (ruff's ``line-length``, else 88),
+      which the TODO comments a fix writes are wrapped to (``migrator.edit.comments``).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -78,6 +80,7 @@ class Options(NamedTuple):
     config: str | None = None
     write_read_only: bool = False
     own_outputs: frozenset[str] = frozenset()
+    line_length: int = 88
 
     @property
     def writes(self) -> bool:

@@ -163,7 +163,15 @@ def build_options(
         parse_all=parse_all,
         force_exclude=force_exclude,
         config=str(config.source) if config.source is not None else None,
+        line_length=_line_length(paths),
     )
+
+
+def _line_length(paths: Sequence[Path]) -> int:
+    """The scanned project's line length (``migrator.run.config.line_length``), from the first path."""
+    from migrator.run.config import line_length
+
+    return line_length(paths[0] if paths and str(paths[0]) != "-" else Path.cwd())
 
 
 def describe(chosen: Target) -> str:
