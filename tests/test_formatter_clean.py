@@ -49,6 +49,11 @@ SNAPSHOT = _snapshot_module()
 CORPORA = sorted(name for name in SNAPSHOT.corpora() if name not in SNAPSHOT.SLOW)
 
 
+#: Exit codes after which the output names every rejected file (black: 123 where it cannot
+#: parse a file; ruff: 2 where it cannot read one); any other is a crash.
+REPORTED = (0, 1, 2, 123)
+
+
 def _accepted(tool: str, root: Path, files: list[Path]) -> set[Path]:
     """The files ``tool`` accepts: one run over all of them, the rejected ones read from its
     output (a file it cannot read, or one it crashes on, counts as rejected)."""
@@ -57,9 +62,10 @@ def _accepted(tool: str, root: Path, files: list[Path]) -> set[Path]:
     command, rejected = TOOLS[tool]
     done = subprocess.run([*command, *(str(path.relative_to(root)) for path in files)], cwd=root,
                           capture_output=True, text=True, errors="replace", check=False)
-    if done.returncode not in (0, 1) and len(files) > 1:  # it crashed (ruff overflows its stack on the deepest
-        return {path for path in files if _accepted(tool, root, [path])}  # hostile file): one file a run
-    if done.returncode not in (0, 1):
+    if done.returncode not in REPORTED and len(files) > 1:  # it crashed (ruff overflows its stack on the
+        half = len(files) // 2  # deepest hostile file): the halves on their own, down to the file
+        return _accepted(tool, root, files[:half]) | _accepted(tool, root, files[half:])
+    if done.returncode not in REPORTED:
         return set()
     named = {(root / name.strip()).resolve() for name in rejected.findall(done.stdout + done.stderr)}
     return {path for path in files if path.resolve() not in named}
