@@ -8,6 +8,7 @@ processed and reported).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from migrator.cli.commands.common import (
     verbose_note,
 )
 from migrator.cli.commands.params import Command, Param
-from migrator.run.result import CLEAN, exit_code
+from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +47,8 @@ PARAMS = (
     Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with work left (2 still means a file could not be processed)."),
     Param("statistics", ("--statistics",), "flag", None,
           "Print the number of findings per rule code instead of one line per finding (as `lint --statistics`)."),
+    Param("report", ("--report",), "path", "FILE",
+          "Also write a record of the run to FILE: Markdown for .md, JSON otherwise (never scanned by this run)."),
     *SHARED,
 )
 
@@ -112,6 +115,25 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     print(line, file=sys.stderr)
 
 
+def write_report(path: Path, outcome: RunResult, options: Options, paths: list[Path]) -> bool:
+    """``--report FILE`` (:mod:`migrator.run.report`); False, with the error on stderr, where
+    it cannot be written."""
+    from migrator.base.fileio import SourceError
+    from migrator.base.repository import up_to_top
+    from migrator.report.escape import visible
+    from migrator.run import report
+
+    first = os.path.abspath(paths[0]) if paths and str(paths[0]) != "-" else os.getcwd()
+    top = up_to_top(first if os.path.isdir(first) else os.path.dirname(first))[-1]
+    try:
+        report.write(path, report.build(outcome.results, outcome.summary, options.mode, options.unsafe_fixes,
+                                        run_target(options), top))
+    except SourceError as error:
+        print(visible(f"dflash-migrate: --report {path}: {error.message}"), file=sys.stderr)
+        return False
+    return True
+
+
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
     """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`);
     ``originals``: the bytes each diff starts from where they were not read from disk."""
@@ -145,6 +167,7 @@ def run(
     quiet: bool = False,
     exit_zero: bool = False,
     statistics: bool = False,
+    report: Path | None = None,
     show_files: bool = False,
     show_settings: bool = False,
     verbose: bool = False,
@@ -157,7 +180,8 @@ def run(
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
     options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
-    options = options._replace(write_read_only=write_read_only)
+    options = options._replace(write_read_only=write_read_only,
+                               own_outputs=frozenset((os.path.abspath(report),)) if report is not None else frozenset())
     if shown(paths, options, show_files, show_settings):
         return CLEAN
     stdin = reads_stdin(paths)
@@ -169,6 +193,8 @@ def run(
     report_run(outcome, options, quiet, stdin=stdin, statistics=statistics)
     if verbose and not stdin:
         verbose_note(options, outcome.summary.files_scanned, started)
+    if report is not None and not write_report(report, outcome, options, paths):
+        return FAILED
     return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
                      exit_zero=exit_zero)
 
