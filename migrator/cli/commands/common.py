@@ -163,7 +163,7 @@ def build_options(
         parse_all=parse_all,
         force_exclude=force_exclude,
         config=str(config.source) if config.source is not None else None,
-        line_length=_line_length(paths),
+        line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
     )
 
 
