@@ -88,3 +88,18 @@ def test_the_committed_markdown_report_of_the_bundled_example_is_current(tmp_pat
     assert (tmp_path / "report.md").read_text() == EXAMPLE_REPORT.read_text(), (
         "regenerate: python -m migrator <copy of examples/legacy_fork> --target-version 0.5.17 "
         "--report docs/examples/legacy_fork_report.md")
+
+
+def test_lint_writes_the_same_record_without_fixing(tmp_path: Path) -> None:
+    root = tmp_path / "legacy_fork"
+    shutil.copytree(ROOT / "examples" / "legacy_fork", root)
+    before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    done = subprocess.run([sys.executable, "-m", "migrator", "lint", ".", "--format", "json", "--target-version",
+                           SNAPSHOT.TARGET, "--report", str(tmp_path / "report.json")], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert report["mode"] == "lint" and report["summary"]["files_changed"] == 0
+    assert report["summary"]["findings"] == json.loads(done.stdout)["summary"]["findings"] > 0
+    assert sum(len(f["fixes_applied"]) for f in report["files"]) == 0
+    assert {path: path.read_bytes() for path in root.rglob("*") if path.is_file()} == before

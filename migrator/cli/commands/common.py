@@ -338,3 +338,22 @@ def report_skipped(skipped: Sequence[tuple[Path, str]]) -> None:
 
 def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:
     return list(paths or [Path(".")])
+
+
+def write_report(path: Path, outcome: RunResult, options: Options, paths: Sequence[Path]) -> bool:
+    """``--report FILE`` (:mod:`migrator.run.report`); False, with the error on stderr, where
+    it cannot be written."""
+    from migrator.base.fileio import SourceError
+    from migrator.base.repository import up_to_top
+    from migrator.report.escape import visible
+    from migrator.run import report
+
+    first = os.path.abspath(paths[0]) if paths and str(paths[0]) != "-" else os.getcwd()
+    top = up_to_top(first if os.path.isdir(first) else os.path.dirname(first))[-1]
+    try:
+        report.write(path, report.build(outcome.results, outcome.summary, options.mode, options.unsafe_fixes,
+                                        run_target(options), top))
+    except SourceError as error:
+        print(visible(f"dflash-migrate: --report {path}: {error.message}"), file=sys.stderr)
+        return False
+    return True

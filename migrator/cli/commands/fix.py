@@ -22,6 +22,7 @@ from migrator.cli.commands.common import (
     run_inputs,
     run_target,
     shown,
+    write_report,
     verbose_note,
 )
 from migrator.cli.commands.params import Command, Param
@@ -113,25 +114,6 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     if outcome.interrupted:
         line += "; INTERRUPTED: files not yet processed were left untouched"
     print(line, file=sys.stderr)
-
-
-def write_report(path: Path, outcome: RunResult, options: Options, paths: list[Path]) -> bool:
-    """``--report FILE`` (:mod:`migrator.run.report`); False, with the error on stderr, where
-    it cannot be written."""
-    from migrator.base.fileio import SourceError
-    from migrator.base.repository import up_to_top
-    from migrator.report.escape import visible
-    from migrator.run import report
-
-    first = os.path.abspath(paths[0]) if paths and str(paths[0]) != "-" else os.getcwd()
-    top = up_to_top(first if os.path.isdir(first) else os.path.dirname(first))[-1]
-    try:
-        report.write(path, report.build(outcome.results, outcome.summary, options.mode, options.unsafe_fixes,
-                                        run_target(options), top))
-    except SourceError as error:
-        print(visible(f"dflash-migrate: --report {path}: {error.message}"), file=sys.stderr)
-        return False
-    return True
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
