@@ -103,3 +103,21 @@ def test_lint_writes_the_same_record_without_fixing(tmp_path: Path) -> None:
     assert report["summary"]["findings"] == json.loads(done.stdout)["summary"]["findings"] > 0
     assert sum(len(f["fixes_applied"]) for f in report["files"]) == 0
     assert {path: path.read_bytes() for path in root.rglob("*") if path.is_file()} == before
+
+
+def test_the_release_matrix_follows_the_catalogs_release_facts(tmp_path: Path) -> None:
+    root = tmp_path / "legacy_fork"
+    shutil.copytree(ROOT / "examples" / "legacy_fork", root)
+    subprocess.run([sys.executable, "-m", "migrator", ".", "--target-version", "0.5.14..0.5.23", "--report",
+                    str(tmp_path / "report.json")], cwd=root, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                   capture_output=True, check=False)
+    report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    by_path = {entry["path"]: entry["releases"] for entry in report["files"]}
+    paged = by_path["legacy_fork/workers/paged_worker.py"]
+    assert list(paged) == [f"0.5.{minor}" for minor in range(14, 24)]
+    # `num_tokens_per_batch` exists up to 0.5.15 (DFM302), the rank arguments change in 0.5.16 (DFM111)
+    assert "DFM302" not in paged["0.5.15"] and "DFM302" in paged["0.5.16"]
+    assert "DFM111" not in paged["0.5.15"] and "DFM111" in paged["0.5.16"]
+    assert by_path["web/LaunchCommand.tsx"] == {release: [] for release in paged}  # names in text break nothing
+    assert report["releases_safe_now"] == []

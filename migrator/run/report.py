@@ -58,6 +58,21 @@ def _refused(finding: Finding) -> bool:
         isinstance(edit, InsertComment) and "not fixed automatically:" in edit.text for edit in fix.edits)
 
 
+def _breaking(findings: Sequence[Finding], release: str, unsafe_fixes: bool) -> list[str]:
+    """The codes of the findings left in a file that still break or change behaviour on
+    ``release`` (the catalog's release facts, ``Entry.fires_for``, as the rules use them);
+    names in prose and docs (the text codes) break nothing."""
+    from migrator import catalog
+    from migrator.run.result import left_for_humans
+
+    codes = set()
+    for finding in findings:
+        entry = catalog.get(finding.code) if left_for_humans(finding, unsafe_fixes) else None
+        if entry is not None and entry.kind != catalog.TEXT_KIND and entry.fires_for(release):
+            codes.add(finding.code)
+    return sorted(codes)
+
+
 def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixes: bool,
           target: tuple[tuple[str, ...], str] | None, top: str) -> dict:
     """The report of a run (its ``results`` and ``summary``, ``mode``, the ``target``
@@ -85,6 +100,10 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
                            if left_for_humans(f, unsafe_fixes)],
             "error": str(result.error.message) if result.error is not None else None,
         })
+    releases, source = target if target is not None else ((), "")
+    for entry, result in zip(files, [r for r in sorted(results, key=lambda r: r.path)
+                                     if r.findings or r.error or r.new_bytes is not None]):
+        entry["releases"] = {release: _breaking(result.findings, release, unsafe_fixes) for release in releases}
     owners: dict[str, dict[str, int]] = {}
     for entry in files:
         for owner in entry["owners"] or [UNOWNED]:
@@ -92,7 +111,6 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
             counts["files"] += 1
             counts["changed"] += entry["changed"]
             counts["todos_left"] += len(entry["todos_left"])
-    releases, source = target if target is not None else ((), "")
     return {
         "$schema": SCHEMA,
         "mode": mode,
@@ -101,6 +119,7 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
                                                            "todos_left", "fixes_refused", "files_with_errors",
                                                            "findings")},
         "files_left": sum(1 for entry in files if entry["todos_left"] or entry["error"]),
+        "releases_safe_now": [release for release in releases if not any(entry["releases"][release] for entry in files)],
         "owners": owners,
         "files": files,
     }
@@ -121,6 +140,8 @@ def markdown(report: dict) -> str:
         f"with work left: {report['files_left']}",
         f"- Fixes applied: {summary['fixes_applied']}; refused by the write guard: {summary['fixes_refused']}; "
         f"TODOs left: {summary['todos_left']}; files with errors: {summary['files_with_errors']}",
+        "- Releases safe now (no code left that breaks on them): "
+        + (", ".join(report["releases_safe_now"]) or "none"),
         "",
         "## By owner",
         "",
@@ -129,6 +150,12 @@ def markdown(report: dict) -> str:
     ]
     lines += [f"| {visible(owner)} | {c['files']} | {c['changed']} | {c['todos_left']} |"
               for owner, c in sorted(report["owners"].items())]
+    blocked = [entry for entry in report["files"] if any(entry["releases"].values())]
+    if releases and blocked:
+        lines += ["", "## Release x file", "", "| File | " + " | ".join(releases) + " |",
+                  "|---|" + "---|" * len(releases)]
+        lines += [f"| `{visible(entry['path'])}` | " + " | ".join(", ".join(entry["releases"][r]) or "ok" for r in releases)
+                  + " |" for entry in blocked]
     lines += ["", "## Files", ""]
     for entry in report["files"]:
         lines.append(f"### `{visible(entry['path'])}`" + (f" ({', '.join(map(visible, entry['owners']))})"
