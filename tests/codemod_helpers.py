@@ -35,7 +35,19 @@ def codes(findings: list[Finding]) -> list[str]:
 
 
 def todo_lines(source: str) -> list[str]:
-    return [line.strip() for line in source.splitlines() if "TODO(dflash-migrate)" in line]
+    """Each TODO comment of ``source``, stripped, a wrapped one joined into one line."""
+    from migrator.edit.comments import logical
+
+    lines = source.splitlines()
+    return [logical(lines, index)[0] for index, line in enumerate(lines) if "TODO(dflash-migrate)" in line]
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with each wrapped TODO comment on one line again (``migrator.edit.comments``):
+    for tests that read what a TODO says, not how it is wrapped."""
+    import re
+
+    return re.sub(r"\n[ \t]*#   ", " ", text)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:

@@ -56,18 +56,21 @@ def test_a_fallback_no_release_of_a_pinned_range_needs_is_left_and_reported() ->
 
 def test_a_moved_import_becomes_version_adaptive_newest_first() -> None:
     new, findings = migrate(f"from {UTILS} import {FN}\n\n\ndef run(x):\n    return {FN}(x)\n", releases=V2)
-    assert new.startswith(f"try:\n    from {KERNELS} import {FN}\nexcept ImportError:\n    from {UTILS} import {FN}\n")
+    # each spelling over 88 characters in the try: laid out as black lays it out
+    assert new.startswith(f"try:\n    from {KERNELS} import (\n        {FN},\n    )\nexcept ImportError:\n"
+                          f"    from {UTILS} import (\n        {FN},\n    )\n")
     (finding,) = findings
     moved = targets.label(V2[V2.index("0.5.23"):])  # 0.5.23 to the newest release
     assert f"{moved}: `from sglang.kernels" in finding.message and "0.5.14..0.5.22: `from sglang.srt" in finding.message
     # where one spelling serves the whole range, a plain rename (or nothing at all)
-    assert migrate(f"from {UTILS} import {FN}\n", releases=("0.5.23",))[0] == f"from {KERNELS} import {FN}\n"
+    assert migrate(f"from {UTILS} import {FN}\n", releases=("0.5.23",))[0] == f"from {KERNELS} import (\n    {FN},\n)\n"
     assert migrate(f"from {UTILS} import {FN}\n", releases=V2[:V2.index("0.5.23")]) == (f"from {UTILS} import {FN}\n", [])
 
 
 def test_a_renamed_and_moved_function_is_imported_adaptively_and_its_calls_follow() -> None:
     new, findings = migrate(f"from {UTILS} import {OLD_FN}\n\n\ndef run(x):\n    return {OLD_FN}(x)\n", releases=V2)
-    assert new == (f"try:\n    from {KERNELS} import {FN}\nexcept ImportError:\n    from {UTILS} import {FN}\n\n\n"
+    assert new == (f"try:\n    from {KERNELS} import (\n        {FN},\n    )\nexcept ImportError:\n"
+                   f"    from {UTILS} import (\n        {FN},\n    )\n\n\n"
                    f"def run(x):\n    return {FN}(x)\n")
     assert all(f.fix is not None and f.fix.applicability == "safe" for f in findings)
 

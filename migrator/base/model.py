@@ -55,9 +55,12 @@ class Replace(NamedTuple):
 
 @record
 class RemoveStatement(NamedTuple):
-    """Remove the simple statement exactly covering ``span`` (a line, for text files)."""
+    """Remove the simple statement exactly covering ``span`` (a line, for text files);
+    ``code``: the rule that removes it (the tombstone comment left in a Python file names
+    it; :func:`migrator.edit.chosen_edits` fills it from the finding)."""
 
     span: Span
+    code: str = ""
 
 
 @record

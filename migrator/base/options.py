@@ -59,6 +59,8 @@ class Options(NamedTuple):
       (``--output``, baselines): never scanned (``migrator.run.files.OWN_OUTPUT``);
     * ``cache_dir``: where the fork index's summaries are kept between runs (None: the user's
       cache folder), ``no_cache``: neither read nor written (``migrator.run.summary_cache``).
+    * ``line_length``: the scanned project's line length (ruff's ``line-length``, else 88),
+      which the TODO comments a fix writes are wrapped to (``migrator.edit.comments``).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -83,6 +85,7 @@ class Options(NamedTuple):
     own_outputs: frozenset[str] = frozenset()
     cache_dir: str | None = None
     no_cache: bool = False
+    line_length: int = 88
 
     @property
     def writes(self) -> bool:

@@ -125,6 +125,14 @@ class Replacement(NamedTuple):
     new: str | None
 
 
+def _from_import(module: str, name: str, before: str) -> str:
+    """``from module import name`` as the fix writes it in place of ``before``: over 88
+    characters where ``before`` kept within them, one name a line in parentheses, as black
+    keeps it (``migrator.edit.imports_laid_out``)."""
+    line = f"from {module} import {name}"
+    return line if len(line) <= 88 or len(before) > 88 else f"from {module} import (\n    {name},\n)"
+
+
 @record
 class Entry(NamedTuple):
     """One removed or changed V1 name: the single source of truth for rules, lint, shim and
@@ -621,7 +629,7 @@ ENTRIES: tuple[Entry, ...] = (
             "\n"
             "import sglang\n"
             "\n"
-            "# dflash-migrate: removed `os.environ[\"SGLANG_ENABLE_SPEC_V2\"] = \"0\"` (MIGRATION.md)\n"
+            "# dflash-migrate: removed `os.environ[\"SGLANG_ENABLE_SPEC_V2\"] = \"0\"` (DFM201)\n"
             "engine = sglang.Engine(model_path=\"m\", speculative_algorithm=\"DFLASH\", disable_overlap_schedule=True)"
         ),
         fires_from=FIRST_V2_RELEASE,
@@ -794,7 +802,8 @@ ENTRIES: tuple[Entry, ...] = (
         guidance="Renamed in 0.5.12; moved to `sglang.kernels.ops.speculative.dflash` in 0.5.23. "
         "The replacement follows `--target-version`.",
         before="from sglang.srt.speculative.dflash_utils import compute_dflash_accept_len_and_bonus",
-        after="from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus",
+        after=_from_import("sglang.kernels.ops.speculative.dflash", "compute_dflash_correct_drafts_and_bonus",
+                           "from sglang.srt.speculative.dflash_utils import compute_dflash_accept_len_and_bonus"),
     ),
     Entry(
         code="DFM304",
@@ -809,7 +818,8 @@ ENTRIES: tuple[Entry, ...] = (
         "`compute_dflash_sampling_correct_drafts_and_bonus`",
         guidance="Renamed in 0.5.12; unlike the greedy variant it stays in `dflash_utils`.",
         before="from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_accept_len_and_bonus",
-        after="from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_correct_drafts_and_bonus",
+        after=_from_import("sglang.srt.speculative.dflash_utils", "compute_dflash_sampling_correct_drafts_and_bonus",
+                           "from sglang.srt.speculative.dflash_utils import compute_dflash_sampling_accept_len_and_bonus"),
     ),
     Entry(
         code="DFM305",
@@ -823,7 +833,8 @@ ENTRIES: tuple[Entry, ...] = (
         message="`compute_dflash_correct_drafts_and_bonus` moved to `sglang.kernels.ops.speculative.dflash` in 0.5.23",
         guidance="Only fires for `--target-version 0.5.23` or newer.",
         before="from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus",
-        after="from sglang.kernels.ops.speculative.dflash import compute_dflash_correct_drafts_and_bonus",
+        after=_from_import("sglang.kernels.ops.speculative.dflash", "compute_dflash_correct_drafts_and_bonus",
+                           "from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus"),
     ),
     Entry(
         code="DFM306",
@@ -1033,7 +1044,7 @@ ENTRIES: tuple[Entry, ...] = (
             "so importing it from there fails. The fix imports it from the module that defines it (found in the "
             "0.5.13 -> 0.5.14 wheel diff, `migrator/verify/wheel_diff.py`).",
             before=f"from {module} import {name}",
-            after=f"from {replacements[-1].new.rpartition('.')[0]} import {replacements[-1].new.rpartition('.')[2]}",
+            after=_from_import(*replacements[-1].new.rpartition(".")[::2], f"from {module} import {name}"),
             # Every way to reach the name through the module spells the module (a fork's own
             # re-export is the fork index's); the name alone is also imported from its home.
             cues=(module.rpartition(".")[2],),
@@ -1451,6 +1462,14 @@ def installed_version(distribution: str) -> str | None:
 def todo_comment(entry: Entry, detail: str | None = None) -> str:
     text = detail or entry.message
     return f"# TODO(dflash-migrate): {entry.code} {text} ({DOC}#{entry.anchor})"
+
+
+def todo_detail(entry: Entry, comment: str) -> str | None:
+    """What :func:`todo_comment` said about ``entry`` in ``comment`` (None: not its TODO)."""
+    head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({DOC}#{entry.anchor})"
+    if comment.startswith(head) and comment.endswith(tail):
+        return comment[len(head):len(comment) - len(tail)]
+    return None
 
 
 TODO_MARKER = "TODO(dflash-migrate):"

@@ -18,10 +18,13 @@ libcst where they are structural (``migrator.edit.structural``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from migrator.base.lines import split_lines
-from migrator.base.model import Edit, Finding, Fix, InsertComment, RemoveStatement, Replace, RewriteError
+from migrator.base.model import (Edit, Finding, Fix, InsertComment, InsertStatementBefore, RemoveStatement, Replace,
+                                 RewriteError)
+from migrator.edit.comments import DEFAULT_LINE_LENGTH, logical, normalized, wrap
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
 
 
@@ -32,7 +35,8 @@ def chosen_edits(findings: Iterable[Finding], unsafe: bool) -> list[Edit]:
     for finding in findings:
         fix = finding.fix
         if fix is not None:
-            edits.extend(fix.fallback if fix.applicability == "unsafe" and not unsafe else fix.edits)
+            edits.extend(edit._replace(code=finding.code) if isinstance(edit, RemoveStatement) and not edit.code else edit
+                         for edit in (fix.fallback if fix.applicability == "unsafe" and not unsafe else fix.edits))
     return edits
 
 
@@ -45,15 +49,35 @@ def applied(fix: Fix | None, unsafe: bool) -> bool:
 def already_present(lines: Sequence[str], line: int, text: str) -> bool:
     """Is the comment ``text`` among the comment lines directly above ``line`` (1-based)?
     The block is every line just above that starts with the comment's own marker (``#``,
-    ``<!--``), so a TODO two comment lines up is found, and one below a blank line is not."""
-    wanted = text.strip()
+    ``<!--``), so a TODO two comment lines up is found, and one below a blank line is not;
+    a comment wrapped over several lines (``migrator.edit.comments``) is found at any width."""
+    wanted = normalized(text)
     marker = wanted.split(None, 1)[0] if wanted else ""
-    index = line - 2
-    while marker and 0 <= index < len(lines) and lines[index].lstrip().startswith(marker):
-        if lines[index].strip() == wanted:
+    top = line - 1
+    while marker and 0 < top <= len(lines) and lines[top - 1].lstrip().startswith(marker):
+        top -= 1
+    index = top
+    while index < line - 1:
+        found, last = logical(lines, index)
+        if found == wanted:
             return True
-        index -= 1
+        index = last + 1
     return False
+
+
+def wrapped(lines: Sequence[str], edits: Iterable[Edit], width: int) -> list[Edit]:
+    """``edits`` with each comment, and each comment line of a statement put above another,
+    wrapped to ``width`` at the indentation of the line it goes above (its text then holds
+    one line per written line, joined by newlines)."""
+    result: list[Edit] = []
+    for edit in edits:
+        if isinstance(edit, (InsertComment, InsertStatementBefore)) and 1 <= edit.line <= len(lines):
+            anchor = lines[edit.line - 1]
+            indent = len(anchor) - len(anchor.lstrip(" \t"))
+            # a statement put above another (a moved import) may carry its own TODO line
+            edit = edit._replace(text="\n".join(part for line in edit.text.split("\n") for part in wrap(line, indent, width)))
+        result.append(edit)
+    return result
 
 
 def new_comments(lines: Sequence[str], edits: Iterable[Edit]) -> list[InsertComment]:
@@ -75,9 +99,10 @@ def comments_written(text: str, edits: Iterable[Edit], reader: str = "python") -
     return len(new_comments(lines, edits))
 
 
-def apply(data: bytes, edits: Sequence[Edit], source: str | None = None) -> bytes:
+def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: int = DEFAULT_LINE_LENGTH) -> bytes:
     """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
-    not apply. ``source``: the decoded text of ``data`` when the caller already has it."""
+    not apply. ``source``: the decoded text of ``data`` when the caller already has it;
+    ``width``: the project's line length, which comments are wrapped to."""
     from migrator.base.fileio import declared_encoding
     from migrator.edit.splice import needs_libcst, splice
 
@@ -85,19 +110,49 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None) -> byte
         source = data.decode(declared_encoding(data))
     lines = [line.rstrip("\r\n") for line in split_lines(source)]
     comments = set(new_comments(lines, edits))
-    edits = [e for e in edits if not isinstance(e, InsertComment) or e in comments]
+    edits = wrapped(lines, [e for e in edits if not isinstance(e, InsertComment) or e in comments], width)
     if not edits:
         return data
     if not needs_libcst(edits):
-        return splice(data, source, edits)
-    from migrator.edit.structural import apply_with_libcst
+        new = splice(data, source, edits)
+    else:
+        from migrator.edit.structural import apply_with_libcst
 
-    return apply_with_libcst(data, edits)
+        new = apply_with_libcst(data, edits)
+    # a file whose imports keep within the line length (black's, isort's layout) keeps them
+    # within it; one that writes longer imports keeps its style
+    if any(isinstance(e, Replace) for e in edits) and not any(
+            len(line) > width for line in lines if _ONE_LINE_FROM.match(line)):
+        return imports_laid_out(new, set(lines), width, declared_encoding(data))
+    return new
 
 
-def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
+_ONE_LINE_FROM = re.compile(r"^([ \t]*)(from[ \t]+[\w.]+[ \t]+import)[ \t]+([\w., \t]+?)[ \t]*(\r?\n|\r|$)", re.M)
+
+
+def imports_laid_out(data: bytes, kept: set[str], width: int, encoding: str) -> bytes:
+    """``data`` with each one-line ``from M import a as b`` the edits wrote (a line not among
+    ``kept``, the original's lines) that is longer than ``width`` laid out as black and ruff
+    format lay it out: one name a line in parentheses, with a trailing comma."""
+    text = data.decode(encoding)
+
+    def laid_out(match: re.Match[str]) -> str:
+        indent, head, names, ending = match.groups()
+        whole = match.group(0).rstrip("\r\n")
+        if len(whole) <= width or whole in kept:
+            return match.group(0)
+        ending = ending or "\n"
+        inner = "".join(f"{indent}    {name.strip()},{ending}" for name in names.split(",") if name.strip())
+        return f"{indent}{head} ({ending}{inner}{indent}){match.group(4)}"
+
+    new = _ONE_LINE_FROM.sub(laid_out, text)
+    return data if new == text else new.encode(encoding)
+
+
+def apply_text(text: str, edits: Iterable[Edit], reader: str = "python", width: int = DEFAULT_LINE_LENGTH) -> str:
     """``text`` after ``Replace``, ``RemoveStatement`` and ``InsertComment`` edits; lines are
-    counted as the file type's reader counts them (``migrator.base.lines.split_lines``)."""
+    counted as the file type's reader counts them (``migrator.base.lines.split_lines``);
+    comments are wrapped to ``width``."""
     lines = split_lines(text, reader)
     starts = line_starts(lines)
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -126,7 +181,7 @@ def apply_text(text: str, edits: Iterable[Edit], reader: str = "python") -> str:
         target = lines[edit.line - 1] if edit.line <= len(lines) else ""
         indent = target[: len(target) - len(target.lstrip(" \t"))]
         at = offset(edit.line, 0)
-        ops[(at, at, indent + edit.text + newline)] = None
+        ops[(at, at, "".join(indent + line + newline for line in wrap(edit.text, len(indent), width)))] = None
     ordered = sorted(ops, key=lambda op: (op[0], op[1]))
     check_overlaps([(start, end) for start, end, _ in ordered], starts)
     return splice_ranges(text, ordered)

@@ -12,6 +12,7 @@ file (:class:`RewriteError`): it is left untouched and reported, never half-edit
 from __future__ import annotations
 
 import os
+import re
 from collections import defaultdict
 from typing import Sequence
 
@@ -71,7 +72,10 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
         anchor = lines[line_number - 1]
         indent = anchor[: len(anchor) - len(anchor.lstrip(" \t"))]
         ending = line_ending(anchor, "\n")
-        block = "".join(f"{indent}{line}{ending}" for text in texts for line in text.split("\n"))
+        written = [line for text in texts for line in text.split("\n")]
+        block = "".join(f"{indent}{line}{ending}" for line in written)
+        if _IMPORT.match(written[-1]) and not _IMPORT.match(anchor.lstrip(" \t")):
+            block += ending  # black's blank line below the imports
         at = starts[line_number - 1]
         pieces.add((at, -0.5, at, block))  # below what goes after the previous statement, above this one's TODOs
     ordered = sorted(pieces)
@@ -86,10 +90,13 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
             raise RewriteError(f"comment anchor outside the file (line {line_number})")
         indent = anchor[: len(anchor) - len(anchor.lstrip(" \t"))]
         ending = line_ending(anchor, line_ending(lines[line_number - 2]) if line_number > 1 else "\n")
-        block = "".join(f"{indent}{text}{ending}" for text in texts)
+        block = "".join(f"{indent}{line}{ending}" for text in texts for line in text.split("\n"))
         ordered.append((starts[line_number - 1], 0, starts[line_number - 1], block))
     text = splice_ranges(source, [(start, end, replacement) for start, _, end, replacement in sorted(ordered)])
     return text.encode(declared_encoding(data))
+
+
+_IMPORT = re.compile(r"(?:import|from)\s")
 
 
 def needs_libcst(edits: Sequence[Edit]) -> bool:

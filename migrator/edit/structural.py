@@ -54,7 +54,7 @@ class _Plan:
 
     def __init__(self) -> None:
         self.replace: dict[SpanKey, str] = {}
-        self.remove_statement: set[SpanKey] = set()
+        self.remove_statement: dict[SpanKey, str] = {}  # the span -> the rule code removing it
         self.remove_dict_entry: set[SpanKey] = set()
         self.add_keyword: dict[SpanKey, list[tuple[str, str]]] = defaultdict(list)
         self.append_item: dict[SpanKey, list[str]] = defaultdict(list)
@@ -75,7 +75,7 @@ class _Plan:
                     raise RewriteError(f"conflicting replacements at line {key[0]}")
                 plan.replace[key] = edit.text
             elif isinstance(edit, RemoveStatement):
-                plan.remove_statement.add(_key(edit.span))
+                plan.remove_statement.setdefault(_key(edit.span), edit.code)
             elif isinstance(edit, RemoveDictEntry):
                 plan.remove_dict_entry.add(_key(edit.span))
             elif isinstance(edit, AddKeyword):
@@ -183,12 +183,20 @@ class _Applier(cst.CSTTransformer):
             kept.append(item)
         if kept and len(kept) < len(after) and not isinstance(after[-1].comma, cst.Comma):
             kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        elif kept and kept[-1] is not after[-1]:
+            # the old last item's comma holds the line break before the closing bracket: the
+            # new last item takes it, so no whitespace-only line is left where the item was
+            kept[-1] = kept[-1].with_changes(comma=after[-1].comma)
         return kept
 
     def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> Node:  # noqa: N802
         kept = self._kept(original.elements, updated.elements, self.plan.remove_dict_entry, "dict",
                           lambda element: element.key if isinstance(element, cst.DictElement) else None)
-        return updated if len(kept) == len(updated.elements) else updated.with_changes(elements=kept)
+        if len(kept) == len(updated.elements):
+            return updated
+        if not kept and "#" not in self.module.code_for_node(original):  # emptied: ``{}``, no blank line inside
+            return updated.with_changes(elements=[], lbrace=cst.LeftCurlyBrace(), rbrace=cst.RightCurlyBrace())
+        return updated.with_changes(elements=kept)
 
     def leave_ImportAlias(self, original: cst.ImportAlias, updated: cst.ImportAlias) -> Node:  # noqa: N802
         key = self._span(original.name)
@@ -226,11 +234,18 @@ class _Applier(cst.CSTTransformer):
 
     def _settled(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> Node:
         if original.body and not updated.body:
-            # Keep the line's own comments in place and say what was removed and why.
-            removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
-            note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""),
-                                 comment=cst.Comment(f"# dflash-migrate: removed `{removed}` (MIGRATION.md)"))
-            placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
+            # Keep the line's own comments in place and say what was removed and by which
+            # rule (a file of the fork, not this tool's guide, which the fork lacks). An
+            # import goes without a word: a comment inside the import block is what
+            # black and ruff's isort move or separate, and the diff shows the import.
+            notes = []
+            if not all(isinstance(statement, (cst.Import, cst.ImportFrom)) for statement in original.body):
+                removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
+                codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
+                                for statement in original.body} - {""})
+                notes.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
+                    f"# dflash-migrate: removed `{removed}`" + (f" ({', '.join(codes)})" if codes else ""))))
+            placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
             self.dropped.add(id(placeholder))
             return placeholder
         return updated
@@ -246,7 +261,10 @@ class _Applier(cst.CSTTransformer):
                 carry.extend(statement.leading_lines)  # type: ignore[attr-defined]
                 continue
             if carry:
-                statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])  # type: ignore[attr-defined]
+                own = list(statement.leading_lines)  # type: ignore[attr-defined]
+                while carry and own and _blank(carry[-1]) and _blank(own[0]):  # one blank line where there was one
+                    carry.pop()
+                statement = statement.with_changes(leading_lines=[*carry, *own])  # type: ignore[attr-defined]
                 carry = []
             kept.append(statement)
         if len(kept) == len(block.body):
@@ -262,6 +280,10 @@ class _Applier(cst.CSTTransformer):
         return self._without_dropped(updated)  # type: ignore[return-value]
 
 
+def _blank(line: cst.EmptyLine) -> bool:
+    return line.comment is None
+
+
 def _dedented(text: str) -> str:
     """A block whose first line starts at the replaced statement's column and whose other
     lines carry that statement's indentation, as a statement at column 0."""
@@ -273,9 +295,10 @@ def _dedented(text: str) -> str:
 def _with_comments(statement: cst.CSTNode, comments: list[str]) -> cst.CSTNode:
     leading = list(statement.leading_lines)  # type: ignore[attr-defined]
     present = {line.comment.value.strip() for line in leading if line.comment is not None}
-    for text in comments:
-        if text.strip() not in present:
-            leading.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(text)))
+    for text in comments:  # one comment, wrapped: one line each (``migrator.edit.comments``)
+        if text.split("\n", 1)[0].strip() not in present:
+            leading.extend(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(line))
+                           for line in text.split("\n"))
     return statement.with_changes(leading_lines=leading)
 
 
@@ -285,7 +308,14 @@ def _with_statements_before(statement: cst.CSTNode, own_lines: int, texts: list[
     leading = list(statement.leading_lines)  # type: ignore[attr-defined]
     added = [cst.parse_statement(text) for text in texts]
     added[0] = added[0].with_changes(leading_lines=[*leading[:own_lines], *added[0].leading_lines])
-    return cst.FlattenSentinel([*added, statement.with_changes(leading_lines=leading[own_lines:])])
+    after = leading[own_lines:]
+    if _is_import(added[-1]) and not _is_import(statement):  # black's blank line below the imports
+        after = [cst.EmptyLine(indent=False), *after]
+    return cst.FlattenSentinel([*added, statement.with_changes(leading_lines=after)])
+
+
+def _is_import(statement: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], (cst.Import, cst.ImportFrom))
 
 
 def _append_with_commas(items: Sequence, new_items: list, opening_whitespace) -> list:  # noqa: ANN001

@@ -41,6 +41,7 @@ from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
+from migrator.edit.comments import DEFAULT_LINE_LENGTH, normalized
 from migrator.python.fallbacks import anchor_lines, branch_at, branches, catalog_names
 from migrator.python.names import TRY_STATEMENTS, all_assignments
 
@@ -607,7 +608,7 @@ MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the fi
 
 def settle(findings: list[Finding], data: bytes, source: str, target: str | tuple[str, ...],
            unsafe: bool, module_name: str | None = None, is_package: bool = False,
-           exported: frozenset[str] = frozenset()) -> tuple[list[Finding], bytes]:
+           exported: frozenset[str] = frozenset(), width: int = DEFAULT_LINE_LENGTH) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and
     the bytes those findings give (``data``, whose text is ``source``, with their edits). A
     fix is refused when the text with it has a problem the original has not; the fixes whose
@@ -616,7 +617,7 @@ def settle(findings: list[Finding], data: bytes, source: str, target: str | tupl
     from migrator.edit import apply, chosen_edits
 
     def written(chosen: list[Finding]) -> bytes:
-        return apply(data, chosen_edits(chosen, unsafe), source)
+        return apply(data, chosen_edits(chosen, unsafe), source, width)
 
     current = findings
     for round_number in range(MAX_ROUNDS + 1):
@@ -675,4 +676,4 @@ def _refuse(findings: list[Finding], blamed: set[int], found: list[Problem], sou
 
 
 def _leftover_message(code: str, comment: str) -> str:
-    return "unresolved migration TODO: " + comment.split(code, 1)[1].strip()
+    return "unresolved migration TODO: " + normalized(comment.split(code, 1)[1])

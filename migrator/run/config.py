@@ -339,3 +339,37 @@ def _read(path: Path) -> str | None:
     """A pin file's text through the config's read path (regular files only; too large: a
     ConfigError); None where there is none."""
     return _read_config(path).decode("utf-8", errors="replace") if path.is_file() else None
+
+
+# ---- the project's line length -------------------------------------------------------------
+
+RUFF_CONFIGS = (".ruff.toml", "ruff.toml", "pyproject.toml")  # ruff's own order in one folder
+
+
+def line_length(start: Path) -> int:
+    """ruff's ``line-length`` for the project ``start`` is in: from the nearest folder, from
+    ``start`` up to the repository top, holding a ruff configuration (``.ruff.toml``,
+    ``ruff.toml``, or a ``pyproject.toml`` with ``[tool.ruff]``); 88 (ruff's and black's
+    default) where none sets it. The TODO comments a fix writes are wrapped to it. A file
+    that never spells ``line-length`` is not parsed; one that is not TOML is skipped (the
+    run's own configuration reports its errors)."""
+    from migrator.edit.comments import DEFAULT_LINE_LENGTH
+
+    for folder in _search_path(start):
+        for name in RUFF_CONFIGS:
+            candidate = folder / name
+            if not candidate.is_file():
+                continue
+            text = _read_config(candidate)
+            if name == "pyproject.toml" and b"tool.ruff" not in text:
+                continue  # not ruff's: the search goes on, as ruff's does
+            if b"line-length" not in text:
+                return DEFAULT_LINE_LENGTH
+            try:
+                data = _toml_load(candidate, text)
+            except ConfigError:
+                return DEFAULT_LINE_LENGTH
+            table = data.get("tool", {}).get("ruff", {}) if name == "pyproject.toml" else data
+            value = table.get("line-length") if isinstance(table, dict) else None
+            return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else DEFAULT_LINE_LENGTH
+    return DEFAULT_LINE_LENGTH

@@ -17,6 +17,7 @@ reported, not dropped silently.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -71,6 +72,22 @@ class Discovered:
 
 def is_python(path: Path | str) -> bool:
     return str(path).endswith(PYTHON_SUFFIXES)
+
+
+#: History files, by name (``CHANGELOG*``, ``CHANGES*``, ``HISTORY*``, ``NEWS*``,
+#: ``RELEASE*NOTES*``, ``*.log``, any case) and by folder: they record what was, so a fix
+#: never rewrites them and no TODO is written into them; their findings are reported.
+_HISTORY_NAME = re.compile(r"(?i)^(?:changelog|changes|history|news|release[-_ .]?notes)|\.log$|^release.*notes")
+_HISTORY_FOLDERS = frozenset({"changelog", "changelogs", "changelog.d", "release-notes", "release_notes", "releasenotes"})
+
+
+def is_history(path: Path | str) -> bool:
+    """Is ``path`` a changelog, release notes or a log (code is never one)? Decided by name."""
+    text = str(path).replace("\\", "/")
+    if text.endswith(PYTHON_SUFFIXES):
+        return False
+    folders, _, name = text.rpartition("/")
+    return bool(_HISTORY_NAME.search(name)) or any(part.lower() in _HISTORY_FOLDERS for part in folders.split("/"))
 
 
 def _default_accept(path: str) -> bool:

@@ -13,7 +13,7 @@ from migrator.base.model import FileError, FileResult, RewriteError
 from migrator.base.options import Options
 from migrator.edit import applied
 from migrator.relevance.prefilter import _groups, might_match, might_match_python
-from migrator.run.files import is_python
+from migrator.run.files import is_history, is_python
 from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, process_python, text_context, too_large
 
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
@@ -95,6 +95,8 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
 
 def _process_for_target(path: str, data: bytes, options: Options, module_name: str | None,
                         this_pass: Pass) -> FileResult:
+    if options.fixes and is_history(path):  # what was stays as it was: reported, never edited
+        options = options._replace(mode="lint")
     if is_python(path):
         return process_python(path, data, options, module_name, this_pass)
     from migrator.text import handler_for

@@ -219,7 +219,16 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
 
         findings = fit(findings, tree, releases, options.target_version, source, analysis.lines)
         findings = [_informational(f) if _still_resolves(f.code, releases) else f for f in findings]
-    findings.extend(_leftover_todos(path, source, findings, enabled))
+        from migrator.python.todo_merge import merged
+
+        # a TODO a run with the other ``--unsafe-fixes`` merged, or an older release wrote
+        # unmerged, is explained too: not a leftover
+        explaining = [*findings, *merged(findings, tree, analysis.lines, not options.unsafe_fixes)]
+        findings = merged(findings, tree, analysis.lines, options.unsafe_fixes)
+        explaining += findings
+    else:
+        explaining = findings
+    findings.extend(_leftover_todos(path, source, explaining, enabled))
     exported = analysis.exported | (view.index.needed(view.module, view.root) if view is not None else frozenset())
     return (sorted(findings, key=Finding.sort_key), analysis.module_name, summarize(analysis, path, complete=complete),
             exported, analysis.added_words)
@@ -249,19 +258,26 @@ def _dedupe(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Callable[[str], bool]) -> list[Finding]:
-    """TODO comments left by an earlier run stay findings until a human removes them."""
+    """TODO comments left by an earlier run stay findings until a human removes them (a
+    wrapped one read whole: ``migrator.edit.comments``)."""
     if catalog.TODO_MARKER not in source:
         return []
-    explained = {edit.text.strip() for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback) if isinstance(edit, InsertComment)}
+    from migrator.edit.comments import logical, normalized
+
+    explained = {normalized(edit.text) for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback)
+                 if isinstance(edit, InsertComment)}
     leftovers = []
-    for number, line in enumerate((line.rstrip("\r\n") for line in split_lines(source)), start=1):
+    lines = [line.rstrip("\r\n") for line in split_lines(source)]
+    for index, line in enumerate(lines):
         match = TODO_PATTERN.search(line)
-        if not match or line.strip() in explained or not enabled(match.group(1)):
+        if not match:
+            continue
+        text, _ = logical(lines, index)
+        if text in explained or not enabled(match.group(1)):
             continue
         column = line.index("#")
-        text = line[column:].strip()
         message = "unresolved migration TODO: " + text.split(match.group(1), 1)[1].strip()
-        leftovers.append(Finding(path, Span.of(number, column, number, len(line)), match.group(1), message, None))
+        leftovers.append(Finding(path, Span.of(index + 1, column, index + 1, len(line)), match.group(1), message, None))
     return leftovers
 
 
@@ -277,7 +293,7 @@ def _guarded(result: FileResult, data: bytes, source: str, findings: list[Findin
 
     settled, new = settle(findings, data, source,
                           options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
-                          Path(result.path).name in ("__init__.py", "__init__.pyi"), exported)
+                          Path(result.path).name in ("__init__.py", "__init__.pyi"), exported, options.line_length)
     result.findings = settled
     result.refused = (sum(applied(f.fix, options.unsafe_fixes) for f in findings)
                       - sum(applied(f.fix, options.unsafe_fixes) for f in settled))
@@ -304,7 +320,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
                                      "back the file's bytes: findings reported, file left unchanged; apply them by hand")
             return
     try:
-        new = apply(data, edits, source)
+        new = apply(data, edits, source, options.line_length)
         ast.parse(decode_python(new))
     except RewriteError as error:
         result.error = FileError(result.path, str(error))

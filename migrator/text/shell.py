@@ -15,7 +15,7 @@ Otherwise the setting stays and a TODO comment is added above it. Reads get a TO
 
 Never removed, with a TODO saying why (removing could change what the script does): a
 setting that runs only on some paths (inside ``if``/``case``/a loop/a function/``{ }``,
-after ``&&``/``||``), one whose variable the same script reads later (``$X``, ``${X:-..}``:
+after ``&&``/``||``; a prefix ``X=1 cmd`` there reaches only ``cmd`` and is fixed), one whose variable the same script reads later (``$X``, ``${X:-..}``:
 unbound under ``set -u``), and an ``export``/``declare -x`` that also gets an expansion
 (``$EXTRA``, ``"$@"``), which may be empty and leave a bare ``export`` printing every
 variable. Redirections are no arguments: ``export X=1 2>/dev/null`` goes whole. Here-
@@ -246,7 +246,9 @@ def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -
     ``scope``: "after" when the setting sets the shell's variable (later reads see it),
     "command" when it only reaches one command's environment (``X=1 cmd``, ``env``, ``-e``)."""
     cmd = unit.commands[index]
-    if unit.conditions[index] is not None:
+    # A prefix (``if X=1 cmd; then``) reaches only its own command, whatever path runs it:
+    # removing it (and, for ``=0``, passing the flag to that command) is the whole fix.
+    if unit.conditions[index] is not None and scope == "after":
         return (f"`{_core.ENV}` is set or unset here only on some paths ({unit.conditions[index]}); sglang "
                 f"{catalog.FIRST_V2_RELEASE}+ ignores it and runs the overlap scheduler unless `{_core.FLAG}` is "
                 "passed: keep that choice on the launch by hand, then drop this line")

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from codemod_helpers import migrate, write_tree
+from codemod_helpers import migrate, unwrapped, write_tree
 from flakes import new_flakes
 
 from migrator import catalog, edit
@@ -29,7 +29,7 @@ def moved(source: str, **kwargs: object) -> str:
     after, findings = migrate(before, unsafe=True, **kwargs)  # type: ignore[arg-type]
     assert new_flakes(before, after) == []
     default, _ = migrate(before, **kwargs)  # type: ignore[arg-type]
-    assert f"{TODO}\nfrom {INFO} import " in default
+    assert f"{TODO}\nfrom {INFO} import " in unwrapped(default)
     assert any(f.fix and f.fix.applicability == "unsafe" and f.code == "DFM104" for f in findings)
     return after
 
@@ -45,7 +45,7 @@ def kept(source: str, **kwargs: object) -> None:
     default, _ = migrate(before, **kwargs)  # type: ignore[arg-type]
     assert unsafe == default
     assert not any(f.fix and f.fix.applicability == "unsafe" and f.code == "DFM104" for f in findings)
-    assert f"{TODO}\n" in unsafe
+    assert f"{TODO}\n" in unwrapped(unsafe)
 
 
 def test_one_function_gets_the_import_and_keeps_both_todos() -> None:
@@ -59,16 +59,15 @@ def test_one_function_gets_the_import_and_keeps_both_todos() -> None:
             """Slots kept after verify."""
             return _compute_paged_keep_slots(prefix_lens=draft, page_size=page_size)
         ''')
-    assert after == textwrap.dedent(f'''\
+    assert unwrapped(after) == textwrap.dedent(f'''\
         """Bookkeeping."""
-
-        # dflash-migrate: removed `{IMPORT}` (MIGRATION.md)
 
 
         def keep_slots(draft, page_size):
             """Slots kept after verify."""
             {TODO}
             {IMPORT}
+
             {TODO}
             return _compute_paged_keep_slots(prefix_lens=draft, page_size=page_size)
         ''')
@@ -95,8 +94,8 @@ def test_several_functions_and_a_method_each_get_the_import() -> None:
                 return 1
         ''')
     assert indented_imports(after) == 2 and not after.startswith(IMPORT)
-    assert f"    # explains the call\n        {TODO}\n        {IMPORT}\n        {TODO}\n        keep =" in after
-    assert f"def first(x):\n    {TODO}\n    {IMPORT}\n    if x:" in after
+    assert f"    # explains the call\n        {TODO}\n        {IMPORT}\n        {TODO}\n        keep =" in unwrapped(after).replace(f"{IMPORT}\n\n", f"{IMPORT}\n")
+    assert f"def first(x):\n    {TODO}\n    {IMPORT}\n    if x:" in unwrapped(after).replace(f"{IMPORT}\n\n", f"{IMPORT}\n")
     assert "def unrelated(self):\n        return 1" in after
 
 
@@ -164,8 +163,8 @@ def test_a_neighbour_that_moves_to_another_module_is_split_out_and_the_statement
         def f(x: DFlashDraftInput):
             return _compute_paged_keep_slots(x)
         ''')
-    assert after.startswith(f"# dflash-migrate: removed `from {INFO} import DFlashDraftInput, _compute_paged_keep_slots` "
-                            "(MIGRATION.md)\nfrom sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n")
+    # the import goes without a tombstone inside the import block (black and isort would move it)
+    assert after.startswith("from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n")
     assert indented_imports(after) == 1
 
 
@@ -215,7 +214,7 @@ def test_no_move_where_a_use_might_not_follow(case: str) -> None:
 
 def test_tab_indentation_is_copied() -> None:
     after = moved(f"{IMPORT}\n\n\ndef f(x):\n\tif x:\n\t\treturn _compute_paged_keep_slots(x)\n")
-    assert f"def f(x):\n\t{TODO}\n\t{IMPORT}\n\tif x:\n" in after
+    assert f"def f(x):\n\t{TODO}\n\t{IMPORT}\n\tif x:\n" in unwrapped(after).replace(f"{IMPORT}\n\n", f"{IMPORT}\n")
 
 
 def test_a_moved_import_is_left_alone_by_the_next_run() -> None:
@@ -235,6 +234,6 @@ def test_a_name_another_fork_module_imports_stays_at_module_level(tmp_path: Path
     outcome = engine.run([tmp_path], options)
     assert not any(r.error for r in outcome.results)
     kv = (tmp_path / "pkg" / "kv.py").read_text()
-    assert kv.startswith(f"{TODO}\n{IMPORT}\n") and indented_imports(kv) == 0  # other.py needs it there
+    assert unwrapped(kv).startswith(f"{TODO}\n{IMPORT}\n") and indented_imports(kv) == 0  # other.py needs it there
     alone = (tmp_path / "pkg" / "alone.py").read_text()
     assert not alone.startswith(IMPORT) and indented_imports(alone) == 1  # nobody imports it from here: moved

@@ -180,7 +180,15 @@ def build_options(
         config=str(config.source) if config.source is not None else None,
         cache_dir=str(cache_dir) if cache_dir is not None else config.cache_dir,
         no_cache=no_cache,
+        line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
     )
+
+
+def _line_length(paths: Sequence[Path]) -> int:
+    """The scanned project's line length (``migrator.run.config.line_length``), from the first path."""
+    from migrator.run.config import line_length
+
+    return line_length(paths[0] if paths and str(paths[0]) != "-" else Path.cwd())
 
 
 def describe(chosen: Target) -> str:
@@ -363,3 +371,22 @@ def report_skipped(skipped: Sequence[tuple[Path, str]]) -> None:
 
 def paths_or_here(paths: Sequence[Path] | None) -> list[Path]:
     return list(paths or [Path(".")])
+
+
+def write_report(path: Path, outcome: RunResult, options: Options, paths: Sequence[Path]) -> bool:
+    """``--report FILE`` (:mod:`migrator.run.report`); False, with the error on stderr, where
+    it cannot be written."""
+    from migrator.base.fileio import SourceError
+    from migrator.base.repository import up_to_top
+    from migrator.report.escape import visible
+    from migrator.run import report
+
+    first = os.path.abspath(paths[0]) if paths and str(paths[0]) != "-" else os.getcwd()
+    top = up_to_top(first if os.path.isdir(first) else os.path.dirname(first))[-1]
+    try:
+        report.write(path, report.build(outcome.results, outcome.summary, options.mode, options.unsafe_fixes,
+                                        run_target(options), top))
+    except SourceError as error:
+        print(visible(f"dflash-migrate: --report {path}: {error.message}"), file=sys.stderr)
+        return False
+    return True

@@ -8,6 +8,7 @@ processed and reported).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -21,10 +22,11 @@ from migrator.cli.commands.common import (
     run_inputs,
     run_target,
     shown,
+    write_report,
     verbose_note,
 )
 from migrator.cli.commands.params import Command, Param
-from migrator.run.result import CLEAN, exit_code
+from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,6 +48,8 @@ PARAMS = (
     Param("exit_zero", ("--exit-zero",), "flag", None, "Exit 0 even with work left (2 still means a file could not be processed)."),
     Param("statistics", ("--statistics",), "flag", None,
           "Print the number of findings per rule code instead of one line per finding (as `lint --statistics`)."),
+    Param("report", ("--report",), "path", "FILE",
+          "Also write a record of the run to FILE: Markdown for .md, JSON otherwise (never scanned by this run)."),
     *SHARED,
 )
 
@@ -155,6 +159,7 @@ def run(
     quiet: bool = False,
     exit_zero: bool = False,
     statistics: bool = False,
+    report: Path | None = None,
     show_files: bool = False,
     show_settings: bool = False,
     verbose: bool = False,
@@ -167,7 +172,8 @@ def run(
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)
     options = build_options(mode, paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty, **shared)  # type: ignore[arg-type]
-    options = options._replace(write_read_only=write_read_only)
+    options = options._replace(write_read_only=write_read_only,
+                               own_outputs=frozenset((os.path.abspath(report),)) if report is not None else frozenset())
     if shown(paths, options, show_files, show_settings):
         return CLEAN
     stdin = reads_stdin(paths)
@@ -179,6 +185,8 @@ def run(
     report_run(outcome, options, quiet, stdin=stdin, statistics=statistics)
     if verbose and not stdin:
         verbose_note(options, outcome.summary.files_scanned, started, index_read=outcome.index_read)
+    if report is not None and not write_report(report, outcome, options, paths):
+        return FAILED
     return exit_code(outcome.results, mode, unsafe_fixes=options.unsafe_fixes, interrupted=outcome.interrupted,
                      exit_zero=exit_zero)
 

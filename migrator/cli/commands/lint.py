@@ -30,10 +30,11 @@ from migrator.cli.commands.common import (
     run_target,
     shown,
     verbose_note,
+    write_report,
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
-from migrator.run.result import CLEAN, exit_code
+from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -65,6 +66,8 @@ PARAMS = (
           "Record every finding of this run in FILE (by fingerprint, robust to line moves) and exit 0."),
     Param("add_noqa", ("--add-noqa",), "flag", None,
           "Write a `# dflash-migrate: ignore[CODE]` comment for every finding where one changes nothing else."),
+    Param("run_report", ("--report",), "path", "FILE",
+          "Also write a record of the run to FILE: Markdown for .md, JSON otherwise (never scanned by this run)."),
     *SHARED,
 )
 
@@ -86,6 +89,7 @@ def run(
     baseline: Path | None = None,
     write_baseline: Path | None = None,
     add_noqa: bool = False,
+    run_report: Path | None = None,
     show_files: bool = False,
     show_settings: bool = False,
     verbose: bool = False,
@@ -112,7 +116,7 @@ def run(
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
     options = options._replace(own_outputs=frozenset(
-        os.path.abspath(path) for path in (output, baseline, write_baseline) if path is not None))
+        os.path.abspath(path) for path in (output, baseline, write_baseline, run_report) if path is not None))
     if shown(paths, options, show_files, show_settings, stdout):
         return CLEAN
     stdin = reads_stdin(paths)
@@ -134,6 +138,8 @@ def run(
         return _write_baseline(write_baseline, results, note)
     if add_noqa:
         return _add_noqa(results, note, allow_dirty)
+    if run_report is not None and not write_report(run_report, outcome, options, paths):  # before --fix drops the fixed
+        return FAILED
     listing = None
     if show_fixes:
         from migrator.report.statistics import fixes

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-# dflash-migrate: removed `from sglang.srt.speculative import dflash_info as di` (MIGRATION.md)
 from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus
 from sglang.srt.managers.scheduler import validate_dflash_request
 from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
@@ -11,9 +10,9 @@ from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2
 def empty_draft_input(device) -> "DFlashDraftInputV2":
     import torch
 
-    # TODO(dflash-migrate): DFM109 `target_hidden=`: this `DFlashDraftInput` field does not exist on `DFlashDraftInputV2` (MIGRATION.md#dfm109)
-    # TODO(dflash-migrate): DFM109 `ctx_lens=`: this `DFlashDraftInput` field does not exist on `DFlashDraftInputV2` (MIGRATION.md#dfm109)
-    # TODO(dflash-migrate): DFM109 `draft_seq_lens=`: this `DFlashDraftInput` field does not exist on `DFlashDraftInputV2` (MIGRATION.md#dfm109)
+    # TODO(dflash-migrate): DFM109 `target_hidden=`: this `DFlashDraftInput` field does
+    #   not exist on `DFlashDraftInputV2`; also `ctx_lens=`, `draft_seq_lens=`
+    #   (MIGRATION.md#dfm109)
     return DFlashDraftInputV2(
         bonus_tokens=torch.empty((0,), dtype=torch.int64, device=device),
         target_hidden=torch.empty((0, 0), device=device),
@@ -36,12 +35,14 @@ def accept(candidates, target_predict):
 
 
 def check_request(req) -> None:
-    # TODO(dflash-migrate): DFM307 `validate_dflash_request(req)` needs `enable_overlap` from 0.5.14 (MIGRATION.md#dfm307)
+    # TODO(dflash-migrate): DFM307 `validate_dflash_request(req)` needs `enable_overlap`
+    #   from 0.5.14 (MIGRATION.md#dfm307)
     error = validate_dflash_request(req)
     if error:
         raise ValueError(error)
 
 
 def worker_supports_overlap(spec_algorithm) -> bool:
-    # TODO(dflash-migrate): DFM205 `supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead (MIGRATION.md#dfm205)
+    # TODO(dflash-migrate): DFM205 `supports_spec_v2()` was removed; 0.5.14 tests `not
+    #   <algorithm>.is_none()` (speculative at all) instead (MIGRATION.md#dfm205)
     return spec_algorithm.supports_spec_v2()

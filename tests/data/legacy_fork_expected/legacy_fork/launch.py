@@ -9,7 +9,7 @@ import sys
 import sglang
 
 # DFLASH ran synchronously on 0.5.13; keep it that way.
-# dflash-migrate: removed `os.environ["SGLANG_ENABLE_SPEC_V2"] = "0"` (MIGRATION.md)
+# dflash-migrate: removed `os.environ["SGLANG_ENABLE_SPEC_V2"] = "0"` (DFM201)
 os.environ.setdefault("SGLANG_ENABLE_SPEC_V2_METRICS", "1")  # our own flag, not SGLang's
 
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"

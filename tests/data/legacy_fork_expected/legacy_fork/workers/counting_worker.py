@@ -18,7 +18,9 @@ class CountingDFlashWorker(DFlashWorkerV2):
 
     forward_calls = 0
 
-    # TODO(dflash-migrate): DFM108 override of `forward_batch_generation`: the V1 `forward_batch_generation(batch, **kwargs)` contract changed in V2 (MIGRATION.md#dfm108)
+    # TODO(dflash-migrate): DFM108 override of `forward_batch_generation`: the V1
+    #   `forward_batch_generation(batch, **kwargs)` contract changed in V2
+    #   (MIGRATION.md#dfm108)
     def forward_batch_generation(self, batch, *args, **kwargs):
         type(self).forward_calls += 1
         result = super().forward_batch_generation(batch, *args, **kwargs)

@@ -1,7 +1,6 @@
 """Our patch on top of SGLang's speculative package (vendored, relative imports)."""
 
 from .dflash_worker_v2 import DFlashWorkerV2
-# dflash-migrate: removed `from . import dflash_info` (MIGRATION.md)
 from ..managers.schedule_batch import ScheduleBatch
 from .dflash_info_v2 import DFlashDraftInputV2
 
@@ -15,5 +14,6 @@ def draft_input_type() -> type:
 
 
 def uses_v2(batch: ScheduleBatch) -> bool:
-    # TODO(dflash-migrate): DFM206 `ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests `not batch.spec_algorithm.is_none()` instead (MIGRATION.md#dfm206)
+    # TODO(dflash-migrate): DFM206 `ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests
+    #   `not batch.spec_algorithm.is_none()` instead (MIGRATION.md#dfm206)
     return batch.is_spec_v2

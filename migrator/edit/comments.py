@@ -1,0 +1,54 @@
+"""TODO comments as a reviewer accepts them: no longer than the project's line length.
+
+A comment edit (``InsertComment``) carries one logical comment; it is written wrapped, at
+the indentation of the line it goes above, so that no written line exceeds the project's
+line length (ruff's ``line-length``, else 88: :data:`DEFAULT_LINE_LENGTH`). Continuation
+lines start with :data:`CONTINUATION`. Reading a file back (is this TODO already there?
+which TODO comments are left?) joins the continuation lines again, so a TODO written
+wrapped at one width is recognised at any other, and one written on a single line by an
+older release of the tool is recognised too.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+#: ruff's and black's default ``line-length``.
+DEFAULT_LINE_LENGTH = 88
+#: How a wrapped comment's later lines start (``#`` and three spaces: not a new TODO).
+CONTINUATION = "#   "
+#: Below this many characters beside the indentation a comment is not wrapped narrower (a
+#: deeply nested statement would get one word a line).
+MIN_WRAP = 40
+
+
+def wrap(text: str, indent: int, width: int) -> list[str]:
+    """``text`` (one ``# ...`` comment) as the lines it is written on at ``indent``
+    characters of indentation, none longer than ``width`` where the words allow it (a word
+    longer than the line, a long name or URL, is never broken)."""
+    if not text.startswith("#") or indent + len(text) <= width:
+        return [text]
+    return textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=CONTINUATION,
+                         break_long_words=False, break_on_hyphens=False) or [text]
+
+
+def normalized(text: str) -> str:
+    """A comment's words, single-spaced: equal for the same comment however it was wrapped."""
+    return " ".join(text.split())
+
+
+def is_continuation(line: str) -> bool:
+    return line.lstrip(" \t").startswith(CONTINUATION)
+
+
+def logical(lines: Sequence[str], index: int) -> tuple[str, int]:
+    """The comment starting at ``lines[index]`` (0-based, line endings stripped) joined with
+    its continuation lines, and the index of its last line."""
+    first = lines[index]
+    parts = [first[max(first.find("#"), 0):].strip()]  # a trailing comment: from its ``#`` on
+    last = index
+    while last + 1 < len(lines) and is_continuation(lines[last + 1]):
+        last += 1
+        parts.append(lines[last].strip()[1:])
+    return normalized(" ".join(parts)), last
