@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         "server-arg",  # ServerArgs/Engine keyword
         "text",  # a name of another entry spelled in free text (DFM4xx, report-only)
         "fork",  # a V1 object followed through the fork's own modules (DFM5xx, migrator.python.forkindex)
+        "history",  # a V1 name mentioned in a history file (DFM490, informational, off unless selected)
         "behaviour",  # V1-era behaviour in a fork's own code (no removed name: ``old`` is the setting it is about)
     ]
     Applicability = Literal["safe", "unsafe", "manual"]
@@ -1136,6 +1137,31 @@ def _text_entry(mirror: TextMirror, entries: tuple[Entry, ...]) -> Entry:
 
 ENTRIES = (*ENTRIES, *(_text_entry(mirror, ENTRIES) for mirror in TEXT_MIRRORS))
 
+#: A V1 name mentioned in a file that records the past (a changelog, release notes, the log of
+#: a past run, a patch against upstream: ``migrator.run.files.is_history``). What it names was
+#: true then: never a reference to fix. Off unless selected (``--select DFM490``), and then
+#: informational: every finding of such a file, whatever rule found it, is reported as this code.
+HISTORY_KIND = "history"
+HISTORY_CODE = "DFM490"
+ENTRIES = (
+    *ENTRIES,
+    Entry(
+        code=HISTORY_CODE,
+        old=DFLASH_WORKER,
+        kind=HISTORY_KIND,
+        exists=V1,
+        replacements=(),
+        fix="manual",
+        message="a history file mentions a V1 name",
+        guidance="Changelogs, release notes, logs of past runs (files named after a release) and `.patch` "
+        "files describe what was: a V1 name there is not a reference to migrate, so no rule reports it "
+        "and no fix or TODO is written into such a file. Select `DFM490` to list these mentions as "
+        "information (each message names the code that would have fired).",
+        before="",
+        after="",
+    ),
+)
+
 # ---- DFM500-DFM549: V1 objects followed through the fork's own modules -----------------
 #: These codes name no removed thing of their own (``old`` is the V1 class they are mostly
 #: about); the rules find them through ``migrator.python.forkindex``.
@@ -1276,7 +1302,7 @@ BEHAVIOUR_TOKENS = ("DFLASH", "dflash")
 
 def _name_entries() -> tuple[Entry, ...]:
     """The entries that name a removed thing (the text codes only mirror them)."""
-    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND, BEHAVIOUR_KIND))
+    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND, BEHAVIOUR_KIND, HISTORY_KIND))
 
 
 @cache
@@ -1320,6 +1346,65 @@ def matching_entry(qualname: str) -> Entry | None:
     return None
 
 
+#: What a loader writes between a module and the object inside it (``pkg.mod:Class``: entry
+#: points, plugin registries, ``logging.config`` factories, Hydra ``_target_`` in YAML).
+OBJECT_SEPARATOR = ":"
+
+
+@cache
+def qualified_spellings() -> tuple[str, ...]:
+    """Every spelling of a removed module, class, function, method or attribute as one
+    qualified reference, longest first: its dotted name and, for a name inside a module, its
+    ``module:attr`` form (the colon after the module: the owner class's module for a member).
+    Derived from the entries' names, so a name is still spelled once (in its entry)."""
+    spellings: set[str] = set()
+    for entry in _name_entries():
+        if entry.kind not in _SPELLING_KINDS:
+            continue
+        for name in entry.names:
+            spellings.add(name)
+            if entry.kind == "module":
+                continue
+            if entry.kind in ("class", "function"):
+                module = name.rpartition(".")[0]
+            else:
+                owner = name.rpartition(".")[0]
+                if not owner.rpartition(".")[2][:1].isupper():
+                    continue  # an attribute of a module-level object: where its module ends is not known
+                module = owner.rpartition(".")[0]
+            spellings.add(module + OBJECT_SEPARATOR + name[len(module) + 1:])
+    return tuple(sorted(spellings, key=lambda s: (-len(s), s)))
+
+
+def dotted(spelling: str) -> str:
+    """``pkg.mod:Class.member`` -> ``pkg.mod.Class.member`` (a dotted name is returned as it is)."""
+    return spelling.replace(OBJECT_SEPARATOR, ".", 1)
+
+
+def respelled(new_dotted: str, old_spelling: str) -> str:
+    """``new_dotted`` written as ``old_spelling`` was: with the colon before as many trailing
+    parts as the old spelling had after it (a rename maps part to part)."""
+    if OBJECT_SEPARATOR not in old_spelling:
+        return new_dotted
+    after = old_spelling.partition(OBJECT_SEPARATOR)[2].count(".") + 1
+    parts = new_dotted.split(".")
+    if after >= len(parts):
+        return new_dotted
+    return ".".join(parts[:-after]) + OBJECT_SEPARATOR + ".".join(parts[-after:])
+
+
+def qualified_entry(spelling: str) -> Entry | None:
+    """The entry a qualified reference (dotted or ``module:attr``) names: the removed module,
+    class or function it starts with (:func:`matching_entry`), else the member of a class
+    that still exists (``...dflash_info.DFlashVerifyInput.verify``)."""
+    name = dotted(spelling)
+    entry = matching_entry(name)
+    if entry is not None:
+        return entry
+    member = by_name().get(name)
+    return member if member is not None and member.kind in _SPELLING_KINDS else None
+
+
 def entries_of_kind(*kinds: Kind) -> tuple[Entry, ...]:
     return tuple(e for e in ENTRIES if e.kind in kinds)
 
@@ -1350,7 +1435,7 @@ def _entry_tokens(entry: Entry) -> frozenset[str]:
 
 
 def _triggering_entries() -> tuple[Entry, ...]:
-    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND))
+    return tuple(entry for entry in ENTRIES if entry.kind not in (TEXT_KIND, FORK_KIND, HISTORY_KIND))
 
 
 @cache

@@ -57,18 +57,11 @@ def rule_sections() -> str:
                 "",
                 f"- Old: {', '.join(_short(n) for n in entry.names)} ({entry.kind}; exists in sglang {entry.exists})",
                 f"- Fires for target versions {entry.first_target} and newer; fix: **{entry.fix}**",
-                f"- Replacement: {_replacements(entry)}",
+                f"- Replacement: {_replacements(entry) or 'none'}",
                 "",
                 entry.guidance,
-                "",
-                "Before:",
-                f"```{fence}",
-                entry.before,
-                "```",
-                "After:",
-                f"```{fence}",
-                entry.after,
-                "```",
+                *(["", "Before:", f"```{fence}", entry.before, "```", "After:", f"```{fence}", entry.after, "```"]
+                  if entry.before else []),  # an entry with no example (DFM490) says so in its guidance
             ])
         )
     return "\n\n".join(blocks)

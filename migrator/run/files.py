@@ -75,19 +75,27 @@ def is_python(path: Path | str) -> bool:
 
 
 #: History files, by name (``CHANGELOG*``, ``CHANGES*``, ``HISTORY*``, ``NEWS*``,
-#: ``RELEASE*NOTES*``, ``*.log``, any case) and by folder: they record what was, so a fix
-#: never rewrites them and no TODO is written into them; their findings are reported.
-_HISTORY_NAME = re.compile(r"(?i)^(?:changelog|changes|history|news|release[-_ .]?notes)|\.log$|^release.*notes")
+#: ``RELEASE*NOTES*``, ``*.log``, ``*.patch``/``*.diff`` against upstream, any case), by folder,
+#: and prose or logs named after an sglang release (``TESTLOGS/run_sglang-0.5.12_a100.md``): they
+#: record what was, so a fix never rewrites them and no TODO is written into them, and their
+#: mentions are reported only as DFM490 (``migrator.run.pipeline``). The one definition.
+_HISTORY_NAME = re.compile(r"(?i)^(?:changelog|changes|history|news|release[-_ .]?notes)|\.(?:log|patch|diff)$"
+                           r"|^release.*notes")
 _HISTORY_FOLDERS = frozenset({"changelog", "changelogs", "changelog.d", "release-notes", "release_notes", "releasenotes"})
+#: A log or report of a past run is prose named after the release it ran on; a config file
+#: named so (``values-sglang-0.5.13.yaml``) is for that release, not about it (``own_release``).
+_RELEASE_NAMED_PROSE = re.compile(r"(?i)sglang[-_ ]?v?\d+\.\d+\.\d+.*\.(?:md|markdown|txt|rst|log)$")
 
 
 def is_history(path: Path | str) -> bool:
-    """Is ``path`` a changelog, release notes or a log (code is never one)? Decided by name."""
+    """Is ``path`` a changelog, release notes, a log or report of a past run, or a patch (code
+    is never one)? Decided by name."""
     text = str(path).replace("\\", "/")
     if text.endswith(PYTHON_SUFFIXES):
         return False
     folders, _, name = text.rpartition("/")
-    return bool(_HISTORY_NAME.search(name)) or any(part.lower() in _HISTORY_FOLDERS for part in folders.split("/"))
+    return (bool(_HISTORY_NAME.search(name) or _RELEASE_NAMED_PROSE.search(name))
+            or any(part.lower() in _HISTORY_FOLDERS for part in folders.split("/")))
 
 
 def _default_accept(path: str) -> bool:

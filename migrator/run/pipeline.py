@@ -95,8 +95,28 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
 
 def _process_for_target(path: str, data: bytes, options: Options, module_name: str | None,
                         this_pass: Pass) -> FileResult:
-    if options.fixes and is_history(path):  # what was stays as it was: reported, never edited
-        options = options._replace(mode="lint")
+    if is_history(path):
+        return _as_history(_process_file(path, data, options._replace(
+            mode="lint", select=None, ignore=frozenset(), per_file_ignores=()), module_name, this_pass), options)
+    return _process_file(path, data, options, module_name, this_pass)
+
+
+def _as_history(result: FileResult, options: Options) -> FileResult:
+    """A history file's result: what was stays as it was (no fix, no TODO), and each mention
+    becomes an informational DFM490 naming the code that found it, only where DFM490 is
+    selected by name (``--select DFM490``, or a prefix of it); otherwise none."""
+    from migrator.base.model import INFO
+    from migrator.base.options import enabled_for
+
+    code = catalog.HISTORY_CODE
+    wanted = options.select is not None and enabled_for(result.path, options)(code)
+    result.findings = [f._replace(code=code, message=f"{catalog.get(code).message} ({f.code}: {f.message})", fix=None,
+                                  severity=INFO) for f in result.findings] if wanted else []
+    result.new_bytes, result.fixes_applied, result.todos_added = None, 0, 0
+    return result
+
+
+def _process_file(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass) -> FileResult:
     if is_python(path):
         return process_python(path, data, options, module_name, this_pass)
     from migrator.text import handler_for

@@ -139,40 +139,44 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
     return out
 
 
-DOTTED_KINDS = ("module", "class", "function")
+#: The kinds of entry whose qualified names the text rules look for (``catalog.qualified_spellings``).
+DOTTED_KINDS = ("module", "class", "function", "method", "attribute")
 
 
-def _dotted_pattern() -> "re.Pattern[str]":
-    names = sorted((n for e in catalog.entries_of_kind(*DOTTED_KINDS) for n in e.names), key=len, reverse=True)
-    alternatives = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?<![\w.])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
+def _qualified_pattern() -> "re.Pattern[str]":
+    alternatives = "|".join(re.escape(spelling) for spelling in catalog.qualified_spellings())
+    return re.compile(rf"(?<![\w.:])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
 
 
-_DOTTED = _dotted_pattern()
+_QUALIFIED = _qualified_pattern()
 
 
 def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python") -> list[Finding]:
-    """Fully qualified removed names in config and scripts (``worker_cls:
-    sglang.srt.speculative.dflash_worker.DFlashWorker``): renamed where the catalog has a
-    replacement for the target, otherwise reported. Comment lines are skipped."""
+    """Qualified removed names in config, data and scripts, in any value or key: dotted
+    (``worker_cls: sglang.srt.speculative.dflash_worker.DFlashWorker``) or as a loader's
+    ``module:attr`` (``draft = "sglang.srt.speculative.dflash_info:DFlashDraftInput"``), looked
+    up in the catalog's one table of qualified spellings: renamed (in the same spelling) where
+    the catalog has a replacement for the target, otherwise reported with a TODO. Comment
+    lines are skipped."""
     from migrator.python.analysis import rename_qualname
 
     out: list[Finding] = []
     for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
-        for m in _DOTTED.finditer(line):
-            entry = catalog.matching_entry(m.group(0))
+        for m in _QUALIFIED.finditer(line):
+            spelled = m.group(0)
+            entry = catalog.qualified_entry(spelled)
             if entry is None or not ctx.fires(entry.code):
                 continue
-            new = rename_qualname(m.group(0), ctx.target)
+            new = catalog.respelled(rename_qualname(catalog.dotted(spelled), ctx.target), spelled)
             span = Span.of(number, m.start(), number, m.end())
-            if new != m.group(0) and rewrite:
+            if new != spelled and rewrite:
                 fix = Fix("safe", (Replace(span, new),), new)
             elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
                 fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
             else:
-                fix = Fix("manual", (), new if new != m.group(0) else None)
+                fix = Fix("manual", (), new if new != spelled else None)
             out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
 

@@ -1,6 +1,7 @@
 """Removed names spelled inside strings.
 
 Catches dotted names used as strings: ``importlib.import_module("...dflash_worker")``,
+a loader's ``"...dflash_info:DFlashDraftInput"`` (entry points, plugin registries),
 ``sys.modules["..."]``, ``mock.patch("...DFlashWorker._prepare_for_speculative_decoding")``,
 ``__import__``, entry points, and string annotations (``"DFlashWorker"``,
 ``"Optional[dflash_info.DFlashDraftInput]"``) resolved in the scope they appear in. A
@@ -18,17 +19,20 @@ from migrator.python.analysis import rename_qualname
 from migrator.python.rules.context import Rule, RuleContext, literal_with, renamed_text
 
 DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+")
+#: A loader's ``module:attr`` (entry points, plugin registries, ``pkg.mod:Class.member``).
+MODULE_ATTR = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 def check(ctx: RuleContext) -> None:
     annotation_ids = {id(node) for node, _ in ctx.analysis.annotation_strings}
     for node in ctx.analysis.strings:
-        if id(node) not in annotation_ids and DOTTED.fullmatch(node.value):
+        if id(node) not in annotation_ids and (DOTTED.fullmatch(node.value) or MODULE_ATTR.fullmatch(node.value)):
             _check_dotted(ctx, node)
     for node, scope in ctx.analysis.annotation_strings:
         _check_annotation(ctx, node, scope)
 
 
 def _check_dotted(ctx: RuleContext, node: ast.Constant) -> None:
-    value: str = node.value
+    spelled: str = node.value
+    value = catalog.dotted(spelled)
     member = catalog.by_name().get(value)
     if member is not None and member.kind in ("method", "attribute", "call-form"):
         entry = ctx.entry(member.code)
@@ -37,13 +41,13 @@ def _check_dotted(ctx: RuleContext, node: ast.Constant) -> None:
     entry = ctx.entry_named(value)
     if entry is None:
         return
-    new_value = rename_qualname(value, ctx.target)
+    new_value = catalog.respelled(rename_qualname(value, ctx.target), spelled)
     if _maps_to(ctx, node, new_value):
         return  # a compatibility map {old: new} is right as it is
-    if entry.replacement_for(ctx.target) is None or new_value == value:
+    if entry.replacement_for(ctx.target) is None or new_value == spelled:
         ctx.todo(node, entry)
         return
-    literal = literal_with(ctx.analysis.segment(node), value, new_value)
+    literal = literal_with(ctx.analysis.segment(node), spelled, new_value)
     if literal is None:
         ctx.todo(node, entry, f"{entry.message}; this string is spelled `{new_value}` now")
     else:
