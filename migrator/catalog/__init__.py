@@ -703,12 +703,14 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         distinctive=True,
-        fix="unsafe",
+        fix="safe",
         message="`supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead",
         guidance="In 0.5.13 it was False for `NONE` and for DFLASH. 0.5.14 rewrote each call site as a "
-        "test for 'speculative at all', and so does the unsafe fix: `algo.supports_spec_v2()` becomes "
+        "test for 'speculative at all', and so does the safe fix: `algo.supports_spec_v2()` becomes "
         "`not algo.is_none()` (never `True`, which would send non-speculative batches down the "
-        "speculative path); DFLASH now takes the V2 branch on purpose, so review it. A plugin's own "
+        "speculative path). On every release 0.5.14 and newer the old call raises `AttributeError` and "
+        "every worker runs the V2 schema, so the two tests are one (the proof is in "
+        "`migrator/python/rules/spec_v2_flags.py`, re-checked on each wheel). A plugin's own "
         "`CustomSpecAlgo.supports_spec_v2` (it returned `supports_overlap`) is left as a TODO: "
         "plugins set `supports_overlap` instead.",
         before="from sglang.srt.speculative.spec_info import SpeculativeAlgorithm\n\n"
@@ -723,12 +725,14 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         distinctive=True,
-        fix="unsafe",
+        fix="safe",
         message="`ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests `not batch.spec_algorithm.is_none()` instead",
         guidance="In 0.5.13 it was `spec_algorithm.supports_spec_v2()`: False for batches without "
-        "speculative decoding and for DFLASH. The unsafe fix is what 0.5.14 wrote at each site, "
+        "speculative decoding and for DFLASH. The safe fix is what 0.5.14 wrote at each site, "
         "`not batch.spec_algorithm.is_none()` (never `True`: a non-speculative batch would call "
-        "`None.prepare_for_decode` and skip the future-map publish); review the branches it guards.",
+        "`None.prepare_for_decode` and skip the future-map publish). On every release 0.5.14 and newer "
+        "the old attribute raises `AttributeError` and every worker runs the V2 schema, so 'V2' and "
+        "'speculative' are one test there (proof in `migrator/python/rules/spec_v2_flags.py`).",
         before="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"
         "def publish(batch: ScheduleBatch) -> bool:\n    return batch.is_spec_v2",
         after="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"

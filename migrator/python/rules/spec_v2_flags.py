@@ -5,8 +5,28 @@ In 0.5.13 both were False for batches without speculative decoding (``NONE``) an
 DFLASH; 0.5.14 rewrote every call site as a test for "speculative at all": ``batch.is_spec_v2``
 became ``not batch.spec_algorithm.is_none()`` and ``algo.supports_spec_v2()`` became
 ``not algo.is_none()``. That is the fix here, never the constant ``True``, which would send
-non-speculative batches down the speculative path. It is *unsafe*: DFLASH batches take the
-V2 branch on purpose, which deserves a human look; without ``--unsafe-fixes`` a TODO is left.
+non-speculative batches down the speculative path.
+
+The fix is *safe* (issue 46): it keeps the meaning on every release of the target. The proof,
+re-checked on every wheel from 0.5.14 to the newest by ``tests/test_upstream_rewrite_proofs.py``
+(slow), so that a release breaking a premise fails the test rather than the user:
+
+1. ``ScheduleBatch.is_spec_v2`` and ``SpeculativeAlgorithm.supports_spec_v2`` exist on no
+   release 0.5.14-0.5.23: the original raises ``AttributeError`` on every target, so no
+   target behaviour is lost by rewriting it.
+2. ``ScheduleBatch.spec_algorithm`` and ``SpeculativeAlgorithm.is_none`` exist on every one of
+   them: the rewrite runs.
+3. No module of those wheels mentions ``is_spec_v2`` or ``supports_spec_v2`` any more (0.5.13
+   read them in seven modules): nothing on a target tells "takes the V2 path" apart from "is
+   speculative"; every worker ``create_worker`` returns runs the V2 schema, so the two
+   predicates are one.
+4. The wheels spell the same test as ``spec_algorithm.is_none()`` at the sites that read
+   ``is_spec_v2`` in 0.5.13 (more of them in each release): upstream's own rewrite.
+
+The premise is the one every safe fix makes, that the code runs against a release in the
+target. It does not hold for uses bound to a fork's own definition of the member (a plugin's
+``CustomSpecAlgo.supports_spec_v2`` returned ``supports_overlap``, not "speculative"): those
+get a TODO.
 
 The member names are distinctive to SGLang, so any access in a file that imports SGLang
 (or lives inside an SGLang fork) is reported; the receiver's type is rarely known
@@ -36,10 +56,10 @@ def _replace_with_test(ctx: RuleContext, receiver: ast.expr, replaced: ast.expr,
     test = f"{ctx.analysis.segment(receiver)}{path}.is_none()"
     parent = ctx.analysis.parents.get(replaced)
     if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-        ctx.replace(parent, test, entry, applicability="unsafe")
+        ctx.replace(parent, test, entry)
         return
     loose = isinstance(parent, _LOOSE_PARENTS) and not (isinstance(parent, ast.Call) and parent.func is replaced)
-    ctx.replace(replaced, f"not {test}" if loose else f"(not {test})", entry, applicability="unsafe")
+    ctx.replace(replaced, f"not {test}" if loose else f"(not {test})", entry)
 
 
 def _plugin_classes(ctx: RuleContext, member: str) -> set[int]:
