@@ -1297,6 +1297,18 @@ def get(code: str) -> Entry:
         raise KeyError(f"unknown rule code {code!r}; see `dflash-migrate rules`") from None
 
 
+#: Entries whose safe fix rewrites a use as upstream did, assuming the member means what
+#: sglang's did (issue 46): a fork's own definition of the member outside ``sglang.*`` breaks
+#: that premise, and uses of it get the fix as unsafe (``migrator.python.rules.spec_v2_flags``).
+SGLANG_MEANING_CODES = ("DFM205", "DFM206")
+
+
+@cache
+def sglang_meaning_members() -> frozenset[str]:
+    """The member names of :data:`SGLANG_MEANING_CODES` (``is_spec_v2``, ``supports_spec_v2``)."""
+    return frozenset(get(code).member for code in SGLANG_MEANING_CODES)
+
+
 @cache
 def by_name() -> dict[str, Entry]:
     """Every old name (``old`` and ``also``) -> its entry."""

@@ -3,8 +3,10 @@ stands below the analysis: the analysis reads the index, the summary reads both)
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
+from migrator import catalog
 from migrator.python.analysis import Analysis
 from migrator.python.forkindex import ModuleSummary, _fallbacks, package_root
 from migrator.python.names import all_names
@@ -32,4 +34,14 @@ def summarize(analysis: Analysis, path: str, complete: bool = True) -> ModuleSum
         imported.extend((info.module, alias.name) for alias in names if alias.name != "*")
     return ModuleSummary(path, package_root(Path(path).resolve(), module), module, binds, classes, attributes, tuple(star),
                          all_names(analysis.tree), _fallbacks(analysis.tree), tuple(imported), dict(analysis.returns),
-                         tuple(sorted(analysis.wanted)), complete)
+                         tuple(sorted(analysis.wanted)), complete, own_members(analysis),
+                         tuple(sorted(catalog.sglang_meaning_members().intersection(analysis.attributes_by_name))))
+
+
+def own_members(analysis: Analysis) -> tuple[tuple[str, str, int], ...]:
+    """(member, class qualname, line) of the methods and properties the module's classes define
+    under a name whose safe fix assumes sglang's meaning (``catalog.SGLANG_MEANING_CODES``)."""
+    members = catalog.sglang_meaning_members()
+    return tuple(sorted((statement.name, qualname, statement.lineno) for qualname, info in analysis.classes.items()
+                        for statement in info.node.body
+                        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name in members))

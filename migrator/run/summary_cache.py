@@ -150,6 +150,8 @@ def encode(summary: ModuleSummary) -> dict:
         "returns": {name: sorted(types) for name, types in summary.returns.items()},
         "wanted": list(summary.wanted),
         "complete": summary.complete,
+        "own_members": [list(triple) for triple in summary.own_members],
+        "member_uses": list(summary.member_uses),
     }
 
 
@@ -192,4 +194,12 @@ def decode(stored: dict, path: str) -> ModuleSummary:
         returns={text(name): frozenset(texts(types)) for name, types in stored["returns"].items()},
         wanted=texts(stored["wanted"]),
         complete=complete,
+        own_members=tuple(_triple(item, text, number) for item in stored["own_members"]),
+        member_uses=texts(stored["member_uses"]),
     )
+
+
+def _triple(value: object, text, number) -> tuple[str, str, int]:  # noqa: ANN001
+    if not isinstance(value, list) or len(value) != 3:
+        raise ValueError("not a triple")
+    return text(value[0]), text(value[1]), number(value[2])

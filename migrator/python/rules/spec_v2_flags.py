@@ -32,7 +32,11 @@ The member names are distinctive to SGLang, so any access in a file that imports
 (or lives inside an SGLang fork) is reported; the receiver's type is rarely known
 (``self.spec_algorithm.supports_spec_v2()``). A plugin's own ``supports_spec_v2`` (a
 ``CustomSpecAlgo`` subclass, which returned ``supports_overlap``) has no such meaning: its
-definition and calls on ``self`` inside it get a TODO.
+definition and calls on ``self`` inside it get a TODO, and wherever the fork itself (a module outside ``sglang.*``: this file, or another
+through the fork index, ``ForkIndex.own_definitions``) defines a method or property of either
+name, the rewrite of every use is only *unsafe*, its message naming those definitions: which
+uses are bound to them the tool cannot tell. A vendored ``sglang/`` tree's definitions do not
+count: merging upstream replaces them.
 """
 
 from __future__ import annotations
@@ -50,16 +54,41 @@ def _in_sglang_context(ctx: RuleContext) -> bool:
     return ctx.analysis.imports_sglang or ctx.analysis.module_name.startswith("sglang")
 
 
-def _replace_with_test(ctx: RuleContext, receiver: ast.expr, replaced: ast.expr, entry, path: str = "") -> None:  # noqa: ANN001
+def _own_definitions(ctx: RuleContext, member: str) -> list[str]:
+    """The fork's own definitions of ``member`` outside ``sglang.*``, as ``Class.member (where)``:
+    in this file, and in the fork's other modules through the fork index."""
+    analysis = ctx.analysis
+    found = []
+    if not _is_sglang_module(analysis.module_name):
+        found += [f"`{info.node.name}.{member}` (line {statement.lineno})" for info in analysis.classes.values()
+                  for statement in info.node.body
+                  if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == member]
+    if analysis.fork is not None:
+        found += [f"`{owner}.{member}` ({path}:{line})" for owner, path, line in
+                  analysis.fork.index.own_definitions.get(member, ()) if path != ctx.path]
+    return found
+
+
+def _is_sglang_module(module: str) -> bool:
+    return module == "sglang" or module.startswith("sglang.")
+
+
+def _replace_with_test(ctx: RuleContext, receiver: ast.expr, replaced: ast.expr, entry,  # noqa: ANN001
+                       path: str = "", own: list[str] | None = None) -> None:
     """``replaced`` becomes ``not <receiver><path>.is_none()``, parenthesised where its parent
-    binds tighter than ``not``; ``not replaced`` becomes ``<receiver><path>.is_none()``."""
+    binds tighter than ``not``; ``not replaced`` becomes ``<receiver><path>.is_none()``. Safe,
+    unless the fork has ``own`` definitions of the member: then unsafe, naming them."""
     test = f"{ctx.analysis.segment(receiver)}{path}.is_none()"
+    applicability = "unsafe" if own else "safe"
+    detail = (f"{entry.message}; the fork defines its own `{entry.member}` ({', '.join(own)}): the fix assumes "
+              "sglang's meaning, check the uses bound to it") if own else None
     parent = ctx.analysis.parents.get(replaced)
     if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
-        ctx.replace(parent, test, entry)
+        ctx.replace(parent, test, entry, applicability=applicability, detail=detail)
         return
     loose = isinstance(parent, _LOOSE_PARENTS) and not (isinstance(parent, ast.Call) and parent.func is replaced)
-    ctx.replace(replaced, f"not {test}" if loose else f"(not {test})", entry)
+    ctx.replace(replaced, f"not {test}" if loose else f"(not {test})", entry, applicability=applicability,
+                detail=detail)
 
 
 def _plugin_classes(ctx: RuleContext, member: str) -> set[int]:
@@ -82,6 +111,7 @@ def check(ctx: RuleContext) -> None:
     supports = ctx.entry("DFM205")
     if supports is not None:
         plugins = _plugin_classes(ctx, supports.member)
+        own = _own_definitions(ctx, supports.member)
         for node in analysis.attributes_by_name.get(supports.member, []):
             parent = analysis.parents.get(node)
             on_self = isinstance(node.value, ast.Name) and node.value.id == "self"
@@ -90,7 +120,7 @@ def check(ctx: RuleContext) -> None:
                 ctx.todo(node, supports, f"a plugin's own `{supports.member}` (it returned `supports_overlap`): "
                          "decide what the V2 worker should do instead")
             elif isinstance(parent, ast.Call) and parent.func is node and not parent.args and not parent.keywords:
-                _replace_with_test(ctx, node.value, parent, supports)
+                _replace_with_test(ctx, node.value, parent, supports, own=own)
             else:
                 ctx.todo(node, supports)
         for info in analysis.classes.values():
@@ -99,9 +129,10 @@ def check(ctx: RuleContext) -> None:
                     ctx.todo(statement, supports, f"override of `{statement.name}`: {supports.message}")
     is_v2 = ctx.entry("DFM206")
     if is_v2 is not None:
+        own = _own_definitions(ctx, is_v2.member)
         for node in analysis.attributes_by_name.get(is_v2.member, []):
             if isinstance(node.ctx, ast.Load):
-                _replace_with_test(ctx, node.value, node, is_v2, ".spec_algorithm")
+                _replace_with_test(ctx, node.value, node, is_v2, ".spec_algorithm", own)
             else:
                 ctx.todo(node, is_v2)
 
