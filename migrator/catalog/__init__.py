@@ -544,14 +544,16 @@ ENTRIES: tuple[Entry, ...] = (
         kind="call-form",
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
-        fix="unsafe",
+        fix="safe",
         message="`filter_batch(v1_spec_info_filtered=...)`: the parameter was removed in 0.5.14 (TypeError)",
         guidance="In 0.5.13 `v1_spec_info_filtered=True` told `filter_batch` that a V1 worker's verify step had "
         "already filtered `spec_info` (`has_been_filtered = v1_spec_info_filtered and not is_spec_v2`). 0.5.14 "
         "has no V1 worker and always passes `has_been_filtered=False`; upstream dropped the keyword at every "
-        "call site. The fix drops it: safe for `False` (the same behaviour), unsafe for any other value (a fork "
-        "whose own worker filters `spec_info` before the batch would filter it twice). A value with side "
-        "effects, a positional third argument or `**kwargs` stay a TODO.",
+        "call site. The fix drops it: safe for a constant (`True` at every site upstream rewrote): on every "
+        "release 0.5.14 and newer no `filter_batch` takes the keyword and nothing reads the value (proof in "
+        "`migrator/python/rules/filter_batch.py`, re-checked on each wheel); unsafe for a name or attribute, "
+        "or where the fork defines its own function taking the keyword (the message names it). A value with "
+        "side effects, a positional third argument or `**kwargs` stay a TODO.",
         before="def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)",
         after="def drop_finished(batch):\n    batch.filter_batch()",
         cues=("v1_spec_info_filtered",),
@@ -1307,6 +1309,17 @@ SGLANG_MEANING_CODES = ("DFM205", "DFM206")
 def sglang_meaning_members() -> frozenset[str]:
     """The member names of :data:`SGLANG_MEANING_CODES` (``is_spec_v2``, ``supports_spec_v2``)."""
     return frozenset(get(code).member for code in SGLANG_MEANING_CODES)
+
+
+#: Entries whose safe fix drops a keyword, assuming the callee is sglang's: a fork's own
+#: function taking the keyword (outside ``sglang.*``) breaks that premise (``rules.filter_batch``).
+SGLANG_MEANING_PARAMETER_CODES = ("DFM112",)
+
+
+@cache
+def sglang_meaning_parameters() -> frozenset[str]:
+    """The keywords of :data:`SGLANG_MEANING_PARAMETER_CODES` (``v1_spec_info_filtered``)."""
+    return frozenset(cue for code in SGLANG_MEANING_PARAMETER_CODES for cue in get(code).cues)
 
 
 @cache

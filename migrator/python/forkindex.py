@@ -80,9 +80,12 @@ class ModuleSummary(NamedTuple):
     #: needs those, the engine summarizes the whole file
     complete: bool = True
     #: (member, class qualname, line) of each method or property a class of this module
-    #: defines under a name of ``catalog.sglang_meaning_members()``: the fork's own meaning
+    #: defines under a name of ``catalog.sglang_meaning_members()``, and (keyword, function,
+    #: line) of each function taking a keyword of ``catalog.sglang_meaning_parameters()``: the
+    #: fork's own meaning
     own_members: tuple[tuple[str, str, int], ...] = ()
-    #: names of ``catalog.sglang_meaning_members()`` this module reads as attributes
+    #: names of ``catalog.sglang_meaning_members()`` this module reads as attributes, keywords
+    #: of ``catalog.sglang_meaning_parameters()`` it spells
     member_uses: tuple[str, ...] = ()
 
 

@@ -82,7 +82,7 @@ def test_the_files_own_is_spec_v2_makes_the_fix_unsafe_and_is_named() -> None:
     assert "return batch.is_spec_v2" in new and "spec_algorithm.is_none()\n" not in new
     [finding] = [f for f in findings if f.code == "DFM206"]
     assert finding.fix is not None and finding.fix.applicability == "unsafe"
-    assert "`MyBatch.is_spec_v2` (line 7)" in finding.message
+    assert "`MyBatch.is_spec_v2` in this file" in finding.message
     assert "return not batch.spec_algorithm.is_none()" in migrate(source, unsafe=True)[0]
 
 
@@ -132,7 +132,7 @@ def test_a_fork_modules_own_algorithm_makes_uses_in_other_modules_unsafe(tmp_pat
     assert not any(r.error for r in outcome.results)
     assert "return algo.supports_spec_v2()" in (tmp_path / "plug" / "use.py").read_text()
     [finding] = [f for r in outcome.results for f in r.findings if f.path.endswith("use.py") and f.code == "DFM205"]
-    assert "`plug.algo.MyAlgo.supports_spec_v2`" in finding.message and "algo.py:" in finding.message
+    assert "`plug.algo.MyAlgo.supports_spec_v2`" in finding.message
     unsafe = engine.run([tmp_path], engine.Options(mode="fix", target_version="0.5.17", jobs=1, unsafe_fixes=True))
     assert not any(r.error for r in unsafe.results)
     assert "return not algo.is_none()" in (tmp_path / "plug" / "use.py").read_text()

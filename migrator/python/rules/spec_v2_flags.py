@@ -55,16 +55,17 @@ def _in_sglang_context(ctx: RuleContext) -> bool:
 
 
 def _own_definitions(ctx: RuleContext, member: str) -> list[str]:
-    """The fork's own definitions of ``member`` outside ``sglang.*``, as ``Class.member (where)``:
-    in this file, and in the fork's other modules through the fork index."""
+    """The fork's own definitions of ``member`` outside ``sglang.*``, by name (no line: the text
+    goes into a TODO, and lines move as files are fixed): in this file, and in the fork's other
+    modules through the fork index."""
     analysis = ctx.analysis
     found = []
     if not _is_sglang_module(analysis.module_name):
-        found += [f"`{info.node.name}.{member}` (line {statement.lineno})" for info in analysis.classes.values()
+        found += [f"`{info.node.name}.{member}` in this file" for info in analysis.classes.values()
                   for statement in info.node.body
                   if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == member]
     if analysis.fork is not None:
-        found += [f"`{owner}.{member}` ({path}:{line})" for owner, path, line in
+        found += [f"`{owner}.{member}`" for owner, path, _ in
                   analysis.fork.index.own_definitions.get(member, ()) if path != ctx.path]
     return found
 
