@@ -31,6 +31,10 @@ from pathlib import Path
 from migrator.base.options import Options
 from migrator.python.forkindex import ModuleSummary
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:  # CPython's own SHA-1: importing hashlib starts OpenSSL, 20-40 ms on 2 cores (BENCHMARKS.md)
     from _sha1 import sha1
 except ImportError:  # pragma: no cover - another Python
@@ -199,7 +203,8 @@ def decode(stored: dict, path: str) -> ModuleSummary:
     )
 
 
-def _triple(value: object, text, number) -> tuple[str, str, int]:  # noqa: ANN001
+def _triple(value: object, text: Callable[[object], str], number: Callable[[object], int]) -> tuple[str, str, int]:
+    """(text, text, number) from a stored list of three (``decode``'s checks for each)."""
     if not isinstance(value, list) or len(value) != 3:
         raise ValueError("not a triple")
     return text(value[0]), text(value[1]), number(value[2])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from codemod_helpers import codes, migrate
 
@@ -103,7 +105,7 @@ def test_a_vendored_sglang_modules_own_definition_keeps_the_fix_safe() -> None:
     assert all(f.fix is None or f.fix.applicability != "unsafe" for f in findings if f.code == "DFM206")
 
 
-def test_a_fork_modules_own_algorithm_makes_uses_in_other_modules_unsafe(tmp_path) -> None:  # noqa: ANN001
+def test_a_fork_modules_own_algorithm_makes_uses_in_other_modules_unsafe(tmp_path: Path) -> None:
     """Through the fork index: the plugin's own `supports_spec_v2` (it reports False) lives in
     another module than the call; the call is not fixed by default and the finding names it."""
     from codemod_helpers import write_tree

@@ -6,6 +6,7 @@ changed file goes through the pyflakes oracle."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from codemod_helpers import codes, migrate, todo_lines
 from flakes import new_flakes
@@ -178,7 +179,7 @@ def test_an_added_import_keeps_the_relative_form_of_a_fork_of_sglang(tmp_path) -
     assert new_flakes(before[root / "managers/relative.py"], relative) == []
 
 
-def test_filter_batch_a_fork_modules_own_keyword_in_another_module(tmp_path) -> None:  # noqa: ANN001
+def test_filter_batch_a_fork_modules_own_keyword_in_another_module(tmp_path: Path) -> None:
     """Through the fork index: the fork's own `filter_batch(..., v1_spec_info_filtered)` is in
     another module than the call; the call is not fixed by default and the finding names it."""
     from codemod_helpers import write_tree
