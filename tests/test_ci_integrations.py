@@ -295,7 +295,7 @@ def test_pre_commit_runs_every_hook_with_a_user_args_override(tmp_path: Path) ->
     assert pre_commit is not None, "pre-commit is in the test extra"
     hooks, rev = hook_repository(tmp_path / "hooks")
     repo = tmp_path / "repo"
-    unsafe = "def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n"
+    unsafe = "def drop_finished(batch, flag):\n    batch.filter_batch(v1_spec_info_filtered=flag)\n"
     files = {**SAMPLES, **FALLBACK_SAMPLES, "vendored/v.py": SAMPLES["pkg/a.py"], "pkg/staged.py": "x = 1\n",
              "pyproject.toml": "[tool.dflash-migrate]\nexclude = [\"vendored/\"]\n",
              ".pre-commit-config.yaml": yaml.safe_dump({"repos": [{"repo": str(hooks), "rev": rev, "hooks": [

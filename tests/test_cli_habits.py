@@ -16,7 +16,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 SAFE = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
-UNSAFE = "\n\ndef drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n"
+UNSAFE = "\n\ndef drop_finished(batch, flag):\n    batch.filter_batch(v1_spec_info_filtered=flag)\n"
 MANUAL = "from sglang.srt.speculative.dflash_info import _compute_paged_keep_slots\n"
 
 
@@ -295,8 +295,8 @@ def test_lint_counts_safe_fixes_and_hidden_unsafe_ones_as_ruff_does(tmp_path: Pa
 def test_statistics_marks_partly_fixable_codes(tmp_path: Path) -> None:
     """`[*]` every finding of the code fixable, `[~]` some, `[ ]` none (ruff's marks); at
     9c817bf a code with one finding not fixable among many showed `[ ]`."""
-    mixed = ("def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=False)\n"
-             "    batch.filter_batch(v1_spec_info_filtered=False)\n    batch.filter_batch(v1_spec_info_filtered=True)\n")
+    mixed = ("def drop_finished(batch, flag):\n    batch.filter_batch(v1_spec_info_filtered=False)\n"
+             "    batch.filter_batch(v1_spec_info_filtered=True)\n    batch.filter_batch(v1_spec_info_filtered=flag)\n")
     root = committed(tmp_path / "r", {"a.py": SAFE, "b.py": MANUAL, "c.py": mixed})
 
     def marks(*extra: str) -> dict[str, str]:

@@ -20,15 +20,15 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Findings whose TODO runs well past 88 characters at 8ed1b04, eight columns deep.
 NESTED = """
 from sglang.srt.speculative.dflash_info import DFlashDraftInput
-from sglang.srt.managers.schedule_batch import ScheduleBatch
+from sglang.srt.environ import envs
 
 
 class Worker:
-    def step(self, batch: ScheduleBatch, t):
-        if batch.is_spec_v2:
+    def step(self, batch, t):
+        if envs.SGLANG_ENABLE_SPEC_V2.get():
             return DFlashDraftInput(verified_id=t, target_hidden=t, ctx_lens=t, draft_seq_lens=t)
-        x = batch.is_spec_v2
-        return batch.is_spec_v2 or x
+        x = envs.SGLANG_ENABLE_SPEC_V2.get()
+        return envs.SGLANG_ENABLE_SPEC_V2.get() or x
 """
 
 
@@ -55,9 +55,9 @@ def test_todos_fit_the_default_line_length_and_a_second_run_changes_nothing(tmp_
     assert module.read_text() == after, "a wrapped TODO was written again"
     lint = subprocess.run([sys.executable, "-m", "migrator", "lint", str(module), "--target-version", "0.5.17"],
                           capture_output=True, text=True, cwd=tmp_path)
-    # DFM206 still fires after the fix: its wrapped TODO is that finding's, no leftover
-    assert "DFM206 unresolved migration TODO" not in lint.stdout + again.stdout, "a wrapped TODO was not recognised"
-    assert "DFM206" in lint.stdout
+    # DFM202 still fires after the fix: its wrapped TODO is that finding's, no leftover
+    assert "DFM202 unresolved migration TODO" not in lint.stdout + again.stdout, "a wrapped TODO was not recognised"
+    assert "DFM202" in lint.stdout
 
 
 def test_todos_follow_ruffs_line_length_in_the_scanned_projects_pyproject(tmp_path: Path) -> None:
@@ -83,29 +83,29 @@ def test_one_todo_per_statement_and_rule_naming_the_others() -> None:
 
 def test_the_same_fact_in_one_function_is_said_once_with_the_others_count() -> None:
     new, findings = migrate(NESTED)
-    assert len([f for f in findings if f.code == "DFM206"]) == 3
-    todos = [line for line in todo_lines(new) if "DFM206" in line]
+    assert len([f for f in findings if f.code == "DFM202"]) == 3
+    todos = [line for line in todo_lines(new) if "DFM202" in line]
     assert len(todos) == 1, todos
     lines = new.splitlines()
-    first_use = next(i for i, line in enumerate(lines) if "batch.is_spec_v2" in line)
+    first_use = next(i for i, line in enumerate(lines) if "SGLANG_ENABLE_SPEC_V2.get()" in line)
     block = " ".join(line.strip().lstrip("#").strip() for line in lines[:first_use] if line.strip().startswith("#"))
-    assert "DFM206" in block and "2 more statements below" in block
+    assert "DFM202" in block and "2 more statements below" in block
 
 
 def test_the_same_fact_in_two_functions_is_said_in_each() -> None:
     source = """
-    from sglang.srt.managers.schedule_batch import ScheduleBatch
+    from sglang.srt.environ import envs
 
 
-    def a(batch: ScheduleBatch):
-        return batch.is_spec_v2
+    def a():
+        return envs.SGLANG_ENABLE_SPEC_V2.get()
 
 
-    def b(batch: ScheduleBatch):
-        return batch.is_spec_v2
+    def b():
+        return envs.SGLANG_ENABLE_SPEC_V2.get()
     """
     new, _ = migrate(source)
-    assert len([line for line in todo_lines(new) if "DFM206" in line]) == 2
+    assert len([line for line in todo_lines(new) if "DFM202" in line]) == 2
 
 
 def test_a_todo_written_unwrapped_by_an_older_release_is_not_written_again() -> None:

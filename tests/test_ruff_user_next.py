@@ -65,7 +65,7 @@ def test_respect_gitignore_false_reads_ignored_files(tmp_path: Path) -> None:
 
 
 def test_config_unsafe_fixes_and_force_exclude_act(tmp_path: Path) -> None:
-    unsafe = "import sglang\n\ndef drop(batch):\n    if batch.is_spec_v2:\n        return 1\n"
+    unsafe = "import sglang\n\ndef drop(batch, flag):\n    batch.filter_batch(v1_spec_info_filtered=flag)\n"
     root = committed(tmp_path / "r", {"m.py": unsafe, "vendor/v.py": SAFE})
     assert cli("fix", "m.py", cwd=root).returncode == 1  # the unsafe fix is not applied
     (root / "pyproject.toml").write_text('[tool.dflash-migrate]\nunsafe-fixes = true\nforce-exclude = true\n'

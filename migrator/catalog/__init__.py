@@ -545,14 +545,16 @@ ENTRIES: tuple[Entry, ...] = (
         kind="call-form",
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
-        fix="unsafe",
+        fix="safe",
         message="`filter_batch(v1_spec_info_filtered=...)`: the parameter was removed in 0.5.14 (TypeError)",
         guidance="In 0.5.13 `v1_spec_info_filtered=True` told `filter_batch` that a V1 worker's verify step had "
         "already filtered `spec_info` (`has_been_filtered = v1_spec_info_filtered and not is_spec_v2`). 0.5.14 "
         "has no V1 worker and always passes `has_been_filtered=False`; upstream dropped the keyword at every "
-        "call site. The fix drops it: safe for `False` (the same behaviour), unsafe for any other value (a fork "
-        "whose own worker filters `spec_info` before the batch would filter it twice). A value with side "
-        "effects, a positional third argument or `**kwargs` stay a TODO.",
+        "call site. The fix drops it: safe for a constant (`True` at every site upstream rewrote): on every "
+        "release 0.5.14 and newer no `filter_batch` takes the keyword and nothing reads the value (proof in "
+        "`migrator/python/rules/filter_batch.py`, re-checked on each wheel); unsafe for a name or attribute, "
+        "or where the fork defines its own function taking the keyword (the message names it). A value with "
+        "side effects, a positional third argument or `**kwargs` stay a TODO.",
         before="def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)",
         after="def drop_finished(batch):\n    batch.filter_batch()",
         cues=("v1_spec_info_filtered",),
@@ -704,12 +706,14 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         distinctive=True,
-        fix="unsafe",
+        fix="safe",
         message="`supports_spec_v2()` was removed; 0.5.14 tests `not <algorithm>.is_none()` (speculative at all) instead",
         guidance="In 0.5.13 it was False for `NONE` and for DFLASH. 0.5.14 rewrote each call site as a "
-        "test for 'speculative at all', and so does the unsafe fix: `algo.supports_spec_v2()` becomes "
+        "test for 'speculative at all', and so does the safe fix: `algo.supports_spec_v2()` becomes "
         "`not algo.is_none()` (never `True`, which would send non-speculative batches down the "
-        "speculative path); DFLASH now takes the V2 branch on purpose, so review it. A plugin's own "
+        "speculative path). On every release 0.5.14 and newer the old call raises `AttributeError` and "
+        "every worker runs the V2 schema, so the two tests are one (the proof is in "
+        "`migrator/python/rules/spec_v2_flags.py`, re-checked on each wheel). A plugin's own "
         "`CustomSpecAlgo.supports_spec_v2` (it returned `supports_overlap`) is left as a TODO: "
         "plugins set `supports_overlap` instead.",
         before="from sglang.srt.speculative.spec_info import SpeculativeAlgorithm\n\n"
@@ -724,12 +728,14 @@ ENTRIES: tuple[Entry, ...] = (
         exists=VersionRange("0.5.8", "0.5.13"),
         replacements=(Replacement(V2, None),),
         distinctive=True,
-        fix="unsafe",
+        fix="safe",
         message="`ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests `not batch.spec_algorithm.is_none()` instead",
         guidance="In 0.5.13 it was `spec_algorithm.supports_spec_v2()`: False for batches without "
-        "speculative decoding and for DFLASH. The unsafe fix is what 0.5.14 wrote at each site, "
+        "speculative decoding and for DFLASH. The safe fix is what 0.5.14 wrote at each site, "
         "`not batch.spec_algorithm.is_none()` (never `True`: a non-speculative batch would call "
-        "`None.prepare_for_decode` and skip the future-map publish); review the branches it guards.",
+        "`None.prepare_for_decode` and skip the future-map publish). On every release 0.5.14 and newer "
+        "the old attribute raises `AttributeError` and every worker runs the V2 schema, so 'V2' and "
+        "'speculative' are one test there (proof in `migrator/python/rules/spec_v2_flags.py`).",
         before="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"
         "def publish(batch: ScheduleBatch) -> bool:\n    return batch.is_spec_v2",
         after="from sglang.srt.managers.schedule_batch import ScheduleBatch\n\n"
@@ -1317,6 +1323,29 @@ def get(code: str) -> Entry:
         return by_code()[code.upper()]
     except KeyError:
         raise KeyError(f"unknown rule code {code!r}; see `dflash-migrate rules`") from None
+
+
+#: Entries whose safe fix rewrites a use as upstream did, assuming the member means what
+#: sglang's did (issue 46): a fork's own definition of the member outside ``sglang.*`` breaks
+#: that premise, and uses of it get the fix as unsafe (``migrator.python.rules.spec_v2_flags``).
+SGLANG_MEANING_CODES = ("DFM205", "DFM206")
+
+
+@cache
+def sglang_meaning_members() -> frozenset[str]:
+    """The member names of :data:`SGLANG_MEANING_CODES` (``is_spec_v2``, ``supports_spec_v2``)."""
+    return frozenset(get(code).member for code in SGLANG_MEANING_CODES)
+
+
+#: Entries whose safe fix drops a keyword, assuming the callee is sglang's: a fork's own
+#: function taking the keyword (outside ``sglang.*``) breaks that premise (``rules.filter_batch``).
+SGLANG_MEANING_PARAMETER_CODES = ("DFM112",)
+
+
+@cache
+def sglang_meaning_parameters() -> frozenset[str]:
+    """The keywords of :data:`SGLANG_MEANING_PARAMETER_CODES` (``v1_spec_info_filtered``)."""
+    return frozenset(cue for code in SGLANG_MEANING_PARAMETER_CODES for cue in get(code).cues)
 
 
 @cache

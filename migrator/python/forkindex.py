@@ -79,6 +79,14 @@ class ModuleSummary(NamedTuple):
     #: name of the module but not its statements that name nothing V1; where the index
     #: needs those, the engine summarizes the whole file
     complete: bool = True
+    #: (member, class qualname, line) of each method or property a class of this module
+    #: defines under a name of ``catalog.sglang_meaning_members()``, and (keyword, function,
+    #: line) of each function taking a keyword of ``catalog.sglang_meaning_parameters()``: the
+    #: fork's own meaning
+    own_members: tuple[tuple[str, str, int], ...] = ()
+    #: names of ``catalog.sglang_meaning_members()`` this module reads as attributes, keywords
+    #: of ``catalog.sglang_meaning_parameters()`` it spells
+    member_uses: tuple[str, ...] = ()
 
 
 @record
@@ -179,6 +187,13 @@ class ForkIndex:
                 target = self.find(module, summary.root)
                 if target is not None:
                     self._needed.setdefault((target.root, target.module), set()).add(name)
+        #: member -> (class qualname, path, line) of the fork's own definitions (outside ``sglang.*``)
+        self.own_definitions: dict[str, list[tuple[str, str, int]]] = {}
+        for summary in summaries:
+            if summary.module == "sglang" or summary.module.startswith("sglang."):
+                continue
+            for member, owner, line in summary.own_members:
+                self.own_definitions.setdefault(member, []).append((owner, summary.path, line))
         self._v1_ancestor: dict[tuple[str, str | None], bool] = {}
         self._carriers = self._find_carriers()
         self.words: frozenset[str] = frozenset(self._words(already_found))
@@ -413,6 +428,8 @@ class ForkIndex:
         it is one whose names other modules import."""
         if summary is None:
             return False
+        if any(member in self.own_definitions for member in summary.member_uses):
+            return True  # its rewrite of a member depends on the fork's own definition of it
         if any(self._split(wanted, summary.root) is not None for wanted in summary.wanted):
             return True  # the index now holds a module that decides one of its findings
         if (summary.root, summary.module) in carriers and any(

@@ -91,7 +91,7 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
     _read_wanted(summaries, (*files, *index_only), cache)
     index = _completed(summaries, cache)
     carriers = index.carriers()
-    if not carriers and not any(summary.wanted for summary in summaries.values()):
+    if not carriers and not index.own_definitions and not any(summary.wanted for summary in summaries.values()):
         return
     searched: set[str] = set()
     contents: dict[str, bytes] = {}  # read once, however many rounds a chain of renames takes

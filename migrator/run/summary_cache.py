@@ -31,6 +31,10 @@ from pathlib import Path
 from migrator.base.options import Options
 from migrator.python.forkindex import ModuleSummary
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 try:  # CPython's own SHA-1: importing hashlib starts OpenSSL, 20-40 ms on 2 cores (BENCHMARKS.md)
     from _sha1 import sha1
 except ImportError:  # pragma: no cover - another Python
@@ -150,6 +154,8 @@ def encode(summary: ModuleSummary) -> dict:
         "returns": {name: sorted(types) for name, types in summary.returns.items()},
         "wanted": list(summary.wanted),
         "complete": summary.complete,
+        "own_members": [list(triple) for triple in summary.own_members],
+        "member_uses": list(summary.member_uses),
     }
 
 
@@ -192,4 +198,13 @@ def decode(stored: dict, path: str) -> ModuleSummary:
         returns={text(name): frozenset(texts(types)) for name, types in stored["returns"].items()},
         wanted=texts(stored["wanted"]),
         complete=complete,
+        own_members=tuple(_triple(item, text, number) for item in stored["own_members"]),
+        member_uses=texts(stored["member_uses"]),
     )
+
+
+def _triple(value: object, text: Callable[[object], str], number: Callable[[object], int]) -> tuple[str, str, int]:
+    """(text, text, number) from a stored list of three (``decode``'s checks for each)."""
+    if not isinstance(value, list) or len(value) != 3:
+        raise ValueError("not a triple")
+    return text(value[0]), text(value[1]), number(value[2])

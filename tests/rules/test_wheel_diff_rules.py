@@ -6,6 +6,7 @@ changed file goes through the pyflakes oracle."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from codemod_helpers import codes, migrate, todo_lines
 from flakes import new_flakes
@@ -31,9 +32,21 @@ def test_filter_batch_keyword_dropped_where_safe_else_todo() -> None:
     new, findings = migrated(FILTER, target="0.5.14")
     assert codes(findings) == ["DFM112"] * 4
     assert "batch.filter_batch(keep_indices=[0])\n" in new  # False: the same behaviour, a safe fix
-    assert "self.running_batch.filter_batch(v1_spec_info_filtered=True)" in new  # True: unsafe, TODO by default
-    # the three calls left are one fact in one function: one TODO, at the first, counting the others
-    assert len(todo_lines(new)) == 1 and "the same in 2 more statements below" in todo_lines(new)[0]
+    # True (every site upstream rewrote, issue 46): the keyword is read nowhere on a target, a safe fix
+    assert "    self.running_batch.filter_batch()\n" in new
+    # the two calls left are one fact in one function: one TODO, at the first, counting the other
+    assert len(todo_lines(new)) == 1 and "the same in 1 more statement below" in todo_lines(new)[0]
+
+
+def test_filter_batch_a_forks_own_keyword_makes_the_fix_unsafe_and_is_named() -> None:
+    """Issue 46: a function of the fork (outside sglang.*) taking the keyword may be the callee."""
+    source = FILTER + "\n\nclass MyBatch:\n    def filter_batch(self, keep_indices=None, v1_spec_info_filtered=False):\n        pass\n"
+    new, findings = migrated(source, target="0.5.14")
+    assert "self.running_batch.filter_batch(v1_spec_info_filtered=True)" in new
+    assert "batch.filter_batch(keep_indices=[0], v1_spec_info_filtered=False)" in new
+    assert all("`filter_batch` in this file" in f.message for f in findings if f.fix and f.fix.applicability == "unsafe")
+    unsafe, _ = migrated(source, target="0.5.14", unsafe=True)
+    assert "    self.running_batch.filter_batch()\n" in unsafe
 
 
 def test_filter_batch_unsafe_fixes_drop_pure_values_only() -> None:
@@ -164,3 +177,22 @@ def test_an_added_import_keeps_the_relative_form_of_a_fork_of_sglang(tmp_path) -
     relative = (root / "managers/relative.py").read_text()
     assert f"from ...kernels.ops.speculative.dflash {added}" in relative  # sglang.kernels, three dots up
     assert new_flakes(before[root / "managers/relative.py"], relative) == []
+
+
+def test_filter_batch_a_fork_modules_own_keyword_in_another_module(tmp_path: Path) -> None:
+    """Through the fork index: the fork's own `filter_batch(..., v1_spec_info_filtered)` is in
+    another module than the call; the call is not fixed by default and the finding names it."""
+    from codemod_helpers import write_tree
+
+    from migrator.run import engine
+
+    write_tree(tmp_path, {
+        "fk/__init__.py": "",
+        "fk/batch.py": "class MyBatch:\n    def filter_batch(self, v1_spec_info_filtered=False):\n        pass\n",
+        "fk/use.py": "def drop(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n",
+    })
+    outcome = engine.run([tmp_path], engine.Options(mode="fix", target_version="0.5.17", jobs=1))
+    assert not any(r.error for r in outcome.results)
+    assert "batch.filter_batch(v1_spec_info_filtered=True)" in (tmp_path / "fk" / "use.py").read_text()
+    [finding] = [f for r in outcome.results for f in r.findings if f.path.endswith("use.py")]
+    assert "`fk.batch.filter_batch`" in finding.message

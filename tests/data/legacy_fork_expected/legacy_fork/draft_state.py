@@ -43,6 +43,4 @@ def check_request(req) -> None:
 
 
 def worker_supports_overlap(spec_algorithm) -> bool:
-    # TODO(dflash-migrate): DFM205 `supports_spec_v2()` was removed; 0.5.14 tests `not
-    #   <algorithm>.is_none()` (speculative at all) instead (MIGRATION.md#dfm205)
-    return spec_algorithm.supports_spec_v2()
+    return not spec_algorithm.is_none()

@@ -14,6 +14,4 @@ def draft_input_type() -> type:
 
 
 def uses_v2(batch: ScheduleBatch) -> bool:
-    # TODO(dflash-migrate): DFM206 `ScheduleBatch.is_spec_v2` was removed; 0.5.14 tests
-    #   `not batch.spec_algorithm.is_none()` instead (MIGRATION.md#dfm206)
-    return batch.is_spec_v2
+    return not batch.spec_algorithm.is_none()
