@@ -121,3 +121,29 @@ def test_the_release_matrix_follows_the_catalogs_release_facts(tmp_path: Path) -
     assert "DFM111" not in paged["0.5.15"] and "DFM111" in paged["0.5.16"]
     assert by_path["web/LaunchCommand.tsx"] == {release: [] for release in paged}  # names in text break nothing
     assert report["releases_safe_now"] == []
+
+
+def test_each_file_says_which_releases_it_was_judged_for_and_counts_its_informational_findings(tmp_path: Path) -> None:
+    root = tmp_path / "legacy_fork"
+    shutil.copytree(ROOT / "examples" / "legacy_fork", root)
+    (root / "recipes" / "v0.5.15").mkdir(parents=True)
+    shutil.copy(root / "deploy" / "serve.sh", root / "recipes" / "v0.5.15" / "serve.sh")
+    lint = subprocess.run([sys.executable, "-m", "migrator", "lint", ".", "--format", "json", "--target-version",
+                           SNAPSHOT.TARGET, "--report", str(tmp_path / "report.json")], cwd=root, capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    report = json.loads((tmp_path / "report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    by_path = {entry["path"]: entry for entry in report["files"]}
+    own = by_path["recipes/v0.5.15/serve.sh"]["target"]
+    assert own["own"] and own["releases"] == ["0.5.15"] and "v0.5.15" in own["source"]
+    run = by_path["deploy/serve.sh"]["target"]
+    assert run == {"releases": [SNAPSHOT.TARGET], "source": report["target"]["source"], "own": False}
+    info = {}
+    for finding in json.loads(lint.stdout)["findings"]:
+        info[finding["path"].removeprefix("./")] = info.get(finding["path"].removeprefix("./"), 0) + (
+            finding["severity"] == "info")
+    assert {path: entry["informational"] for path, entry in by_path.items()} == info
+    assert report["summary"]["informational"] == sum(info.values()) > 0
+    _fix(root, tmp_path / "report.md")
+    markdown = (tmp_path / "report.md").read_text()
+    assert "- Releases: sglang 0.5.15 (its own:" in markdown and f"informational: {sum(info.values())};" in markdown

@@ -58,7 +58,7 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
                                      module_name, this_pass)
     else:
         return _process_for_target(path, data, options, module_name, this_pass)
-    result.narrowed = f"sglang {release} ({why})"
+    result.narrowed = (release, why)
     return result
 
 

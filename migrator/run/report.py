@@ -2,9 +2,11 @@
 FILE``): JSON or Markdown by the file's suffix, written through the one write path for
 reports (:func:`migrator.base.fileio.create_or_replace`).
 
-Per file: the releases it was migrated for (the run's target and where it came from), the
-fixes applied (rule, line), the fixes the write guard refused (rule, line, why), the TODOs
-left for a human (rule, line, what), and the file's owners from the repository's
+Per file: the releases it was migrated for and where they came from (its own release where
+the repository names one for it, :mod:`migrator.run.own_release`; else the run's target and
+its source), the fixes applied (rule, line), the fixes the write guard refused (rule, line, why), the TODOs
+left for a human (rule, line, what), how many findings are informational only (a name that
+still resolves, a mention in a history file: no work left), and the file's owners from the repository's
 ``CODEOWNERS`` (GitHub's places: the top, ``.github/``, ``docs/``; the last matching line
 wins). The counts are those of the run's summary (:func:`migrator.run.result.summarize`):
 ``tests/test_run_report.py`` checks them on every corpus and validates the JSON against
@@ -73,6 +75,19 @@ def _breaking(findings: Sequence[Finding], release: str, unsafe_fixes: bool) -> 
     return sorted(codes)
 
 
+def _file_target(result: FileResult, releases: Sequence[str], source: str) -> dict:
+    """The releases a file was judged for and where they came from: its own release where it
+    narrowed the run's target, else the run's."""
+    if result.narrowed is not None:
+        release, why = result.narrowed
+        return {"releases": [release], "source": why, "own": True}
+    return {"releases": list(releases), "source": source, "own": False}
+
+
+def _span(releases: Sequence[str]) -> str:
+    return f"{releases[0]}..{releases[-1]}" if len(releases) > 1 else (releases[0] if releases else "the installed sglang")
+
+
 def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixes: bool,
           target: tuple[tuple[str, ...], str] | None, top: str) -> dict:
     """The report of a run (its ``results`` and ``summary``, ``mode``, the ``target``
@@ -82,6 +97,7 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
 
     rules = owners_rules(top)
     writes = mode == "fix"
+    releases, source = target if target is not None else ((), "")
     files = []
     for result in sorted(results, key=lambda r: r.path):
         if not (result.findings or result.error or result.new_bytes is not None):
@@ -98,9 +114,10 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
             "refused": [{"code": f.code, "line": f.line, "why": f.message} for f in result.findings if _refused(f)],
             "todos_left": [{"code": f.code, "line": f.line, "what": f.message} for f in result.findings
                            if left_for_humans(f, unsafe_fixes)],
+            "informational": sum(f.informational for f in result.findings),
             "error": str(result.error.message) if result.error is not None else None,
+            "target": _file_target(result, releases, source),
         })
-    releases, source = target if target is not None else ((), "")
     for entry, result in zip(files, [r for r in sorted(results, key=lambda r: r.path)
                                      if r.findings or r.error or r.new_bytes is not None]):
         entry["releases"] = {release: _breaking(result.findings, release, unsafe_fixes) for release in releases}
@@ -115,9 +132,10 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
         "$schema": SCHEMA,
         "mode": mode,
         "target": {"releases": list(releases), "source": source},
-        "summary": {key: getattr(summary, key) for key in ("files_scanned", "files_changed", "fixes_applied",
-                                                           "todos_left", "fixes_refused", "files_with_errors",
-                                                           "findings")},
+        "summary": {**{key: getattr(summary, key) for key in ("files_scanned", "files_changed", "fixes_applied",
+                                                              "todos_left", "fixes_refused", "files_with_errors",
+                                                              "findings")},
+                    "informational": sum(entry["informational"] for entry in files)},
         "files_left": sum(1 for entry in files if entry["todos_left"] or entry["error"]),
         "releases_safe_now": [release for release in releases if not any(entry["releases"][release] for entry in files)],
         "owners": owners,
@@ -131,15 +149,15 @@ def markdown(report: dict) -> str:
 
     summary, target = report["summary"], report["target"]
     releases = target["releases"]
-    span = f"{releases[0]}..{releases[-1]}" if len(releases) > 1 else (releases[0] if releases else "the installed sglang")
     lines = [
         "# dflash-migrate run report",
         "",
-        f"- Target: sglang {span} ({visible(target['source'])})",
+        f"- Target: sglang {_span(releases)} ({visible(target['source'])})",
         f"- Files scanned: {summary['files_scanned']}; changed: {summary['files_changed']}; "
         f"with work left: {report['files_left']}",
         f"- Fixes applied: {summary['fixes_applied']}; refused by the write guard: {summary['fixes_refused']}; "
-        f"TODOs left: {summary['todos_left']}; files with errors: {summary['files_with_errors']}",
+        f"TODOs left: {summary['todos_left']}; informational: {summary['informational']}; "
+        f"files with errors: {summary['files_with_errors']}",
         "- Releases safe now (no code left that breaks on them): "
         + (", ".join(report["releases_safe_now"]) or "none"),
         "",
@@ -161,6 +179,9 @@ def markdown(report: dict) -> str:
         lines.append(f"### `{visible(entry['path'])}`" + (f" ({', '.join(map(visible, entry['owners']))})"
                                                          if entry["owners"] else ""))
         lines.append("")
+        own = entry["target"]
+        if own["own"]:
+            lines.append(f"- Releases: sglang {_span(own['releases'])} (its own: {visible(own['source'])})")
         if entry["error"]:
             lines.append(f"- Error: {visible(entry['error'])}")
         if entry["fixes_applied"]:
@@ -169,6 +190,8 @@ def markdown(report: dict) -> str:
             lines.append(f"- Refused: {item['code']} (line {item['line']}): {visible(item['why'])}")
         for item in entry["todos_left"]:
             lines.append(f"- TODO: {item['code']} (line {item['line']}): {visible(item['what'])}")
+        if entry["informational"]:
+            lines.append(f"- Informational (no work left): {entry['informational']}")
         lines.append("")
     return "\n".join(lines)
 

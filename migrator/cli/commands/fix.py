@@ -118,12 +118,12 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     from migrator.report.escape import visible
 
     print(visible(line), file=sys.stderr)  # the target names the repository's pins as written
-    narrowed = [result for result in outcome.results if result.narrowed]
+    narrowed = [(result.path, result.narrowed) for result in outcome.results if result.narrowed]
     if narrowed:
         print(f"dflash-migrate: {counted(len(narrowed), 'file')} judged by their own sglang release, not the run's target:",
               file=sys.stderr)
-        for result in narrowed:
-            print(visible(f"  {result.path}: {result.narrowed}"), file=sys.stderr)
+        for path, (release, why) in narrowed:
+            print(visible(f"  {path}: sglang {release} ({why})"), file=sys.stderr)
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
