@@ -100,3 +100,16 @@ def example_tree() -> Path:
     for entry in ENTRIES:
         write(root / entry.code.lower(), entry, entry.before)
     return root
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e.code)
+def test_after_examples_are_code_not_return_none_stubs(entry: catalog.Entry) -> None:
+    """An After that only returns None shows no V2 code (issue 48: DFM104, DFM109 were such)."""
+    for name, content in catalog.example_files(entry, entry.after):
+        if name.endswith(".py"):
+            stubs = [node.name for node in ast.walk(ast.parse(content))
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and isinstance(node.body[-1], ast.Return)
+                     and (node.body[-1].value is None
+                          or (isinstance(node.body[-1].value, ast.Constant) and node.body[-1].value.value is None))]
+            assert stubs == [], f"{entry.code} {name}: {stubs} end in `return None`"

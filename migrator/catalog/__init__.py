@@ -327,9 +327,11 @@ ENTRIES: tuple[Entry, ...] = (
             "    return _compute_paged_keep_slots(prefix_lens=prefix_lens, commit_lens=commit_lens, draft_token_num=8, page_size=16)"
         ),
         after=(
-            "def keep_slots(prefix_lens, commit_lens):\n"
-            "    # V2 reserves the KV slots itself, in DFlashDraftInputV2.prepare_for_decode: drop the call\n"
-            "    return None"
+            "def keep_slots(batch):\n"
+            "    # V2 frees no KV inside a step: a request keeps its committed KV; the tail up to\n"
+            "    # req.kv_allocated_len (DFlashDraftInputV2.prepare_for_decode's headroom) is freed\n"
+            "    # when it finishes\n"
+            "    return [req.kv_committed_len for req in batch.reqs]"
         ),
     ),
     Entry(
@@ -469,12 +471,14 @@ ENTRIES: tuple[Entry, ...] = (
             "    return draft_input.target_hidden"
         ),
         after=(
-            "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n"
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
             "\n"
             "\n"
-            "def hidden_of(draft_input: DFlashDraftInputV2):\n"
-            "    # V2 passes target_hidden to _append_target_hidden_to_draft_kv_by_loc instead of storing it\n"
-            "    return None"
+            "class HiddenTap(DFlashWorkerV2):\n"
+            "    # V2 hands target_hidden to the draft KV writer instead of storing it on the input\n"
+            "    def _append_target_hidden_to_draft_kv_by_loc(self, *, target_hidden, **slots):\n"
+            "        self.last_target_hidden = target_hidden\n"
+            "        return super()._append_target_hidden_to_draft_kv_by_loc(target_hidden=target_hidden, **slots)"
         ),
     ),
     Entry(
