@@ -92,3 +92,20 @@ def test_a_class_without_enable_overlap_stays_a_todo() -> None:
     )
     assert codes(findings) == ["DFM307", "DFM307"]
     assert fixed.count("TODO(dflash-migrate)") == 2 and "enable_overlap)" not in fixed
+
+
+def test_a_target_that_includes_0_5_13_stays_a_todo() -> None:
+    """0.5.13's function takes only ``req``: no one call serves both releases."""
+    fixed, findings = migrate(
+        """
+        from sglang.srt.managers.scheduler import Scheduler
+        from sglang.srt.speculative.dflash_utils import validate_dflash_request
+
+        class MyScheduler(Scheduler):
+            def handle(self, req):
+                return validate_dflash_request(req)
+        """,
+        releases=("0.5.13", "0.5.17"),
+    )
+    assert codes(findings) == ["DFM307"] and "return validate_dflash_request(req)\n" in fixed
+    assert "TODO(dflash-migrate)" in fixed
