@@ -14,7 +14,8 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
   ``__all__`` lists must stay bound on every path it was bound on;
 * a name the fix uses more often must not be one the original binds itself other than
   by an import (a fork's own ``class DFlashWorkerV2(DFlashWorker)`` would capture every
-  renamed ``DFlashWorker()`` call);
+  renamed ``DFlashWorker()`` call), a method's receiver excepted (DFM307 passes
+  ``self.enable_overlap`` on purpose);
 * names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
 * it must not add a pyflakes message of a kind the checks above do not cover (an unused
   local, a redefinition, an unused import that was used, an import shadowed by a loop

@@ -109,3 +109,20 @@ def test_a_target_that_includes_0_5_13_stays_a_todo() -> None:
     )
     assert codes(findings) == ["DFM307"] and "return validate_dflash_request(req)\n" in fixed
     assert "TODO(dflash-migrate)" in fixed
+
+
+def test_a_subclass_of_a_class_assigning_enable_overlap_in_the_same_file_gets_upstreams_call() -> None:
+    fixed, findings = migrate(
+        """
+        from sglang.srt.speculative.dflash_utils import validate_dflash_request
+
+        class Base:
+            def __init__(self):
+                self.enable_overlap = False
+
+        class Child(Base):
+            def handle(self, req):
+                return validate_dflash_request(req)
+        """
+    )
+    assert codes(findings) == ["DFM307"] and "return validate_dflash_request(req, self.enable_overlap)" in fixed

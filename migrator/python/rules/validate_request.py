@@ -5,8 +5,8 @@ From 0.5.14 the function takes ``(req, enable_overlap: bool)``; a one-argument c
 (``managers.scheduler``) and its new one (``speculative.dflash_utils``); the import move
 itself is DFM306.
 
-Inside a method of a class that assigns ``self.enable_overlap`` (in any of its methods) or
-subclasses sglang's ``Scheduler``, the fix is *safe*: ``validate_dflash_request(req,
+Inside a method of a class that assigns ``self.enable_overlap`` (in any of its methods, or one
+of its bases defined in the same file does) or subclasses sglang's ``Scheduler``, the fix is *safe*: ``validate_dflash_request(req,
 self.enable_overlap)``, upstream's own call (issue 46). The proof, re-checked on every wheel
 0.5.14 to the newest by ``tests/test_upstream_rewrite_proofs.py`` (slow):
 
@@ -16,8 +16,9 @@ self.enable_overlap)``, upstream's own call (issue 46). The proof, re-checked on
 3. Every target's scheduler calls it ``validate_dflash_request(req, self.enable_overlap)``:
    the rewrite is what upstream wrote.
 
-Elsewhere (a free function, a static or class method, a class with no ``enable_overlap``, a
-call passing the request by keyword or through ``*``) the value to pass is the caller's
+Elsewhere (a free function, a static or class method, a class with no ``enable_overlap``, one
+whose attribute comes from a base in another module of the fork, a call passing the request
+by keyword or through ``*``) the value to pass is the caller's
 decision: a TODO, whose guidance names the server-args spelling.
 """
 
@@ -59,8 +60,9 @@ def _overlap_of_receiver(ctx: RuleContext, call: ast.Call) -> str | None:
     if decorators & {"staticmethod", "classmethod"}:
         return None
     info = next((i for i in ctx.analysis.classes.values() if i.node is cls), None)
-    subclasses_scheduler = info is not None and SCHEDULER in ctx.analysis.ancestors(info.qualname)
-    if not (subclasses_scheduler or _assigns_attribute(cls)):
+    ancestors = ctx.analysis.ancestors(info.qualname) if info is not None else frozenset()
+    classes = [cls, *(ctx.analysis.classes[name].node for name in ancestors if name in ctx.analysis.classes)]
+    if not (SCHEDULER in ancestors or any(_assigns_attribute(c) for c in classes)):
         return None
     return f"{method.args.args[0].arg}.{ATTRIBUTE}"  # type: ignore[union-attr]
 
