@@ -188,3 +188,17 @@ def test_each_text_is_walked_once_however_many_names_grow_or_rounds_run(monkeypa
     assert len(guard.captured_names(guard.parsed(before), guard.parsed(after))) == 50
     assert guard.problems(before, after, "0.5.17")  # the same texts again: nothing walked twice
     assert len(walks) == 2
+
+
+def test_a_fix_may_use_a_methods_receiver_but_not_another_parameter() -> None:
+    """DFM307 passes ``self.enable_overlap``: the receiver is meant, not captured; a grown use of
+    any other parameter (or of the receiver of a static method) is still refused."""
+    before = ("class S:\n    def handle(self, req, flag):\n        return check(req)\n\n"
+              "    @staticmethod\n    def other(this, req):\n        return check(req)\n")
+    receiver = before.replace("return check(req)\n\n", "return check(req, self.enable_overlap)\n\n")
+    parameter = before.replace("return check(req)\n\n", "return check(req, flag)\n\n")
+    static = before.replace("return check(req)\n", "return check(req, this.enable_overlap)\n").replace(
+        "check(req, this.enable_overlap)\n\n", "check(req)\n\n")
+    assert guard.captured_names(guard.parsed(before), guard.parsed(receiver)) == set()
+    assert guard.captured_names(guard.parsed(before), guard.parsed(parameter)) == {"flag"}
+    assert guard.captured_names(guard.parsed(before), guard.parsed(static)) == {"this"}

@@ -1,7 +1,8 @@
 """The wheel facts behind the rewrites issue 46 promoted to safe fixes, re-checked on every
 release of the target range (0.5.14 to the newest the catalog knows): a release that breaks a
 premise fails here, not in a user's tree. Each proof is written next to its rule
-(``migrator/python/rules/spec_v2_flags.py``, ``migrator/python/rules/filter_batch.py``).
+(``migrator/python/rules/spec_v2_flags.py``, ``migrator/python/rules/filter_batch.py``,
+``migrator/python/rules/validate_request.py``).
 
 The fixes themselves (what the rule writes, and that it is safe) are tested in
 ``tests/rules/``; this file checks only why they may be.
@@ -17,6 +18,7 @@ import pytest
 
 from migrator import catalog
 from migrator.python.rules.filter_batch import KEYWORD
+from migrator.python.rules.validate_request import ATTRIBUTE, SCHEDULER
 from migrator.releases.index import SglangIndex
 from migrator.verify.wheel_diff import release_index
 
@@ -85,3 +87,34 @@ def test_filter_batch_lost_the_keyword_and_its_value_is_never_read(version: str)
     passed = [k.value for call in ast.walk(body) if isinstance(call, ast.Call)
               for k in call.keywords if k.arg == "has_been_filtered"]
     assert all(isinstance(value, ast.Constant) and value.value is False for value in passed), version
+
+
+VALIDATE = "sglang.srt.speculative.dflash_utils.validate_dflash_request"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", TARGETS)
+def test_validate_dflash_request_takes_the_schedulers_enable_overlap(version: str) -> None:
+    """DFM307: ``validate_dflash_request(req)`` in a method of a class with ``self.enable_overlap``
+    (or a ``Scheduler`` subclass) -> ``validate_dflash_request(req, self.enable_overlap)``."""
+    index = release_index(version)
+    resolved = index.resolve(VALIDATE)
+    # 1. the signature is (req, enable_overlap) with nothing else: the second positional is the flag
+    assert resolved.found and resolved.ref is not None and resolved.ref.func is not None
+    function = resolved.ref.func
+    assert function.all_params == ("req", ATTRIBUTE) and not function.vararg and not function.kwarg
+    # 2. the Scheduler assigns self.enable_overlap in its __init__: a subclass has it
+    scheduler = index.resolve(SCHEDULER)
+    assert scheduler.found and scheduler.ref is not None and scheduler.ref.cls is not None
+    module, _, name = SCHEDULER.rpartition(".")
+    source = dict(index.sources_under(module))[module]
+    cls = next(n for n in ast.parse(source).body if isinstance(n, ast.ClassDef) and n.name == name)
+    init = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    assert any(isinstance(t, ast.Attribute) and t.attr == ATTRIBUTE and isinstance(t.value, ast.Name)
+               and t.value.id == "self" for node in ast.walk(init) if isinstance(node, (ast.Assign, ast.AnnAssign))
+               for t in (node.targets if isinstance(node, ast.Assign) else [node.target])), version
+    # 3. upstream calls it this way, and only this way
+    calls = [ast.unparse(node) for _, text in index.sources_under("sglang") if b"validate_dflash_request(" in text
+             for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", getattr(node.func, "attr", None)) == "validate_dflash_request"]
+    assert calls and set(calls) == {"validate_dflash_request(req, self.enable_overlap)"}, calls

@@ -870,8 +870,12 @@ ENTRIES: tuple[Entry, ...] = (
         replacements=(Replacement(V2, f"{DFLASH_UTILS}.validate_dflash_request"),),
         fix="manual",
         message="`validate_dflash_request(req)` needs `enable_overlap` from 0.5.14",
-        guidance="The signature is `validate_dflash_request(req, enable_overlap: bool)`; pass the "
-        "scheduler's `enable_overlap` (`not server_args.disable_overlap_schedule`).",
+        guidance="The signature is `validate_dflash_request(req, enable_overlap: bool)`. In a method of a class "
+        "that assigns `self.enable_overlap` (or subclasses sglang's `Scheduler`) the fix is safe and is "
+        "upstream's own call on every release 0.5.14 on: `validate_dflash_request(req, self.enable_overlap)`. "
+        "Elsewhere it is a TODO: pass the overlap decision of the scheduler the request goes to "
+        "(`Scheduler.enable_overlap`, which 0.5.14's scheduler sets to "
+        "`not server_args.disable_overlap_schedule and not use_mlx()`).",
         before=(
             "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n"
             "\n"

@@ -14,7 +14,8 @@ and ``--check`` give the same outcome), ``problems`` compares the text before an
   ``__all__`` lists must stay bound on every path it was bound on;
 * a name the fix uses more often must not be one the original binds itself other than
   by an import (a fork's own ``class DFlashWorkerV2(DFlashWorker)`` would capture every
-  renamed ``DFlashWorker()`` call);
+  renamed ``DFlashWorker()`` call), a method's receiver excepted (DFM307 passes
+  ``self.enable_overlap`` on purpose);
 * names in ``__all__``, ``del`` and ``global`` must stay bound at module level;
 * it must not add a pyflakes message of a kind the checks above do not cover (an unused
   local, a redefinition, an unused import that was used, an import shadowed by a loop
@@ -477,7 +478,24 @@ def captured_names(old: Parsed, new: Parsed) -> set[str]:
             if symbol.get_name() in grown and (symbol.is_parameter() or symbol.is_assigned() or symbol.is_namespace()):
                 own.add(symbol.get_name())
     imported = {(a.asname or a.name).partition(".")[0] for node in old.imports for a in node.names}
+    if own:
+        own -= receivers(old.tree)
     return {name for name in own if name not in imported or name in old.stores or name in old.defined}
+
+
+def receivers(tree: ast.Module) -> set[str]:
+    """The first parameters of instance methods (``self``): a fix that uses one more often
+    means the instance on purpose (DFM307 passes ``self.enable_overlap``); no rename of an
+    imported name is spelled like a method's receiver."""
+    found = set()
+    for cls in ast.walk(tree):
+        if isinstance(cls, ast.ClassDef):
+            for method in cls.body:
+                if (isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
+                        and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                                    for d in method.decorator_list)):
+                    found.add(method.args.args[0].arg)
+    return found
 
 
 def ever_exported(tree: ast.Module) -> set[str]:
