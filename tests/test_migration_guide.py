@@ -52,6 +52,8 @@ def test_every_faq_answer_links_to_a_rule_section_that_exists() -> None:
 
 def test_every_rule_section_shows_its_after_code() -> None:
     for entry in catalog.ENTRIES:
+        if entry.kind == catalog.HISTORY_KIND:
+            continue  # DFM490 reports what a changelog or a log says: nothing there is migrated
         start = GUIDE.index(f'<a id="{entry.anchor}"></a>')
         end = GUIDE.find("<a id=", start + 1)
         section = GUIDE[start:end if end > 0 else len(GUIDE)]
