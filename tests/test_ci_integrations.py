@@ -319,7 +319,7 @@ def test_pre_commit_runs_every_hook_with_a_user_args_override(tmp_path: Path) ->
     assert "uncommitted" not in output, output[-3000:]
     assert (repo / "pkg/staged.py").read_text() == (
         "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n\n\n"
-        "def drop_finished(batch):\n    batch.filter_batch()\n"), output[-3000:]
+        "def drop_finished(batch, flag):\n    batch.filter_batch()\n"), output[-3000:]
     assert (repo / "vendored/v.py").read_text() == SAMPLES["pkg/a.py"]
     lint = subprocess.run([pre_commit, "run", "dflash-migrate-lint", "--all-files", "--verbose"],
                           cwd=repo, capture_output=True, text=True, timeout=900, env=env)
