@@ -129,13 +129,13 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
         end = len(text)
         while i < end:
             ch = text[i]
-            if quote == "$'":
-                body = _ANSI_C_QUOTED.match(text, i).group(0)
+            if quote in ('"', "$'"):  # bodies where a backslash escapes: one pattern each
+                body = (_DOUBLE_QUOTED if quote == '"' else _ANSI_C_QUOTED).match(text, i).group(0)
                 raw.append(body)
                 word.append(_ESCAPED.sub(r"\1", body) if "\\" in body else body)
                 i += len(body)
                 if i < end:  # the closing quote
-                    raw.append("'")
+                    raw.append(quote[-1])
                     quote = ""
                     i += 1
                 prev_end = (number, i)
@@ -147,17 +147,6 @@ def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None 
                 word.append(text[i:stop])
                 quote = "" if close >= 0 else quote
                 i = min(stop + 1, end)
-                prev_end = (number, i)
-                continue
-            if quote == '"':
-                body = _DOUBLE_QUOTED.match(text, i).group(0)
-                raw.append(body)
-                word.append(_ESCAPED.sub(r"\1", body) if "\\" in body else body)
-                i += len(body)
-                if i < end:  # the closing quote
-                    raw.append('"')
-                    quote = ""
-                    i += 1
                 prev_end = (number, i)
                 continue
             if ch == "\\" and i == end - 1:
