@@ -1,11 +1,11 @@
 """Facts about Python names that the analysis, the fork index, release fitting and the probes
 share, one home each: which exceptions catch a failed import, a class's ancestors, a
-module's ``__all__``."""
+module's ``__all__``, its function definitions."""
 
 from __future__ import annotations
 
 import ast
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 #: The exception names a handler catches a failed import statement with: ``ImportError``
 #: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.
@@ -19,6 +19,33 @@ IMPORT_ERRORS = IMPORT_ERROR_NAMES | {"Exception", "BaseException"}
 MISSING_NAME_ERRORS = IMPORT_ERRORS | {"AttributeError"}
 #: The statements with ``except`` handlers: ``try``, and ``try``/``except*`` from Python 3.11.
 TRY_STATEMENTS: tuple[type[ast.stmt], ...] = (ast.Try, getattr(ast, "TryStar", ast.Try))
+
+
+#: The fields of the statements that hold statements: a definition is a statement, so these
+#: are all a search for definitions needs to visit.
+_STATEMENT_BODIES: dict[type[ast.AST], tuple[str, ...]] = {
+    **dict.fromkeys((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith,
+                     ast.ExceptHandler, ast.match_case), ("body",)),
+    **dict.fromkeys((ast.If, ast.For, ast.AsyncFor, ast.While), ("body", "orelse")),
+    **dict.fromkeys(TRY_STATEMENTS, ("body", "handlers", "orelse", "finalbody")),
+    ast.Match: ("cases",),
+}
+
+
+def function_definitions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Every function and method definition of the module, nested ones too, in no set order:
+    only statement bodies are searched (``ast.walk`` would visit every expression of a large
+    module, and a lint asks this of every module with findings)."""
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        fields = _STATEMENT_BODIES.get(type(node))
+        if fields is None:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node
+        for field in fields:
+            stack.extend(getattr(node, field))
 
 
 def catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:

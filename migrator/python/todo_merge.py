@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from migrator import catalog
 from migrator.base.model import Finding, InsertComment
 from migrator.edit import already_present, chosen_edits
+from migrator.python.names import function_definitions
 
 _FIRST_NAME = re.compile(r"`[^`]+`")
 
@@ -110,20 +111,8 @@ def _functions(tree: ast.Module):  # noqa: ANN202 - a closure: line -> innermost
 
 
 def _function_spans(tree: ast.Module) -> list[tuple[int, int]]:
-    """(first, last) line of every function: a definition is a statement, so only statement
-    bodies are searched (``ast.walk`` would visit every expression of a large module, and a
-    lint of sglang's tree asks this of every module with two TODOs or more)."""
-    spans = []
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            spans.append((node.lineno, node.end_lineno or node.lineno))
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            children = getattr(node, field, None)
-            if isinstance(children, list):
-                stack.extend(children)
-    return spans
+    """(first, last) line of every function."""
+    return [(node.lineno, node.end_lineno or node.lineno) for node in function_definitions(tree)]
 
 
 def _moved(finding: Finding, moved: dict[tuple[int, str], tuple[int, str]]) -> Finding:

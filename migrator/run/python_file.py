@@ -222,8 +222,10 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         from migrator.python.todo_merge import merged
 
         # a TODO a run with the other ``--unsafe-fixes`` merged, or an older release wrote
-        # unmerged, is explained too: not a leftover
-        explaining = [*findings, *merged(findings, tree, analysis.lines, not options.unsafe_fixes)]
+        # unmerged, is explained too: not a leftover (only a source with a TODO has one)
+        explaining = [*findings]
+        if catalog.TODO_MARKER in source:
+            explaining += merged(findings, tree, analysis.lines, not options.unsafe_fixes)
         findings = merged(findings, tree, analysis.lines, options.unsafe_fixes)
         explaining += findings
     else:
