@@ -316,6 +316,13 @@ class Analysis(ast.NodeVisitor):
                 and binding.kind != "def" and self.is_relevant(binding.qualname, self.hot_words)):
             self._add_hot_word(name)  # an alias of a V1 name: its uses are hot too
 
+    def need_word(self, word: str) -> None:
+        """A rule needs the statements holding ``word`` (a base class its decision reads): in
+        an analysis with hot lines they become hot, and where a lint's partial parse blanked
+        one, the engine parses the whole file and runs the rules again (``added_words``)."""
+        if self.hot_lines is not None and word not in self.hot_words:
+            self._add_hot_word(word)
+
     def _add_hot_word(self, word: str) -> None:
         """Make the lines holding ``word`` hot (a local alias of something rules look for)."""
         assert self.hot_lines is not None

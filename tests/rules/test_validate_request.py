@@ -126,3 +126,28 @@ def test_a_subclass_of_a_class_assigning_enable_overlap_in_the_same_file_gets_up
         """
     )
     assert codes(findings) == ["DFM307"] and "return validate_dflash_request(req, self.enable_overlap)" in fixed
+
+
+def _lint_fix_of(source: str, parse_all: bool) -> list[tuple]:
+    from migrator.base.options import Options
+    from migrator.run.pipeline import process_bytes
+
+    result = process_bytes("big.py", source.encode(), Options(mode="lint", target_version="0.5.17", parse_all=parse_all))
+    return [(f.line, f.code, f.fix.applicability if f.fix else None) for f in result.findings]
+
+
+def test_a_lints_partial_parse_sees_a_scheduler_base_the_file_defines_far_away() -> None:
+    """A lint parses a large file partly (migrator.python.partial): a base class with no
+    relevant line is blanked. ``Mid`` is ``Scheduler``'s subclass only through its header;
+    the rule asks for the unseen base by name, so the lint calls the fix safe as a run
+    with every shortcut off does (were ``Scheduler`` not a word and not asked for, the
+    lint would say TODO)."""
+    padding = "".join(f"def helper_{i}():\n    return {i}\n\n\n" for i in range(900))
+    source = ("from sglang.srt.managers.scheduler import Scheduler\n"
+              "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n\n\n"
+              "class Mid(Scheduler):\n    pass\n\n\n" + padding +
+              "class Mine(Mid):\n    def handle(self, req):\n        return validate_dflash_request(req)\n")
+    assert len(source) > 24 * 1024
+    partial, whole = _lint_fix_of(source, parse_all=False), _lint_fix_of(source, parse_all=True)
+    assert [code for _, code, _ in whole] == ["DFM307"] and whole[0][2] == "safe"
+    assert partial == whole
