@@ -9,7 +9,15 @@ Facts come from reading the released wheels (``pip download --no-deps sglang==X`
 
 from __future__ import annotations
 
-from migrator.catalog.model import FORK_KIND, HISTORY_KIND, EnvMeaning, Entry, Replacement, TextMirror, text_entry
+from migrator.catalog.model import (
+    FORK_KIND,
+    HISTORY_KIND,
+    Entry,
+    EnvMeaning,
+    Replacement,
+    TextMirror,
+    text_entry,
+)
 from migrator.catalog.sglang_names import (
     DFLASH_INFO,
     DFLASH_UTILS,

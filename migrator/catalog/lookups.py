@@ -7,8 +7,21 @@ from __future__ import annotations
 
 from functools import cache
 
-from migrator.catalog.entries import ENTRIES, ENV_SPEC_V2_MEANING, SGLANG_MEANING_CODES, SGLANG_MEANING_PARAMETER_CODES
-from migrator.catalog.model import BEHAVIOUR_KIND, FORK_KIND, HISTORY_KIND, SPELLING_KINDS, TEXT_KIND, Entry, Kind
+from migrator.catalog.entries import (
+    ENTRIES,
+    ENV_SPEC_V2_MEANING,
+    SGLANG_MEANING_CODES,
+    SGLANG_MEANING_PARAMETER_CODES,
+)
+from migrator.catalog.model import (
+    BEHAVIOUR_KIND,
+    FORK_KIND,
+    HISTORY_KIND,
+    SPELLING_KINDS,
+    TEXT_KIND,
+    Entry,
+    Kind,
+)
 
 #: Behaviour rules look at code that names DFLASH (``_handle_dflash``, ``"DFLASH ..."``
 #: messages, ``is_dflash()``); with the entries' cues these are their byte triggers.

@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from migrator.base.records import record
-from migrator.catalog.versions import NEWEST_RELEASE, VersionRange, next_release, parse_version
+from migrator.catalog.versions import (
+    NEWEST_RELEASE,
+    VersionRange,
+    next_release,
+    parse_version,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
