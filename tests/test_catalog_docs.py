@@ -1,5 +1,5 @@
 """MIGRATION.md and the catalog must not drift: the generated block is re-rendered from
-``migrator/catalog/__init__.py`` and compared, and every rule code has its anchored section."""
+``migrator/catalog/entries.py`` and compared, and every rule code has its anchored section."""
 
 from __future__ import annotations
 

@@ -77,7 +77,7 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
     package = root / "pkg" / "migrator"
     _insert_before_end(package / "releases" / "hashes.py", "WHEEL_SHA256", f'    "{WHEEL}":\n        "{digest}",\n')
-    _insert_before_end(package / "catalog" / "__init__.py", "ENTRIES", ENTRY)
+    _insert_before_end(package / "catalog" / "entries.py", "CHANGES", ENTRY)
     return {**os.environ, "PYTHONPATH": str(root / "pkg"), "DFLASH_MIGRATE_CACHE": str(root / "cache")}
 
 

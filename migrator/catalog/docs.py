@@ -150,7 +150,7 @@ def main(argv: list[str]) -> int:
         create_or_replace(DOC_PATH, fresh.encode("utf-8"))
         return 0
     if fresh != text:
-        print("MIGRATION.md is out of date with migrator/catalog/__init__.py; run: python -m migrator.catalog.docs --write", file=sys.stderr)
+        print("MIGRATION.md is out of date with migrator/catalog/entries.py; run: python -m migrator.catalog.docs --write", file=sys.stderr)
         return 1
     return 0
 
