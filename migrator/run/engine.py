@@ -115,6 +115,16 @@ def _leave_out_own_reports(outcome: RunResult) -> None:
         outcome.summary = outcome.summary._replace(own_outputs=outcome.summary.own_outputs + len(own))
 
 
+def _with_release_scopes(options: Options, files: Sequence[str]) -> Options:
+    """The parts of the tree the repository pins a release for (read once per run, from the
+    pin files among ``files``; ``migrator.run.own_release``), in the options the workers get."""
+    if not options.pin_folder:
+        return options
+    from migrator.run.own_release import release_scopes
+
+    return options._replace(release_scopes=release_scopes(files, options.pin_folder))
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -140,6 +150,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
         files = found.files
+        options = _with_release_scopes(options, files)
         dirty = None  # read here only, when writing: never sent to the workers
         if options.writes and not options.allow_dirty:
             from migrator.run.uncommitted import Uncommitted

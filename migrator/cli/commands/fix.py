@@ -122,8 +122,11 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     if narrowed:
         print(f"dflash-migrate: {counted(len(narrowed), 'file')} judged by their own sglang release, not the run's target:",
               file=sys.stderr)
-        for path, (release, why) in narrowed:
-            print(visible(f"  {path}: sglang {release} ({why})"), file=sys.stderr)
+        from migrator.catalog.target import label
+
+        for path, (releases, why) in narrowed:
+            print(visible(f"  {path}: sglang {label(releases) if releases else 'release not known'} ({why})"),
+                  file=sys.stderr)
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
