@@ -147,3 +147,39 @@ def test_a_version_constant_names_the_file_release(data: bytes, expected: tuple[
     found = own_release("src/pkg/mod.py", data)
     assert (None if found is None else found[0]) == expected
 
+
+def _run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONPATH"] = str(REPO)
+    return subprocess.run([sys.executable, "-m", "migrator", *args], capture_output=True, text=True, cwd=root,
+                          env=env, timeout=300)
+
+
+def test_every_output_lists_the_files_judged_by_their_own_release(tmp_path: Path) -> None:
+    import json
+
+    _pinned_tree(tmp_path)
+    expected = {"./acme/legacy/launch.py": (["0.5.6"], "the group pin `sglang==0.5.6` in pyproject.toml [legacy]"),
+                "./services/old/launch.py": (["0.5.12"], "the folder pin `sglang==0.5.12` in requirements.txt"),
+                "./acme/latest/launch.py": (["0.5.20", "0.5.21", "0.5.22", "0.5.23"],
+                                            "the group pin `sglang>=0.5.20` in pyproject.toml [latest]")}
+    lint_json = json.loads(_run(tmp_path, "lint", ".", "--format", "json").stdout)
+    sarif = json.loads(_run(tmp_path, "lint", ".", "--format", "sarif").stdout)
+    for narrowed in (lint_json["narrowed"], sarif["runs"][0]["properties"]["narrowed"]):
+        got = {n["path"]: (n["releases"], n["source"]) for n in narrowed}
+        assert {path: got.get(path) for path in expected} == expected
+        assert "./acme/plain.py" not in got and "./acme/other/launch.py" not in got
+    text = _run(tmp_path, "lint", ".")
+    assert "6 files judged by their own sglang release, not the run's target:" in text.stderr
+    assert "  ./services/old/launch.py: sglang 0.5.12 (the folder pin `sglang==0.5.12` in requirements.txt)" \
+        in text.stderr
+    assert "judged by their own" not in _run(tmp_path, "lint", ".", "--quiet").stderr
+    fixed = _run(tmp_path, "fix", ".", "--allow-dirty", "--report", "report.json")
+    files = {f["path"]: f["target"] for f in json.loads((tmp_path / "report.json").read_text())["files"]}
+    assert files["services/old/launch.py"] == {"releases": ["0.5.12"], "own": True,
+                                               "source": "the folder pin `sglang==0.5.12` in requirements.txt"}
+    assert "./acme/legacy/launch.py: sglang 0.5.6 (the group pin" in fixed.stderr
+    assert "# TODO(dflash-migrate): DFM101 " in (tmp_path / "acme/legacy/launch.py").read_text()
+    for relative in ("acme/latest/launch.py", "acme/wide.py", "services/new/launch.py", "acme/plain.py"):
+        assert "DFlashWorkerV2" in (tmp_path / relative).read_text(), relative
+

@@ -118,15 +118,10 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     from migrator.report.escape import visible
 
     print(visible(line), file=sys.stderr)  # the target names the repository's pins as written
-    narrowed = [(result.path, result.narrowed) for result in outcome.results if result.narrowed]
-    if narrowed:
-        print(f"dflash-migrate: {counted(len(narrowed), 'file')} judged by their own sglang release, not the run's target:",
-              file=sys.stderr)
-        from migrator.catalog.target import label
+    from migrator.report.common import narrowed_lines
 
-        for path, (releases, why) in narrowed:
-            print(visible(f"  {path}: sglang {label(releases) if releases else 'release not known'} ({why})"),
-                  file=sys.stderr)
+    for number, text in enumerate(narrowed_lines(outcome.results)):
+        print(f"dflash-migrate: {text}" if number == 0 else text, file=sys.stderr)
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
