@@ -183,3 +183,27 @@ def test_every_output_lists_the_files_judged_by_their_own_release(tmp_path: Path
     for relative in ("acme/latest/launch.py", "acme/wide.py", "services/new/launch.py", "acme/plain.py"):
         assert "DFlashWorkerV2" in (tmp_path / relative).read_text(), relative
 
+
+def test_target_version_wins_for_a_v2_file_never_for_a_v1_era_one(tmp_path: Path) -> None:
+    """The rule in MIGRATION.md ("A file's own release"): ``--target-version`` sets every V2
+    file's range, a file for a release before 0.5.14 still gets TODOs, not a V2-era fix."""
+    import json
+
+    _tree(tmp_path)
+    helper = "from sglang.srt.speculative.dflash_utils import compute_dflash_accept_len_and_bonus\n"
+    (tmp_path / "recipes" / "v0.5.17" / "score.py").write_text(helper)  # the module moved in 0.5.23
+    narrowed = {n["path"]: n["releases"] for n in json.loads(
+        _run(tmp_path, "lint", ".", "--format", "json", "--target-version", "0.5.23").stdout)["narrowed"]}
+    assert narrowed == {"./docker/Dockerfile": ["0.5.6"], "./recipes/v0.5.6/launch.py": ["0.5.6"],
+                        "./recipes/v0.5.6/qwen.yaml": ["0.5.6"]}
+    proc = _run(tmp_path, "fix", ".", "--allow-dirty", "--target-version", "0.5.23")
+    assert "./recipes/v0.5.17/" not in proc.stderr[proc.stderr.index("judged by their own"):]
+    assert (tmp_path / "recipes" / "v0.5.6" / "qwen.yaml").read_text() == RECIPE
+    assert "# TODO(dflash-migrate): DFM101 " in (tmp_path / "recipes" / "v0.5.6" / "launch.py").read_text()
+    assert "DFlashWorkerV2" in (tmp_path / "recipes" / "v0.5.17" / "launch.py").read_text()
+    # judged for 0.5.23 (the flag): the helper's new home there, not 0.5.17's
+    assert "from sglang.kernels.ops.speculative.dflash import" in (tmp_path / "recipes/v0.5.17/score.py").read_text()
+    (tmp_path / "recipes" / "v0.5.17" / "score.py").write_text(helper)
+    _run(tmp_path, "fix", ".", "--allow-dirty")  # no flag: the folder's 0.5.17
+    assert (tmp_path / "recipes/v0.5.17/score.py").read_text() == \
+        "from sglang.srt.speculative.dflash_utils import compute_dflash_correct_drafts_and_bonus\n"

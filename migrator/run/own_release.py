@@ -23,9 +23,10 @@ module-level ``SGLANG_VERSION = "0.5.12"`` constant (any ``*SGLANG_VERSION``/``*
 name but a bound's, ``MIN_``/``MAX_``...) names the file's release as its image tag does.
 
 ``migrator.run.pipeline`` then narrows the file's target to those releases when they are V2
-releases the catalog knows; a file for a release before the V2 worker gets no V2-era fix:
+releases the catalog knows (unless ``--target-version`` is given: the flag wins for the
+range); a file for a release before the V2 worker gets no V2-era fix, whatever the flag:
 its findings stay (a Python file's as TODOs; a text file's TODO-only fixes are written, its
-other findings reported), each saying why. The summary lists each such file and what
+other findings reported), each saying why. Every output lists each such file and what
 said so.
 """
 

@@ -45,6 +45,8 @@ def _process_bytes(path: str, data: bytes, options: Options, module_name: str | 
     releases, why = own
     if not releases or is_v1_era(releases[-1]):  # a V2-era fix would change the file on its release
         result = _process_before_v2(path, data, options, module_name, this_pass, releases, why)
+    elif options.target_from_flag:  # --target-version wins for a V2 file's range
+        return _process_for_target(path, data, options, module_name, this_pass)
     else:
         known = tuple(r for r in releases if is_known_v2(r))
         if not known or known == (options.target_releases or (options.target_version,)):

@@ -181,6 +181,7 @@ def build_options(
         cache_dir=str(cache_dir) if cache_dir is not None else config.cache_dir,
         no_cache=no_cache,
         line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
+        target_from_flag=target_version is not None,
         pin_folder=_pin_folder(paths, config) if chosen else "",
     )
 
