@@ -22,7 +22,7 @@ from migrator import catalog
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
-from migrator.run.files import discover
+from migrator.run.files import PIN_FILE_ENDINGS, discover, is_pin_file
 from migrator.run.fork import through_the_fork
 from migrator.run.pipeline import process_bytes, process_chunk, warm_up
 from migrator.run.python_file import FIRST_PASS, Pass
@@ -120,9 +120,12 @@ def _with_release_scopes(options: Options, files: Sequence[str]) -> Options:
     pin files among ``files``; ``migrator.run.own_release``), in the options the workers get."""
     if not options.pin_folder:
         return options
+    candidates = [path for path in files if path.endswith(PIN_FILE_ENDINGS) and is_pin_file(path)]
+    if not candidates and not os.path.isfile(os.path.join(options.pin_folder, "pyproject.toml")):
+        return options
     from migrator.run.own_release import release_scopes
 
-    return options._replace(release_scopes=release_scopes(files, options.pin_folder))
+    return options._replace(release_scopes=release_scopes(candidates, options.pin_folder))
 
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, NamedTuple
 
 from migrator import catalog
+from migrator.run.files import PIN_FILE_ENDINGS, is_pin_file
 
 _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
 #: a folder or file stem that is a release: ``v0.5.6``, ``0.5.6``, ``sglang-0.5.12``
@@ -113,11 +114,6 @@ def _normalized(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def is_pin_file(path: str) -> bool:
-    name = os.path.basename(path)
-    return name == "pyproject.toml" or (name.startswith("requirements") and name.endswith(".txt"))
-
-
 def release_scopes(files: Iterable[str], pin_folder: str) -> tuple[ReleaseScope, ...]:
     """The parts of the tree the repository pins (see the module's docstring), most specific
     first: groups before folders, deeper folders first. ``files``: the run's discovered files
@@ -126,7 +122,7 @@ def release_scopes(files: Iterable[str], pin_folder: str) -> tuple[ReleaseScope,
     from migrator.run.config import ConfigError, pin_groups
 
     root = os.path.abspath(pin_folder) if pin_folder else ""
-    candidates = {os.path.abspath(f) for f in files if is_pin_file(f)}
+    candidates = {os.path.abspath(f) for f in files if f.endswith(PIN_FILE_ENDINGS) and is_pin_file(f)}
     if root and os.path.isfile(os.path.join(root, "pyproject.toml")):
         candidates.add(os.path.join(root, "pyproject.toml"))
     by_key: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
