@@ -81,7 +81,7 @@ dependencies = ["sglang>=0.5.14", "numpy"]
 [project.optional-dependencies]
 legacy = ["sglang==0.5.6"]
 wide = ["sglang>=0.5.10,<0.5.20"]
-other = ["vllm==0.5.6", "sglang-router==0.1.0"]
+other = ["vllm==0.5.6", "sglang-router==0.1.0", "sglang[srt]"]
 
 [dependency-groups]
 latest = ["sglang>=0.5.20", {include-group = "wide"}]

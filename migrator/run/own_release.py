@@ -134,6 +134,8 @@ def release_scopes(files: Iterable[str], pin_folder: str) -> tuple[ReleaseScope,
         except ConfigError:
             continue  # a broken pin file narrows nothing; the run's own reading reports it
         for group, specifier, written in groups:
+            if not specifier:
+                continue  # `sglang[srt]` (a package's extra naming itself): no release said
             if not group and folder == root:
                 run_pins.append(specifier)
             else:
