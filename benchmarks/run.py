@@ -19,7 +19,7 @@ What it does, in one run:
    TID251`` with ``banned-api`` built from ``migrator.catalog.ENTRIES``), ``libcst`` (a
    reference pass that ``libcst.parse_module``-s every ``.py`` file on a process pool of
    the same job count), ``lint`` (``dflash-migrate lint``), ``check`` (``dflash-migrate
-   --check``), ``fix`` (a full rewrite, on a fresh copy each time), and ``startup``
+   --check``), ``fix`` (a full rewrite, default and ``--unsafe-fixes``, on a fresh copy each time), and ``startup``
    (``dflash-migrate --version`` and ``--check`` over a few hundred files without matches);
    ``textscale`` (not run unless asked for: ``lint`` of one shell, YAML and Markdown file with
    ``TEXT_SETTINGS`` settings and with four times as many, and the 4x/1x time ratio);
@@ -521,6 +521,12 @@ def baseline_command(workdir: Path, ref: str) -> tuple[list[str], str]:
     return [str(script)], commit
 
 
+def baseline_env() -> dict[str, str]:
+    """The environment of the baseline's commands: without ``PYTHONPATH``, which would make its
+    venv import a checkout's ``migrator`` (the one under test) instead of the baseline's own."""
+    return {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, "NO_COLOR": "1"}
+
+
 def one_file_specs(tree: Path, dfm: list[str], env: dict, ruff: str | None, ruff_cfg: Path, lint_help: str,
                    workdir: Path, repeat: int, jobs: int) -> dict[str, list[Spec]]:
     """The ``onefile`` case: per file of :data:`ONE_FILES`, [ruff on it (None without ruff),
@@ -549,6 +555,41 @@ def one_file_specs(tree: Path, dfm: list[str], env: dict, ruff: str | None, ruff
             pair.append(Spec(f"lint one file {label}", [*dfm, "lint", path], repeat, ok_rcs=(0, 1), files=1,
                              cwd=tree, env=env))
         specs[label] = pair
+    return specs
+
+
+#: The ``fix`` measurement's specs (name -> the folder prefix of its fresh copy) and, with
+#: ``--baseline-ref``, which baseline spec each is compared with round by round (issue 45:
+#: fix of sglang 0.5.13's tree no more than 10% slower than at 8ed1b04, in both modes).
+FIX_TREES = {"dflash-migrate (rewrite)": "fix", "fix --unsafe-fixes": "fix-unsafe",
+             "fix @baseline": "fix-base", "fix --unsafe-fixes @baseline": "fix-unsafe-base"}
+FIX_BASELINES = {"dflash-migrate (rewrite)": "fix @baseline",
+                 "fix --unsafe-fixes": "fix --unsafe-fixes @baseline"}
+
+
+def fix_specs(tree: Path, workdir: Path, replicas: int, dfm: list[str], env: dict, jobs_flag: list[str],
+              baseline: tuple[list[str], str] | None, repeat: int, py_files: int) -> list[Spec]:
+    """The ``fix`` case: ``dflash-migrate fix`` (default and ``--unsafe-fixes``) each on a fresh
+    copy of the committed tree before every run (copy untimed); with a baseline, the same two
+    at that revision, in the order checkout, baseline, checkout unsafe, baseline unsafe, so that
+    each pair runs back to back (:func:`per_round_ratios` compares them round by round)."""
+    commands = {"dflash-migrate (rewrite)": ([*dfm, *jobs_flag], env)}
+    if baseline:
+        commands["fix @baseline"] = ([*baseline[0], *jobs_flag], baseline_env())
+    commands["fix --unsafe-fixes"] = ([*dfm, "--unsafe-fixes", *jobs_flag], env)
+    if baseline:
+        commands["fix --unsafe-fixes @baseline"] = ([*baseline[0], "--unsafe-fixes", *jobs_flag], baseline_env())
+    specs: list[Spec] = []
+    for name, (command, command_env) in commands.items():
+        copy = workdir / f"{FIX_TREES[name]}-x{replicas}"
+
+        def fresh_copy(src: Path = tree, dst: Path = copy) -> None:
+            _copy_tree(src, dst)
+            refresh_git_index(dst)
+
+        spec = Spec(name, [*command, copy], repeat, ok_rcs=(0, 1), before=fresh_copy, files=py_files,
+                    env=command_env, cwd=workdir)
+        specs.append(spec)
     return specs
 
 
@@ -669,8 +710,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venv", action="store_true",
                         help="measure dflash-migrate installed into its own venv (benchmarks/work/venv), as users run it")
     parser.add_argument("--baseline-ref", default=None,
-                        help="also measure `dflash-migrate lint` at this git revision (own venv), interleaved, "
-                             "and report both lint/ruff ratios per round: median and spread")
+                        help="also measure `dflash-migrate lint` and `fix` (default and --unsafe-fixes, each on a "
+                             "fresh copy) at this git revision (own venv), interleaved, and report the lint/ruff "
+                             "ratios and the fix/baseline-fix ratios per round: median and spread")
     args = parser.parse_args(argv)
 
     only = [x.strip() for x in args.only.split(",") if x.strip()]
@@ -707,7 +749,8 @@ def main(argv: list[str] | None = None) -> int:
     if "lint" in only and not have_lint:
         print("note: `dflash-migrate lint --help` fails here; skipping lint", file=sys.stderr)
 
-    baseline = baseline_command(workdir, args.baseline_ref) if args.baseline_ref and "lint" in only else None
+    baseline = baseline_command(workdir, args.baseline_ref) \
+        if args.baseline_ref and ("lint" in only or ("fix" in only and have_check)) else None
     ruff = ruff_binary() if "ruff" in only or "onefile" in only else None
     if ("ruff" in only or "onefile" in only) and ruff is None:
         print("note: ruff not found (pip install -r benchmarks/requirements.txt); skipping ruff", file=sys.stderr)
@@ -730,6 +773,7 @@ def main(argv: list[str] | None = None) -> int:
         "repeat": args.repeat,
         "libcst_repeat": args.libcst_repeat,
         "dflash_migrate_command": shlex.join(dfm),
+        "baseline_ref": baseline[1] if baseline else None,
         "dflash_migrate_install": "venv" if args.venv and not args.dfm else ("command" if args.dfm else "checkout"),
         "ruff_banned_api_entries": banned,
         "scales": [],
@@ -744,7 +788,6 @@ def main(argv: list[str] | None = None) -> int:
         findings: dict = {}
         smallest = replicas == replica_counts[0]
         specs: list[Spec] = []
-        fix_tree = workdir / f"fix-x{replicas}"
 
         if "io" in only:
             specs.append(Spec("io floor (read .py)", [sys.executable, __file__, "_read", tree], args.repeat,
@@ -756,9 +799,9 @@ def main(argv: list[str] | None = None) -> int:
         if have_lint:
             specs.append(Spec("dflash-migrate lint", [*dfm, "lint", *lint_jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
-        if baseline:
+        if baseline and have_lint:
             specs.append(Spec(f"lint @{baseline[1][:10]}", [*baseline[0], "lint", *lint_jobs_flag, tree],
-                              args.repeat, ok_rcs=(0, 1), files=py_files, env=dict(os.environ, NO_COLOR="1"),
+                              args.repeat, ok_rcs=(0, 1), files=py_files, env=baseline_env(),
                               cwd=workdir))
         if have_lint and "reexport" in only and smallest:
             reexport_tree = workdir / "tree-reexport"
@@ -777,12 +820,7 @@ def main(argv: list[str] | None = None) -> int:
             specs.append(Spec("dflash-migrate --check", [*dfm, "--check", *jobs_flag, tree], args.repeat,
                               ok_rcs=(0, 1), files=py_files, env=env, cwd=workdir))
         if have_check and "fix" in only:
-            def fresh_copy(src=tree, dst=fix_tree) -> None:
-                _copy_tree(src, dst)
-                refresh_git_index(dst)
-
-            specs.append(Spec("dflash-migrate (rewrite)", [*dfm, *jobs_flag, fix_tree], args.repeat,
-                              ok_rcs=(0, 1), before=fresh_copy, files=py_files, env=env, cwd=workdir))
+            specs.extend(fix_specs(tree, workdir, replicas, dfm, env, jobs_flag, baseline, args.repeat, py_files))
         if "libcst" in only and (smallest or args.libcst_all_scales):
             specs.append(Spec("libcst parse", [sys.executable, __file__, "_libcst", tree, jobs], args.libcst_repeat,
                               files=py_files))
@@ -800,9 +838,9 @@ def main(argv: list[str] | None = None) -> int:
                 findings[r["name"]] = ruff_findings(ruff, ruff_cfg, tree)
             elif r["name"] in ("dflash-migrate lint", "dflash-migrate --check", "lint (renamed re-exports)"):
                 findings[r["name"]] = count_dfm_findings(out_text)
-            elif r["name"] == "dflash-migrate (rewrite)":
-                changed = subprocess.run(["git", "-C", str(fix_tree), "status", "--porcelain"],
-                                         capture_output=True, text=True)
+            elif r["name"] in FIX_TREES:
+                changed = subprocess.run(["git", "-C", str(workdir / f"{FIX_TREES[r['name']]}-x{replicas}"),
+                                          "status", "--porcelain"], capture_output=True, text=True)
                 findings[r["name"]] = {"files_changed": len(changed.stdout.splitlines())}
             elif r["name"] == "libcst parse":
                 summary = json.loads(out_text)
@@ -817,12 +855,15 @@ def main(argv: list[str] | None = None) -> int:
                 if r["name"].startswith(("dflash-migrate lint", "lint @", "lint (renamed")):
                     ratios[r["name"]] = per_round_ratios(r, ruff_r)
         by_name = {r["name"]: r for r in results}
+        fix_ratios = {f"{name} / {base}": per_round_ratios(by_name[name], by_name[base])
+                      for name, base in FIX_BASELINES.items() if name in by_name and base in by_name}
         for label, pair in one_file.items():  # each against ruff on the same file, round by round
             ruff_one = by_name.get(pair[0].name) if ruff else None
             for spec in pair[1:] if ruff_one else ():
                 ratios[spec.name] = per_round_ratios(by_name[spec.name], ruff_one)
         scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
-                 "results": results, "findings": findings, "ratios_vs_ruff": ratios}
+                 "results": results, "findings": findings, "ratios_vs_ruff": ratios,
+                 "fix_vs_baseline": fix_ratios}
         report["scales"].append(scale)
         print_table(results, f"sglang {args.version} x{replicas}: {py_files:,} .py files, {lines:,} lines, "
                              f"jobs={jobs}, best of {args.repeat} (libcst: {args.libcst_repeat})")
@@ -830,6 +871,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nlint / ruff TID251, per interleaved round ({args.repeat} rounds):")
             for name, got in ratios.items():
                 print(f"  {name:<26} median {got['median']:.3f}x  spread {got['min']:.3f}-{got['max']:.3f}x")
+        if fix_ratios:
+            print(f"\nfix / fix at {args.baseline_ref}, per interleaved round ({args.repeat} rounds; "
+                  "issue 45: <= 1.10):")
+            for name, got in fix_ratios.items():
+                rounds = " ".join(f"{r:.3f}" for r in got["rounds"])
+                print(f"  {name:<48} median {got['median']:.3f}x  rounds {rounds}")
         if findings:
             print("\nfindings:")
             for name, got in findings.items():
@@ -902,6 +949,9 @@ def evaluate_targets(report: dict) -> list[dict]:
         if name.endswith("warm cache"):  # issue 49
             targets.append({"target": f"{name} <= 12x ruff TID251 on that file (median per round)",
                             "met": got["median"] <= 12, "value": f"{got['median']:.2f}x"})
+    for name, got in (base or {}).get("fix_vs_baseline", {}).items():  # issue 45
+        targets.append({"target": f"{name} <= 1.10 (median per round)", "met": got["median"] <= 1.10,
+                        "value": f"{got['median']:.3f}x"})
     ratio = lint["wall_s"] / ruff["wall_s"] if lint and ruff else None
     targets.append({"target": "lint <= 0.5x ruff TID251 wall time", "met": None if ratio is None else ratio <= 0.5,
                     "value": None if ratio is None else f"{ratio:.2f}x"})

@@ -63,3 +63,31 @@ def test_per_round_ratios_pair_run_i_with_run_i_and_report_the_spread() -> None:
     got = bench.per_round_ratios(lint, ruff)
     assert got["rounds"] == [0.3, 0.5, 1.0]
     assert (got["median"], got["min"], got["max"]) == (0.5, 0.3, 1.0)
+
+
+def test_fix_is_timed_against_the_baseline_on_a_fresh_copy_each_round(tmp_path: Path, monkeypatch) -> None:
+    """Issue 45: ``--baseline-ref`` also times ``fix`` (default and ``--unsafe-fixes``), each
+    command on its own fresh copy of the tree before every run, checkout and baseline back to
+    back, and pairs each with its baseline round by round."""
+    import sys
+
+    bench = load()
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "mod.py").write_text("V1\n")
+    # a stand-in "dflash-migrate": fails unless the tree is untouched, then rewrites it, as fix does
+    rewrite = ("import sys, pathlib; p = pathlib.Path(sys.argv[-1], 'mod.py'); "
+               "assert p.read_text() == 'V1\\n', p.read_text(); p.write_text('V2\\n'); print(sys.argv[1:])")
+    command = [sys.executable, "-c", rewrite]
+    monkeypatch.setenv("PYTHONPATH", "/somewhere/else")
+    specs = bench.fix_specs(tree, tmp_path, 1, command, {}, ["--jobs", "2"], (command, "0" * 40), 2, 1)
+    assert [s.name for s in specs] == ["dflash-migrate (rewrite)", "fix @baseline", "fix --unsafe-fixes",
+                                       "fix --unsafe-fixes @baseline"]
+    assert ["--unsafe-fixes" in s.cmd for s in specs] == [False, False, True, True]
+    assert len({s.cmd[-1] for s in specs}) == 4  # a copy of its own each
+    assert all("PYTHONPATH" not in s.env for s in specs[1::2])  # the baseline runs its own install
+    results = {r["name"]: r for r in bench.run_interleaved(specs, quiet=True)}  # two rounds: a fresh copy each
+    assert all(r["repeat"] == 2 and r["rc"] == 0 for r in results.values())
+    assert (tree / "mod.py").read_text() == "V1\n"
+    for name, base in bench.FIX_BASELINES.items():
+        assert len(bench.per_round_ratios(results[name], results[base])["rounds"]) == 2

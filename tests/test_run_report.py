@@ -126,16 +126,17 @@ def test_the_release_matrix_follows_the_catalogs_release_facts(tmp_path: Path) -
 def test_each_file_says_which_releases_it_was_judged_for_and_counts_its_informational_findings(tmp_path: Path) -> None:
     root = tmp_path / "legacy_fork"
     shutil.copytree(ROOT / "examples" / "legacy_fork", root)
-    (root / "recipes" / "v0.5.15").mkdir(parents=True)
-    shutil.copy(root / "deploy" / "serve.sh", root / "recipes" / "v0.5.15" / "serve.sh")
+    # a V1-era folder: --target-version wins over a V2 file's own release, never over a V1-era one
+    (root / "recipes" / "v0.5.12").mkdir(parents=True)
+    shutil.copy(root / "deploy" / "serve.sh", root / "recipes" / "v0.5.12" / "serve.sh")
     lint = subprocess.run([sys.executable, "-m", "migrator", "lint", ".", "--format", "json", "--target-version",
                            SNAPSHOT.TARGET, "--report", str(tmp_path / "report.json")], cwd=root, capture_output=True,
                           text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
     report = json.loads((tmp_path / "report.json").read_text())
     jsonschema.validate(report, SCHEMA)
     by_path = {entry["path"]: entry for entry in report["files"]}
-    own = by_path["recipes/v0.5.15/serve.sh"]["target"]
-    assert own["own"] and own["releases"] == ["0.5.15"] and "v0.5.15" in own["source"]
+    own = by_path["recipes/v0.5.12/serve.sh"]["target"]
+    assert own["own"] and own["releases"] == ["0.5.12"] and "v0.5.12" in own["source"]
     run = by_path["deploy/serve.sh"]["target"]
     assert run == {"releases": [SNAPSHOT.TARGET], "source": report["target"]["source"], "own": False}
     info = {}
@@ -146,4 +147,4 @@ def test_each_file_says_which_releases_it_was_judged_for_and_counts_its_informat
     assert report["summary"]["informational"] == sum(info.values()) > 0
     _fix(root, tmp_path / "report.md")
     markdown = (tmp_path / "report.md").read_text()
-    assert "- Releases: sglang 0.5.15 (its own:" in markdown and f"informational: {sum(info.values())};" in markdown
+    assert "- Releases: sglang 0.5.12 (its own:" in markdown and f"informational: {sum(info.values())};" in markdown

@@ -252,9 +252,10 @@ class FileResult:
         self.module = None
         #: The bytes the new bytes were made from, until they are written.
         self.original: bytes | None = None
-        #: The file's own release and what says so, where it narrowed the run's target
-        #: (``migrator.run.own_release``): ``("0.5.6", "its folder v0.5.6")``.
-        self.narrowed: tuple[str, str] | None = None
+        #: The file's own releases and what says so, where they narrowed the run's target
+        #: (``migrator.run.own_release``): ``(("0.5.6",), "its folder v0.5.6")``; no release:
+        #: not known (the repository pins several).
+        self.narrowed: tuple[tuple[str, ...], str] | None = None
 
     @property
     def changed(self) -> bool:

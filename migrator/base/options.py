@@ -61,6 +61,10 @@ class Options(NamedTuple):
       cache folder), ``no_cache``: neither read nor written (``migrator.run.summary_cache``).
     * ``line_length``: the scanned project's line length (ruff's ``line-length``, else 88),
       which the TODO comments a fix writes are wrapped to (``migrator.edit.comments``).
+    * ``target_from_flag``: the target came from ``--target-version`` (it wins over a file's own
+      V2 release, never over a V1-era one); ``pin_folder``: where the run's own sglang pin is read
+      from; ``release_scopes``: the parts of the tree the repository pins a release for, set by
+      the engine after discovery (``migrator.run.own_release``).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -86,6 +90,9 @@ class Options(NamedTuple):
     cache_dir: str | None = None
     no_cache: bool = False
     line_length: int = 88
+    target_from_flag: bool = False
+    pin_folder: str = ""
+    release_scopes: tuple = ()  # tuple[migrator.run.own_release.ReleaseScope, ...]
 
     @property
     def writes(self) -> bool:

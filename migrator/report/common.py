@@ -86,6 +86,29 @@ def target_dict(target: tuple[tuple[str, ...], str] | None) -> dict[str, object]
     return None if target is None else {"releases": list(target[0]), "source": target[1]}
 
 
+def narrowed_of(results: list[FileResult]) -> list[dict[str, object]]:
+    """The files judged by their own sglang release, not the run's target (issue 45;
+    ``migrator.run.own_release``), by path: ``path``, ``releases`` (oldest first; empty: not
+    known) and ``source``, what said so. In JSON and SARIF (run properties) and as lines."""
+    return [{"path": r.path, "releases": list(r.narrowed[0]), "source": r.narrowed[1]}
+            for r in sorted(results, key=lambda r: r.path) if r.narrowed is not None]
+
+
+def narrowed_lines(results: list[FileResult]) -> list[str]:
+    """:func:`narrowed_of` for humans (fix's and lint's notes on stderr), escaped; none where
+    no file was narrowed."""
+    from migrator.catalog.target import label
+    from migrator.report.escape import visible
+
+    narrowed = narrowed_of(results)
+    if not narrowed:
+        return []
+    head = f"{len(narrowed)} file{'s' if len(narrowed) != 1 else ''} judged by their own sglang release, not the run's target:"
+    return [head, *(visible(f"  {n['path']}: " + (f"sglang {label(tuple(n['releases']))}" if n["releases"]
+                                                   else "sglang release not known") + f" ({n['source']})")
+                    for n in narrowed)]
+
+
 def target_text(target: tuple[tuple[str, ...], str]) -> str:
     """``sglang 0.5.14..0.5.23 (no sglang pin found: ...)`` for summary lines."""
     from migrator.catalog.target import label

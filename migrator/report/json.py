@@ -46,7 +46,7 @@ def error_dict(error) -> dict[str, object]:  # noqa: ANN001 - model.FileError
 
 def document(results: list[FileResult], summary: RunSummary, config: str | None = None,
              target: tuple[tuple[str, ...], str] | None = None) -> dict[str, object]:
-    from migrator.report.common import target_dict
+    from migrator.report.common import narrowed_of, target_dict
 
     return {
         "version": JSON_SCHEMA_VERSION,
@@ -58,6 +58,7 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
         "summary": summary_dict(results, summary),
         "config": config,
         "target": target_dict(target),
+        "narrowed": narrowed_of(results),
     }
 
 

@@ -178,10 +178,10 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
                                  "rules": rules}
     if docs is not None:
         driver["informationUri"] = docs
-    from migrator.report.common import target_dict
+    from migrator.report.common import narrowed_of, target_dict
 
     properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config,
-                                     "target": target_dict(target)}
+                                     "target": target_dict(target), "narrowed": narrowed_of(results)}
     if omitted:
         properties["omitted_results"] = omitted
     return {

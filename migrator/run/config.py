@@ -313,6 +313,39 @@ def sglang_pins(folder: Path) -> Pins:
     return Pins(found, tuple(ignored))
 
 
+def pin_groups(path: Path) -> list[tuple[str, str, str]]:
+    """The sglang requirements of one pin file (``pyproject.toml`` or ``requirements*.txt``) as
+    (group, specifier text, requirement as written): group ``""`` for ``[project] dependencies``
+    and a requirements file, the extra's or dependency group's name for
+    ``[project.optional-dependencies]`` and ``[dependency-groups]`` (PEP 735). Requirements
+    whose marker cannot be evaluated are left out; a file that never spells sglang is not parsed."""
+    text = _read(path)
+    if text is None or "sglang" not in text:
+        return []
+    found: list[tuple[str, str, str]] = []
+
+    def add(group: str, lines: object) -> None:
+        for line in lines if isinstance(lines, list) else []:
+            requirement = line.partition(" #")[0].strip() if isinstance(line, str) else ""
+            try:
+                spec = _sglang_specifier(requirement)
+            except _Undecidable:
+                continue
+            if spec is not None:
+                found.append((group, spec, requirement))
+
+    if path.name != "pyproject.toml":
+        add("", text.splitlines())
+        return found
+    data = _toml_load(path, text.encode("utf-8"))
+    project = data.get("project") if isinstance(data.get("project"), dict) else {}
+    add("", project.get("dependencies"))  # type: ignore[union-attr]
+    for table in (project.get("optional-dependencies"), data.get("dependency-groups")):  # type: ignore[union-attr]
+        for group, lines in table.items() if isinstance(table, dict) else ():
+            add(str(group), lines)
+    return found
+
+
 def _sglang_specifier(line: str) -> str | None:
     """The specifier of requirement ``line`` if it names sglang for this interpreter; raises
     _Undecidable where its marker cannot be evaluated."""

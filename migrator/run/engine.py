@@ -22,7 +22,7 @@ from migrator import catalog
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
-from migrator.run.files import discover
+from migrator.run.files import PIN_FILE_ENDINGS, discover, is_pin_file
 from migrator.run.fork import through_the_fork
 from migrator.run.pipeline import process_bytes, process_chunk, warm_up
 from migrator.run.python_file import FIRST_PASS, Pass
@@ -115,6 +115,19 @@ def _leave_out_own_reports(outcome: RunResult) -> None:
         outcome.summary = outcome.summary._replace(own_outputs=outcome.summary.own_outputs + len(own))
 
 
+def _with_release_scopes(options: Options, files: Sequence[str]) -> Options:
+    """The parts of the tree the repository pins a release for (read once per run, from the
+    pin files among ``files``; ``migrator.run.own_release``), in the options the workers get."""
+    if not options.pin_folder:
+        return options
+    candidates = [path for path in files if path.endswith(PIN_FILE_ENDINGS) and is_pin_file(path)]
+    if not candidates and not os.path.isfile(os.path.join(options.pin_folder, "pyproject.toml")):
+        return options
+    from migrator.run.own_release import release_scopes
+
+    return options._replace(release_scopes=release_scopes(candidates, options.pin_folder))
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -140,6 +153,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for missing in found.missing:
             outcome.results.append(FileResult(str(missing), error=FileError(str(missing), "no such file or folder")))
         files = found.files
+        options = _with_release_scopes(options, files)
         dirty = None  # read here only, when writing: never sent to the workers
         if options.writes and not options.allow_dirty:
             from migrator.run.uncommitted import Uncommitted

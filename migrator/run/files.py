@@ -37,6 +37,9 @@ DEFAULT_EXCLUDES = frozenset({
     "node_modules", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs",
 })
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: how a pin file's name ends (``pyproject.toml``, ``requirements*.txt``): the cheap test over every
+#: discovered path before :func:`is_pin_file` looks closer
+PIN_FILE_ENDINGS = ("pyproject.toml", ".txt")
 #: The report and baseline names the README and the CI examples write inside a checkout:
 #: the tool's own outputs, never its inputs (a JUnit or SARIF report quotes every finding,
 #: so the next run would report them again). Matched by exact file name here; a report
@@ -85,6 +88,12 @@ _HISTORY_FOLDERS = frozenset({"changelog", "changelogs", "changelog.d", "release
 #: A log or report of a past run is prose named after the release it ran on; a config file
 #: named so (``values-sglang-0.5.13.yaml``) is for that release, not about it (``own_release``).
 _RELEASE_NAMED_PROSE = re.compile(r"(?i)sglang[-_ ]?v?\d+\.\d+\.\d+.*\.(?:md|markdown|txt|rst|log)$")
+
+
+def is_pin_file(path: str) -> bool:
+    """A file that may pin sglang's release (``migrator.run.own_release``)."""
+    name = os.path.basename(path)
+    return name == "pyproject.toml" or (name.startswith("requirements") and name.endswith(".txt"))
 
 
 def is_history(path: Path | str) -> bool:

@@ -39,26 +39,39 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
 def _process_bytes(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass) -> FileResult:
     from migrator.run.own_release import is_known_v2, is_v1_era, own_release
 
-    own = own_release(path, data)
+    own = own_release(path, data, options.release_scopes)
     if own is None:
         return _process_for_target(path, data, options, module_name, this_pass)
-    release, why = own
-    if is_v1_era(release):  # findings for the run's V2 target; a V2-era fix would change it on its release
-        result = _process_for_target(path, data, options, module_name, this_pass)
-        if result.fixes_applied or any(applied(f.fix, True) for f in result.findings):
-            # only TODOs may be written here: with a fix among them, the file is reported, not written
-            result = _process_for_target(path, data, options._replace(mode="lint"), module_name, this_pass)
-            note = f"this file is for sglang {release} ({why}), before the V2 worker: not fixed for a V2 release"
-            result.findings = [f if f.fix is None or f.fix.applicability == "manual" else f._replace(
-                fix=None, message=f"{f.message}; {note}") for f in result.findings]
-            if options.fixes and is_python(path) and result.error is None:
-                _write_todos(result, data, note)
-    elif is_known_v2(release) and (options.target_releases or (options.target_version,)) != (release,):
-        result = _process_for_target(path, data, options._replace(target_version=release, target_releases=(release,)),
-                                     module_name, this_pass)
-    else:
+    releases, why = own
+    if not releases or is_v1_era(releases[-1]):  # a V2-era fix would change the file on its release
+        result = _process_before_v2(path, data, options, module_name, this_pass, releases, why)
+    elif options.target_from_flag:  # --target-version wins for a V2 file's range
         return _process_for_target(path, data, options, module_name, this_pass)
-    result.narrowed = (release, why)
+    else:
+        known = tuple(r for r in releases if is_known_v2(r))
+        if not known or known == (options.target_releases or (options.target_version,)):
+            return _process_for_target(path, data, options, module_name, this_pass)
+        result = _process_for_target(path, data, options._replace(target_version=known[-1], target_releases=known),
+                                     module_name, this_pass)
+    result.narrowed = (releases, why)
+    return result
+
+
+def _process_before_v2(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass,
+                       releases: tuple[str, ...], why: str) -> FileResult:
+    """Findings for the run's V2 target, but only TODOs written: with a fix among them, the
+    file is reported (and a Python file gets each fix as a TODO), not fixed."""
+    from migrator.catalog.target import label
+
+    result = _process_for_target(path, data, options, module_name, this_pass)
+    if result.fixes_applied or any(applied(f.fix, True) for f in result.findings):
+        result = _process_for_target(path, data, options._replace(mode="lint"), module_name, this_pass)
+        note = (f"this file is for sglang {label(releases)} ({why}), before the V2 worker: not fixed for a V2 release"
+                if releases else f"this file's sglang release is not known ({why}): not fixed for a V2 release")
+        result.findings = [f if f.fix is None or f.fix.applicability == "manual" else f._replace(
+            fix=None, message=f"{f.message}; {note}") for f in result.findings]
+        if options.fixes and is_python(path) and result.error is None:
+            _write_todos(result, data, note)
     return result
 
 

@@ -79,8 +79,8 @@ def _file_target(result: FileResult, releases: Sequence[str], source: str) -> di
     """The releases a file was judged for and where they came from: its own release where it
     narrowed the run's target, else the run's."""
     if result.narrowed is not None:
-        release, why = result.narrowed
-        return {"releases": [release], "source": why, "own": True}
+        own, why = result.narrowed
+        return {"releases": list(own), "source": why, "own": True}
     return {"releases": list(releases), "source": source, "own": False}
 
 
@@ -181,7 +181,8 @@ def markdown(report: dict) -> str:
         lines.append("")
         own = entry["target"]
         if own["own"]:
-            lines.append(f"- Releases: sglang {_span(own['releases'])} (its own: {visible(own['source'])})")
+            lines.append(f"- Releases: sglang {_span(own['releases'])} (its own: {visible(own['source'])})"
+                         if own["releases"] else f"- Releases: not known (its own: {visible(own['source'])})")
         if entry["error"]:
             lines.append(f"- Error: {visible(entry['error'])}")
         if entry["fixes_applied"]:

@@ -181,7 +181,17 @@ def build_options(
         cache_dir=str(cache_dir) if cache_dir is not None else config.cache_dir,
         no_cache=no_cache,
         line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
+        target_from_flag=target_version is not None,
+        pin_folder=_pin_folder(paths, config) if chosen else "",
     )
+
+
+def _pin_folder(paths: Sequence[Path], config: Config) -> str:
+    """Where the run's own sglang pin is read from (:func:`choose_target`'s folder)."""
+    from migrator.run.config import pin_root
+
+    start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
+    return str(config.root if config.root is not None else pin_root(start))
 
 
 def _line_length(paths: Sequence[Path]) -> int:

@@ -118,12 +118,10 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     from migrator.report.escape import visible
 
     print(visible(line), file=sys.stderr)  # the target names the repository's pins as written
-    narrowed = [(result.path, result.narrowed) for result in outcome.results if result.narrowed]
-    if narrowed:
-        print(f"dflash-migrate: {counted(len(narrowed), 'file')} judged by their own sglang release, not the run's target:",
-              file=sys.stderr)
-        for path, (release, why) in narrowed:
-            print(visible(f"  {path}: sglang {release} ({why})"), file=sys.stderr)
+    from migrator.report.common import narrowed_lines
+
+    for number, text in enumerate(narrowed_lines(outcome.results)):
+        print(f"dflash-migrate: {text}" if number == 0 else text, file=sys.stderr)
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:

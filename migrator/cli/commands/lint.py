@@ -133,6 +133,10 @@ def run(
     outcome, stdin_data = run_inputs(paths, options, stdin_filename, "linting", stdout, stderr)
     for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
         note(f"{skipped_path}: skipped: {reason}")
+    from migrator.report.common import narrowed_lines
+
+    for text in narrowed_lines(outcome.results):  # also in JSON and SARIF (run properties)
+        note(text)
     results = outcome.results
     if write_baseline is not None:
         return _write_baseline(write_baseline, results, note)
