@@ -380,8 +380,11 @@ def apply_with_libcst(data: bytes, edits: Sequence[Edit]) -> bytes:
         from libcst.codemod import CodemodContext
         from libcst.codemod.visitors import AddImportsVisitor
 
+        from migrator.edit.import_order import place
+
+        updated, appended = place(updated, plan.imports)  # in its sorted place where the imports are sorted
         context = CodemodContext()
-        for item in plan.imports:
+        for item in appended:
             AddImportsVisitor.add_needed_import(context, item.module, item.name, relative=item.relative)
         updated = AddImportsVisitor(context).transform_module(updated)
     return updated.bytes
