@@ -61,6 +61,9 @@ class Options(NamedTuple):
       cache folder), ``no_cache``: neither read nor written (``migrator.run.summary_cache``).
     * ``line_length``: the scanned project's line length (ruff's ``line-length``, else 88),
       which the TODO comments a fix writes are wrapped to (``migrator.edit.comments``).
+    * ``guide``: the migration guide's address the TODOs point at ("": the relative
+      ``MIGRATION.md``; ``"package metadata"``: the installed package's, if it has one;
+      ``migrator.catalog.guide``).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -86,6 +89,7 @@ class Options(NamedTuple):
     cache_dir: str | None = None
     no_cache: bool = False
     line_length: int = 88
+    guide: str = ""
 
     @property
     def writes(self) -> bool:

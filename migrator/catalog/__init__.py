@@ -1582,13 +1582,18 @@ def installed_version(distribution: str) -> str | None:
 
 
 def todo_comment(entry: Entry, detail: str | None = None) -> str:
+    """The TODO a fix writes for ``entry``, pointing at the guide (``migrator.catalog.guide``)."""
+    from migrator.catalog.guide import pointer
+
     text = detail or entry.message
-    return f"# TODO(dflash-migrate): {entry.code} {text} ({DOC}#{entry.anchor})"
+    return f"# TODO(dflash-migrate): {entry.code} {text} ({pointer()}#{entry.anchor})"
 
 
 def todo_detail(entry: Entry, comment: str) -> str | None:
     """What :func:`todo_comment` said about ``entry`` in ``comment`` (None: not its TODO)."""
-    head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({DOC}#{entry.anchor})"
+    from migrator.catalog.guide import pointer
+
+    head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({pointer()}#{entry.anchor})"
     if comment.startswith(head) and comment.endswith(tail):
         return comment[len(head):len(comment) - len(tail)]
     return None

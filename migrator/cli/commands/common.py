@@ -181,7 +181,17 @@ def build_options(
         cache_dir=str(cache_dir) if cache_dir is not None else config.cache_dir,
         no_cache=no_cache,
         line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
+        guide=_guide(config.guide_url) if mode != "lint" else "",  # lint writes no TODO
     )
+
+
+def _guide(configured: str | None) -> str:
+    """Where the TODOs point (``migrator.catalog.guide``): the config's ``guide-url``, else the
+    installed package's ``Migration guide`` address (read when a TODO is written), else the
+    relative MIGRATION.md."""
+    from migrator.catalog.guide import FROM_METADATA
+
+    return configured or FROM_METADATA
 
 
 def _line_length(paths: Sequence[Path]) -> int:
