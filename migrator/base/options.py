@@ -65,6 +65,9 @@ class Options(NamedTuple):
       V2 release, never over a V1-era one); ``pin_folder``: where the run's own sglang pin is read
       from; ``release_scopes``: the parts of the tree the repository pins a release for, set by
       the engine after discovery (``migrator.run.own_release``).
+    * ``guide``: the migration guide's address the TODOs point at ("": the relative
+      ``MIGRATION.md``; ``"package metadata"``: the installed package's, if it has one;
+      ``migrator.catalog.guide``).
 
     A ``@record`` named tuple (``migrator.base.records``, the one module of the project this one
     imports): equal only to options.
@@ -93,6 +96,7 @@ class Options(NamedTuple):
     target_from_flag: bool = False
     pin_folder: str = ""
     release_scopes: tuple = ()  # tuple[migrator.run.own_release.ReleaseScope, ...]
+    guide: str = ""
 
     @property
     def writes(self) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from migrator.base.records import record
+from migrator.catalog.guide import DOC
 from migrator.catalog.versions import (
     NEWEST_RELEASE,
     VersionRange,
@@ -45,7 +46,6 @@ TEXT_KIND = "text"
 HISTORY_KIND = "history"
 FORK_KIND = "fork"
 BEHAVIOUR_KIND = "behaviour"
-DOC = "MIGRATION.md"
 
 
 @record
@@ -221,13 +221,18 @@ def example_files(entry: Entry, text: str) -> tuple[tuple[str, str], ...]:
 
 
 def todo_comment(entry: Entry, detail: str | None = None) -> str:
+    """The TODO a fix writes for ``entry``, pointing at the guide (``migrator.catalog.guide``)."""
+    from migrator.catalog.guide import pointer
+
     text = detail or entry.message
-    return f"# TODO(dflash-migrate): {entry.code} {text} ({DOC}#{entry.anchor})"
+    return f"# TODO(dflash-migrate): {entry.code} {text} ({pointer()}#{entry.anchor})"
 
 
 def todo_detail(entry: Entry, comment: str) -> str | None:
     """What :func:`todo_comment` said about ``entry`` in ``comment`` (None: not its TODO)."""
-    head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({DOC}#{entry.anchor})"
+    from migrator.catalog.guide import pointer
+
+    head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({pointer()}#{entry.anchor})"
     if comment.startswith(head) and comment.endswith(tail):
         return comment[len(head):len(comment) - len(tail)]
     return None

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from migrator.base.lines import split_lines
 from migrator.base.model import (Edit, Finding, Fix, InsertComment, InsertStatementBefore, RemoveStatement, Replace,
                                  RewriteError)
-from migrator.edit.comments import DEFAULT_LINE_LENGTH, logical, normalized, wrap
+from migrator.edit.comments import DEFAULT_LINE_LENGTH, logical, same_todo, wrap
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
 
 
@@ -51,7 +51,7 @@ def already_present(lines: Sequence[str], line: int, text: str) -> bool:
     The block is every line just above that starts with the comment's own marker (``#``,
     ``<!--``), so a TODO two comment lines up is found, and one below a blank line is not;
     a comment wrapped over several lines (``migrator.edit.comments``) is found at any width."""
-    wanted = normalized(text)
+    wanted = same_todo(text)
     marker = wanted.split(None, 1)[0] if wanted else ""
     top = line - 1
     while marker and 0 < top <= len(lines) and lines[top - 1].lstrip().startswith(marker):
@@ -59,7 +59,7 @@ def already_present(lines: Sequence[str], line: int, text: str) -> bool:
     index = top
     while index < line - 1:
         found, last = logical(lines, index)
-        if found == wanted:
+        if same_todo(found) == wanted:
             return True
         index = last + 1
     return False

@@ -11,6 +11,7 @@ older release of the tool is recognised too.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -36,6 +37,17 @@ def wrap(text: str, indent: int, width: int) -> list[str]:
 def normalized(text: str) -> str:
     """A comment's words, single-spaced: equal for the same comment however it was wrapped."""
     return " ".join(text.split())
+
+
+#: The guide pointer a TODO ends with (``(MIGRATION.md#dfm201)``, ``(https://...#dfm201)``).
+_POINTER = re.compile(r" \(\S+#[\w-]+\)$")
+
+
+def same_todo(text: str) -> str:
+    """What two TODOs compare by: their words (:func:`normalized`) without the guide pointer
+    (``migrator.catalog.guide``), so that one written before a team set its ``guide-url``
+    (or by a build pointing elsewhere) is the same TODO: not written again, not a leftover."""
+    return _POINTER.sub("", normalized(text))
 
 
 def is_continuation(line: str) -> bool:

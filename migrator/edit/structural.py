@@ -244,7 +244,7 @@ class _Applier(cst.CSTTransformer):
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
                 notes.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
-                    f"# dflash-migrate: removed `{removed}`" + (f" ({', '.join(codes)})" if codes else ""))))
+                    f"# dflash-migrate: removed `{removed}`" + _named(codes))))
             placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
             self.dropped.add(id(placeholder))
             return placeholder
@@ -364,6 +364,20 @@ def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.
     return node.with_changes(elements=_append_with_commas(node.elements, new_elements, opening))
 
 
+def _named(codes: list[str]) -> str:
+    """`` (DFM201)``, or with a published guide (``migrator.catalog.guide``) `` (DFM201; URL#dfm201)``:
+    the relative MIGRATION.md is not named, the fork does not have it."""
+    from migrator import catalog
+    from migrator.catalog.guide import DOC, pointer
+
+    if not codes:
+        return ""
+    address = pointer()
+    if address == DOC:
+        return f" ({', '.join(codes)})"
+    return f" ({', '.join(codes)}; {address}#{catalog.get(codes[0]).anchor})"
+
+
 def apply_with_libcst(data: bytes, edits: Sequence[Edit]) -> bytes:
     """Bytes of the module after the edits; raises RewriteError if any edit did not apply."""
     try:
@@ -380,8 +394,11 @@ def apply_with_libcst(data: bytes, edits: Sequence[Edit]) -> bytes:
         from libcst.codemod import CodemodContext
         from libcst.codemod.visitors import AddImportsVisitor
 
+        from migrator.edit.import_order import place
+
+        updated, appended = place(updated, plan.imports)  # in its sorted place where the imports are sorted
         context = CodemodContext()
-        for item in plan.imports:
+        for item in appended:
             AddImportsVisitor.add_needed_import(context, item.module, item.name, relative=item.relative)
         updated = AddImportsVisitor(context).transform_module(updated)
     return updated.bytes

@@ -15,6 +15,7 @@
     respect-gitignore = false           # also read files .gitignore names (default true)
     unsafe-fixes = true                 # as --unsafe-fixes (default false)
     cache-dir = ".cache/dflash-migrate" # where a run may keep state, relative to this file
+    guide-url = "https://wiki.example.org/dflash-migration"  # where TODOs point (default: MIGRATION.md)
     [tool.dflash-migrate.per-file-ignores]
     "tests/**" = ["DFM105"]
     "docs/*.md" = ["DFM201"]
@@ -43,7 +44,7 @@ from migrator import catalog
 from migrator.base.records import record
 
 KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version", "extend-select", "extend-exclude",
-        "force-exclude", "respect-gitignore", "unsafe-fixes", "cache-dir")
+        "force-exclude", "respect-gitignore", "unsafe-fixes", "cache-dir", "guide-url")
 
 
 class ConfigError(ValueError):
@@ -70,6 +71,7 @@ class Config(NamedTuple):
     respect_gitignore: bool | None = None
     unsafe_fixes: bool | None = None
     cache_dir: str | None = None
+    guide_url: str | None = None
     root: Path | None = None
     source: Path | None = None
 
@@ -122,6 +124,14 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{source}: [tool.dflash-migrate] per-file-ignores must be a table")
+    guide_url = table.get("guide-url")
+    if guide_url is not None:
+        from migrator.catalog.guide import valid
+
+        if not isinstance(guide_url, str) or not valid(guide_url.strip()):
+            raise ConfigError(f"{source}: [tool.dflash-migrate] guide-url must be an http(s) address without "
+                              "spaces, parentheses or '#' (the rule's anchor is added)")
+        guide_url = guide_url.strip()
     target = table.get("target-version")
     if target is not None:
         if not isinstance(target, str):
@@ -144,6 +154,7 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
         respect_gitignore=_flag(table, "respect-gitignore", source),
         unsafe_fixes=_flag(table, "unsafe-fixes", source),
         cache_dir=str(source.parent / cache_dir) if cache_dir is not None else None,
+        guide_url=guide_url,
         root=source.parent,
         source=source,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from migrator import catalog
+from migrator.catalog import guide
 from migrator.base.fileio import SourceError, read_bytes
 from migrator.base.model import FileError, FileResult, RewriteError
 from migrator.base.options import Options
@@ -30,6 +31,7 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
     """
     if options.target_version is None:
         options = options._replace(target_version=catalog.NEWEST_RELEASE)
+    guide.use(options.guide)  # one address a run, in every worker
     try:
         return _process_bytes(path, data, options, module_name, this_pass)
     except Exception as error:  # noqa: BLE001 - one file's failure must not stop the run

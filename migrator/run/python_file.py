@@ -264,9 +264,9 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
     wrapped one read whole: ``migrator.edit.comments``)."""
     if catalog.TODO_MARKER not in source:
         return []
-    from migrator.edit.comments import logical, normalized
+    from migrator.edit.comments import logical, same_todo
 
-    explained = {normalized(edit.text) for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback)
+    explained = {same_todo(edit.text) for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback)
                  if isinstance(edit, InsertComment)}
     leftovers = []
     lines = [line.rstrip("\r\n") for line in split_lines(source)]
@@ -275,7 +275,7 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
         if not match:
             continue
         text, _ = logical(lines, index)
-        if text in explained or not enabled(match.group(1)):
+        if same_todo(text) in explained or not enabled(match.group(1)):
             continue
         column = line.index("#")
         message = "unresolved migration TODO: " + text.split(match.group(1), 1)[1].strip()

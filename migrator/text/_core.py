@@ -21,6 +21,7 @@ from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the t
 from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
 from migrator.base.records import record
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
+from migrator.text import wording
 from migrator.text.filetypes import FileType, filetype_for, of_module
 
 ENV = catalog.ENV_SPEC_V2
@@ -85,22 +86,21 @@ class TextRule(NamedTuple):
     embeds: tuple[str, ...] = ()
 
 
-FALSY_NO_LAUNCH = (
-    f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; pass `{FLAG}` to `{LAUNCH}` where this applies"
-)
-UNKNOWN_VALUE = f"`{ENV}` is ignored from {catalog.FIRST_V2_RELEASE}; if it was falsy, use `{FLAG}`"
-READ_REF = f"`{ENV}` is never set by sglang {catalog.FIRST_V2_RELEASE}+; read `disable_overlap_schedule` instead"
-
-
 def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Finding:
     """A finding of the variable (``ENV_ENTRY``) on ``line``."""
     return Finding(path, Span.of(line, col, line, end_col), ENV_ENTRY.code, ENV_ENTRY.message, fix)
 
 
-def kept_fix(line: int, parsed: bool | None) -> Fix:
+def kept_fix(line: int, parsed: bool | None, kind: str) -> Fix:
     """The TODO above ``line`` for a setting that stays: a falsy one (``parsed`` False) with
-    no launch to move the flag to, or one whose value is not known to be true or false."""
-    return todo_fix(line, FALSY_NO_LAUNCH if parsed is False else UNKNOWN_VALUE)
+    no launch to move the flag to, or one whose value is not known to be true or false,
+    worded for the file type ``kind`` (:mod:`migrator.text.wording`)."""
+    return todo_fix(line, wording.kept(kind, parsed))
+
+
+def use_fix(line: int, kind: str) -> Fix:
+    """The TODO above ``line`` for a use of the variable's value in a file of type ``kind``."""
+    return todo_fix(line, wording.used(kind))
 
 
 def env_findings(path: str, line_no: int, text: str, fix: Fix | None, shift: int = 0) -> list[Finding]:
@@ -151,13 +151,14 @@ def _qualified_pattern() -> "re.Pattern[str]":
 _QUALIFIED = _qualified_pattern()
 
 
-def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python") -> list[Finding]:
+def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python",
+                         kind: str = "") -> list[Finding]:
     """Qualified removed names in config, data and scripts, in any value or key: dotted
     (``worker_cls: sglang.srt.speculative.dflash_worker.DFlashWorker``) or as a loader's
     ``module:attr`` (``draft = "sglang.srt.speculative.dflash_info:DFlashDraftInput"``), looked
     up in the catalog's one table of qualified spellings: renamed (in the same spelling) where
     the catalog has a replacement for the target, otherwise reported with a TODO. Comment
-    lines are skipped."""
+    lines are skipped; ``kind``: the file type, for the TODO's words."""
     from migrator.python.analysis import rename_qualname
 
     out: list[Finding] = []
@@ -174,7 +175,8 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
             if new != spelled and rewrite:
                 fix = Fix("safe", (Replace(span, new),), new)
             elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
-                fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
+                todo = catalog.todo_comment(entry, wording.removed_api(kind, entry))
+                fix = Fix("manual", (InsertComment(number, todo),))
             else:
                 fix = Fix("manual", (), new if new != spelled else None)
             out.append(Finding(path, span, entry.code, entry.message, fix))
@@ -221,7 +223,8 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
         text = text[1:]
     found = analyze(path, text, ctx)
     if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader)
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader,
+                                      kind=filetype.name)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, filetype.comments, malformed, reader, regions,

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Span
 from migrator.base.records import record
-from migrator.text import _core, _guard, shell
+from migrator.text import _core, _guard, shell, wording
 from migrator.text._shellparse import split
 
 _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
@@ -107,18 +107,19 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         commands = split(ins.masked, ins.first)
         if ins.keyword in ("RUN", "CMD", "ENTRYPOINT") and not body.lstrip().startswith("["):
-            found += shell.analyze_commands(path, commands, lines, ctx, whole_line=True)
+            found += shell.analyze_commands(path, commands, lines, ctx, whole_line=True,
+                                            kind="dockerfile-run")
             continue
         if ins.keyword not in ("ENV", "ARG") or not commands:
             for offset, line in enumerate(ins.masked):
-                found += _core.env_findings(path, ins.first + offset, line, _core.todo_fix(ins.first, _core.READ_REF))
+                found += _core.env_findings(path, ins.first + offset, line, _core.use_fix(ins.first, RULE.name))
             continue
         words = [w for c in commands for w in c.words]
         legacy = "=" not in words[0].value
         for w in words[:1] if legacy else words:
             name, _, value = w.value.partition("=")
             if name != _core.ENV:  # e.g. ENV B=$SGLANG_ENABLE_SPEC_V2
-                found += _core.env_findings(path, w.line, w.raw, _core.todo_fix(ins.first, _core.READ_REF), w.start)
+                found += _core.env_findings(path, w.line, w.raw, _core.use_fix(ins.first, RULE.name), w.start)
                 continue
             if legacy:
                 value = " ".join(x.value for x in words[1:])
@@ -131,14 +132,13 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             at = bisect.bisect_right(reads, ins.first)
             read = reads[at] if removal and at < len(reads) else None
             if read is not None:
-                fix = _core.todo_fix(ins.first, f"`{_core.ENV}` is read later (line {read}): removing this would "
-                                     f"change that read; sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
+                fix = _core.todo_fix(ins.first, wording.read_later(RULE.name, read))
             elif parsed is True and removal:
                 fix = Fix("safe", tuple(removal), "")
             elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
-                fix = _core.kept_fix(ins.first, parsed)
+                fix = _core.kept_fix(ins.first, parsed, RULE.name)
             found.append(_core.finding(path, w.line, col, col + len(_core.ENV), fix))
     return found
 

@@ -27,7 +27,7 @@ def setting_finding(path: str, line_no: int, col: int, value: str | None) -> Fin
     end = col + len(_core.ENV)
     if parsed is True:
         return _core.finding(path, line_no, col, end, Fix("safe", (RemoveStatement(Span.of(line_no, 0, line_no, 0)),), ""))
-    return _core.finding(path, line_no, col, end, _core.kept_fix(line_no, parsed))
+    return _core.finding(path, line_no, col, end, _core.kept_fix(line_no, parsed, RULE.name))
 
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
@@ -39,7 +39,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if m := _SETTING.match(line):
             out.append(setting_finding(path, number, m.start(1), m.group(2)))
             continue
-        out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.READ_REF))
+        out += _core.env_findings(path, number, line, _core.use_fix(number, RULE.name))
     return out
 
 

@@ -91,7 +91,7 @@ def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     for first, group in recipes:
         in_recipe.update(range(first, first + len(group)))
         if _core.ENV in "".join(group):
-            out += shell.analyze_commands(path, split(group, first), lines, ctx)
+            out += shell.analyze_commands(path, split(group, first), lines, ctx, kind="makefile")
         for offset, line in enumerate(group):
             if "--" in line:
                 out += _core.cli_flag_findings(path, first + offset, _core.strip_comment(line), ctx)

@@ -31,7 +31,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 from migrator.base.records import record
-from migrator.text import _core
+from migrator.text import _core, wording
 from migrator.text._shellparse import ShellCommand, Word, split
 
 _ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
@@ -127,8 +127,8 @@ class _Unit:
     the variable is read, which commands run only on some paths."""
 
     def __init__(self, commands: list[ShellCommand], lines: list[str], whole_line: bool,
-                 heredoc_lines: frozenset[int] | set[int] = frozenset()) -> None:
-        self.commands, self.lines, self.whole_line = commands, lines, whole_line
+                 heredoc_lines: frozenset[int] | set[int] = frozenset(), kind: str = "shell") -> None:
+        self.commands, self.lines, self.whole_line, self.kind = commands, lines, whole_line, kind
         self.starts, self.conditions = _structure(commands)
         self._sharing: dict[int, int] | None = None
         self.reads = sorted(self._reads(heredoc_lines))
@@ -254,8 +254,7 @@ def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -
                 "passed: keep that choice on the launch by hand, then drop this line")
     read = unit.read_after(words[-1]) if scope == "after" else None
     if read is not None:
-        return (f"`{_core.ENV}` is read later (line {read}): removing this would change that read (an unbound "
-                f"variable under `set -u`); sglang {catalog.FIRST_V2_RELEASE}+ ignores the variable")
+        return wording.read_later(unit.kind, read, " (an unbound variable under `set -u`)")
     empty = _left_empty(cmd, words, unit.starts[index])
     if isinstance(empty, str):
         return (f"`{cmd.words[unit.starts[index]].value}` also gets `{empty}`, which may expand to nothing: "
@@ -268,7 +267,7 @@ def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -
 
 def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], ctx: _core.Ctx,
                      extra_sites: list[Site] = (), *, whole_line: bool = False,
-                     heredoc_lines: frozenset[int] | set[int] = frozenset()) -> list[Finding]:
+                     heredoc_lines: frozenset[int] | set[int] = frozenset(), kind: str = "shell") -> list[Finding]:
     """DFM201/DFM203 findings for ``commands`` (``lines`` are the text they came from).
 
     ``whole_line``: a command alone on its line may take text before it along (a
@@ -277,9 +276,10 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
     loop/a function, after ``&&``/``||``), whose variable is read later, or whose command
     also gets an expansion that may be empty is never removed: it gets a TODO saying why.
     ``heredoc_lines``: lines of here-document bodies (data: reported, never edited).
+    ``kind``: whose words the TODOs use (:mod:`migrator.text.wording`; a Dockerfile's ``RUN``).
     """
     sites = launch_sites(commands)
-    unit = _Unit(commands, lines, whole_line, heredoc_lines)
+    unit = _Unit(commands, lines, whole_line, heredoc_lines, kind)
     by_command: dict[int, list[Site]] = {}
     for site in sites:
         by_command.setdefault(site.command, []).append(site)
@@ -342,14 +342,15 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
                     out.append(_core.finding(path, line, col, span_end, fix))
                     continue
             # a setting that cannot be cut out of its line is reported as of an unknown value
-            out.append(_core.finding(path, line, col, span_end, _core.kept_fix(anchor, value if removal else None)))
+            kept = _core.kept_fix(anchor, value if removal else None, kind)
+            out.append(_core.finding(path, line, col, span_end, kept))
         for w in words:
             if id(w) in handled:
                 continue
             for m in _core.ENV_RE.finditer(w.raw):
                 line, col = _position_in(w, m.start(), lines)
                 out.append(_core.finding(path, line, col, col + len(_core.ENV),
-                                         _core.todo_fix(cmd.first_line or w.line, _core.READ_REF)))
+                                         _core.use_fix(cmd.first_line or w.line, kind)))
     for number in sorted(heredoc_lines):
         if number <= len(lines):  # text a script writes somewhere: reported, never edited
             out += _core.env_findings(path, number, lines[number - 1], Fix("manual", ()))

@@ -70,7 +70,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             continue
         m = _KEY.match(line)
         if not m:
-            out += _core.env_findings(path, number, line, _core.todo_fix(number, _core.UNKNOWN_VALUE))
+            out += _core.env_findings(path, number, line, _core.use_fix(number, RULE.name))
             continue
         value = m.group(3)
         parsed = catalog.sglang_bool(unquote(value)) if not value.startswith(("[", "{")) else None
@@ -85,7 +85,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if sites or satisfied:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
-            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed)))
+            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed, RULE.name)))
     return out
 
 

@@ -147,7 +147,7 @@ def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: s
         sites, satisfied = index.sites(index.block(key))
         if sites or satisfied:
             return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
-    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed))
+    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed, RULE.name))
 
 
 #: Keys whose literal block (or list of them) is a shell script: GitHub Actions, GitLab CI,

@@ -183,6 +183,7 @@ def build_options(
         line_length=_line_length(paths) if mode != "lint" else Options().line_length,  # lint writes no TODO
         target_from_flag=target_version is not None,
         pin_folder=_pin_folder(paths, config) if chosen else "",
+        guide=_guide(config.guide_url) if mode != "lint" else "",  # lint writes no TODO
     )
 
 
@@ -192,6 +193,15 @@ def _pin_folder(paths: Sequence[Path], config: Config) -> str:
 
     start = paths[0] if paths and str(paths[0]) != "-" else Path.cwd()
     return str(config.root if config.root is not None else pin_root(start))
+
+
+def _guide(configured: str | None) -> str:
+    """Where the TODOs point (``migrator.catalog.guide``): the config's ``guide-url``, else the
+    installed package's ``Migration guide`` address (read when a TODO is written), else the
+    relative MIGRATION.md."""
+    from migrator.catalog.guide import FROM_METADATA
+
+    return configured or FROM_METADATA
 
 
 def _line_length(paths: Sequence[Path]) -> int:
