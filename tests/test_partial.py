@@ -15,11 +15,12 @@ from migrator.base.fileio import decode_python
 from migrator.python import partial
 from migrator.relevance import words
 from migrator.run import engine, pipeline
+from tests.blind_corpora import is_blind
 
 ROOT = Path(__file__).resolve().parent.parent
-# Not tests/data/blind_eval_harness: only scripts/score_blind.py reads that blind corpus.
+# Not the blind corpora (tests/blind_corpora.py): only scripts/score_blind.py reads them.
 CORPUS = sorted((ROOT / "examples").rglob("*.py")) + sorted(
-    path for path in (ROOT / "tests").rglob("*.py") if "blind_eval_harness" not in path.parts
+    path for path in (ROOT / "tests").rglob("*.py") if not is_blind(path)
 ) + sorted((ROOT / "migrator").rglob("*.py"))
 V1 = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 #: Enough cold code to push a file past partial.MIN_PARTIAL_CHARS and the blanked share.

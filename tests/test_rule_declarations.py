@@ -156,9 +156,10 @@ def test_text_rules_emit_what_they_declare(tmp_path: Path) -> None:
         (tmp_path / name).write_text(text)
     from tests.test_catalog_examples import example_tree
 
-    # tests/data/blind_eval_harness stays out: it is a blind measurement (scripts/score_blind.py),
-    # not a fixture, so no test may come to depend on what the rules find there.
-    data = [path for path in sorted((ROOT / "tests" / "data").iterdir()) if path.name != "blind_eval_harness"]
+    from tests.blind_corpora import is_blind
+
+    # the blind corpora stay out: blind measurements (scripts/score_blind.py), not fixtures
+    data = [path for path in sorted((ROOT / "tests" / "data").iterdir()) if not is_blind(path)]
     corpus = [ROOT / "examples" / "legacy_fork", *data, tmp_path, example_tree()]
     result = run(corpus, Options(mode="lint", target_version=catalog.NEWEST_RELEASE, jobs=1))
     from migrator.text import module_for

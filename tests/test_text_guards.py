@@ -23,6 +23,7 @@ import yaml
 from migrator.run.engine import Options
 from migrator.run.python_file import text_context
 from migrator.text import handler_for
+from tests.blind_corpora import is_blind
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -239,14 +240,14 @@ def test_notebook_guard_checks_the_shell_of_the_cells() -> None:
 
 def _corpora() -> list[Path]:
     """Every non-Python file of the tests' corpora and the examples that a text rule reads
-    and that names sglang; not the blind corpus (tests/data/blind_eval_harness), which only
+    and that names sglang; not the blind corpora (tests/blind_corpora.py), which only
     scripts/score_blind.py reads, so that no test comes to depend on it."""
     roots = [CORPUS, Path(__file__).parent / "data", Path(__file__).parent.parent / "examples"]
     found: dict[Path, None] = {}
     for root in roots:
         for path in sorted(root.rglob("*")):
             if path.is_file() and path.suffix != ".py" and handler_for(str(path)) is not None \
-                    and "blind_eval_harness" not in path.parts \
+                    and not is_blind(path) \
                     and b"sglang" in path.read_bytes().lower():
                 found[path.resolve()] = None
     return list(found)
