@@ -189,11 +189,12 @@ def warm_up() -> None:
     import unicodedata  # noqa: F401
 
     from migrator.base.compat import text_pattern
-    from migrator.python import analysis, probes  # noqa: F401
+    from migrator.python import analysis, probes, summary, todo_merge  # noqa: F401
     from migrator.python.fallbacks import known_names
     from migrator.python.release_fit import fit  # noqa: F401
     from migrator.python.rules import all_rules
     from migrator.relevance import words
+    from migrator.run import own_release  # noqa: F401
 
     all_rules()
     words.word_groups()
