@@ -142,7 +142,9 @@ def test_uninstall_removes_the_class_creation_hook(v2_worker: type) -> None:
 
 def test_removed_name_fails_where_it_is_imported(v2_worker: type) -> None:
     source = f"import os\n\nfrom {INFO_MODULE} import {REMOVED}\n"
-    with pytest.raises(RemovedNameError) as caught:
+    # the warning names the importing line and the switch before the error is raised
+    with pytest.warns(shims.DFlashMigrationWarning, match=rf"DFM104: .*at /fork/acme/kv.py:3.*{_switches.ENV_DEFER_REMOVED}=1"), \
+            pytest.raises(RemovedNameError) as caught:
         exec(compile(source, "/fork/acme/kv.py", "exec"), {})
     message = str(caught.value)
     assert message.startswith("DFM104: ") and "imported at /fork/acme/kv.py:3" in message
