@@ -107,9 +107,11 @@ def _damage(cache: Path, how: str) -> int:
             path.write_bytes(data[:len(data) // 2])
         elif how == "foreign":  # another file's entry under this name: its key does not match
             path.write_text(json.dumps(foreign[(number + 1) % len(foreign)]))
-        elif how == "hostile":  # the right key, a summary of the wrong shape
+        elif how == "hostile":  # the right key, a summary (or a repository map) of the wrong shape
             entry = json.loads(data)
-            if entry["summary"] is not None:
+            if "files" in entry:  # the repository map: each file's blob id and prefilter answer
+                entry["files"] = {path: [blob, "no"] for path, (blob, _) in entry["files"].items()}
+            elif entry["summary"] is not None:
                 entry["summary"]["binds"] = {"DFlashWorker": "sglang.srt.speculative.dflash_worker.DFlashWorker"}
             else:
                 entry["summary"] = {"root": 1}
@@ -240,3 +242,79 @@ def test_concurrent_runs_see_a_whole_entry_or_none(tmp_path: Path) -> None:
     assert all(writer.returncode == 0 for writer in writers)
     assert True in seen
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.name.endswith(".tmp")]
+
+
+def _fix_of(path: Path, cache: Path | None) -> bytes | None:
+    options = _options(cache)._replace(mode="diff")
+    return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run([path], options).results}[str(path.resolve())]
+
+
+def _whole_fix_of(path: Path) -> bytes | None:
+    options = _options(None)._replace(mode="diff")
+    return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run([Path(".")], options).results}.get(
+        str(path.resolve()))
+
+
+def test_the_fix_follows_an_importer_that_changed_uncommitted_then_committed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other direction: `fix compat.py` keeps `DFlashWorker` bound because workers.py
+    imports it from there. When workers.py stops importing it (first in the work tree only,
+    then committed), the warm cache gives what a whole-tree run gives, each time."""
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    compat, workers = Path("idxfork/compat.py"), root / "idxfork" / "workers.py"
+    before = _whole_fix_of(compat)
+    assert before is not None and b"as DFlashWorker" in before
+    assert _fix_of(compat, cache) == _fix_of(compat, cache) == before  # cold, warm
+    workers.write_text(workers.read_text().replace("from .compat import DFlashWorker\n",
+                                                   "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"))
+    changed = _whole_fix_of(compat)
+    assert _fix_of(compat, cache) == changed == _fix_of(compat, None), "uncommitted change of an importer"
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "workers"], check=True)
+    assert _fix_of(compat, cache) == changed == _fix_of(compat, cache), "committed change of an importer"
+
+
+def test_a_warm_run_over_a_named_file_asks_git_for_its_index_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: with the repository map kept in the cache, a warm run over a named file
+    neither greps the repository nor reads the files the map settles; its findings are the
+    whole run's for that file."""
+    from migrator.run import gitscan, pipeline, repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    for number in range(30):  # files the index must rule out
+        (root / "unrelated" / f"m{number}.py").parent.mkdir(exist_ok=True)
+        (root / "unrelated" / f"m{number}.py").write_text(f"def f{number}():\n    return {number}\n")
+    _committed(root)
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    chain = Path("idxfork/chain.py")
+    expected = _by_file(engine.run([Path(".")], _options(None)))[str(chain.resolve())]
+    assert expected
+    assert _alone(chain, cache) == expected  # cold: fills the map
+    greps: list[Path] = []
+    real_start = gitscan.start
+    monkeypatch.setattr(gitscan, "start", lambda root: greps.append(root) or real_start(root))
+    read: list[str] = []
+    real_read = repo_map.read_bytes
+    monkeypatch.setattr(repo_map, "read_bytes", lambda path: read.append(path) or real_read(path))
+    monkeypatch.setattr(pipeline, "read_bytes", lambda path: read.append(path) or real_read(path))
+    assert _alone(chain, cache) == expected
+    assert greps == [] and not [path for path in read if "unrelated" in path], (greps, read)
+
+
+def test_a_cold_map_of_many_files_takes_git_grep_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``GREP_ABOVE`` unknown files the map is filled after one ``git grep`` (the files
+    it finds no marker in are not read); below it, by reading them: the same findings."""
+    from migrator.run import repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    monkeypatch.chdir(root)
+    files = [path.relative_to(root) for path in _python_files(root / "idxfork")]
+    expected = {path: _alone(path, None) for path in files}
+    for above in (0, 10_000):
+        monkeypatch.setattr(repo_map, "GREP_ABOVE", above)
+        cache = tmp_path / f"cache-{above}"
+        for path in files:
+            assert _alone(path, cache) == expected[path], (above, path)

@@ -88,9 +88,11 @@ def run(
     return outcome
 
 
-def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN202 - gitscan.GitScan | None
-    """A ``git grep`` of the repository holding the first named file, where files are named
-    (None: only folders, or no repository, or a folder named is that repository's top)."""
+def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Options):  # noqa: ANN202 - gitscan.GitScan | None
+    """The scan of the repository holding the first named file, where files are named (None:
+    only folders, or no repository, or a folder named is that repository's top): with the
+    summary cache, from git's index and the repository map kept there
+    (``migrator.run.repo_map``), else a ``git grep`` of the repository."""
     from migrator.base.repository import top_of
     from migrator.run import gitscan
 
@@ -100,7 +102,12 @@ def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN2
     top = top_of(str(first if first.is_dir() else first.parent))
     if top is None or any(folder.resolve() == Path(top) for folder in folders):
         return None
-    return gitscan.start(Path(top))
+    if options.no_cache:
+        return gitscan.start(Path(top))
+    from migrator.run import repo_map
+    from migrator.run.summary_cache import SummaryCache
+
+    return repo_map.start(Path(top), SummaryCache(options))
 
 
 def _leave_out_own_reports(outcome: RunResult) -> None:
@@ -125,7 +132,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
     # Files named one by one (pre-commit's) take the same narrowing, from one scan of their
     # repository, which the fork pass reads again for the index (``fork.index_scope``).
-    named_scan = _named_files_scan(paths, folders) if not options.parse_all else None
+    named_scan = _named_files_scan(paths, folders, options) if not options.parse_all else None
     if named_scan is not None:
         scans.append(named_scan)
     # a few files named one by one: starting processes would cost more than it saves

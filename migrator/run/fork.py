@@ -25,7 +25,7 @@ from migrator.run.result import RunResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from typing import Callable, Iterable, Sequence
 
     from migrator.python.forkindex import ForkIndex, ModuleSummary
     from migrator.run.gitscan import GitScan
@@ -71,8 +71,8 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         if not options.no_cache:
             from migrator.run.summary_cache import SummaryCache
 
-            cache = SummaryCache(options)
-        _index_only(workers, narrowed, options, kind, jobs, summaries, cache)
+            cache = getattr(shared, "cache", None) or SummaryCache(options)
+        _index_only(workers, narrowed, options, kind, jobs, summaries, cache, getattr(shared, "blob_of", None))
     try:
         _through_the_index(workers, outcome, files, options, jobs, kind, summaries, index_only, cache)
     finally:
@@ -202,31 +202,38 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
 
 
 def _index_only(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
-                summaries: dict[str, ModuleSummary], cache: SummaryCache | None) -> None:
+                summaries: dict[str, ModuleSummary], cache: SummaryCache | None,
+                blob_of: Callable[[str], str | None] | None = None) -> None:
     """The index-only pass over ``paths`` (their summaries into ``summaries``), each file's
-    summary taken from ``cache`` where it holds one for these bytes, and stored there after."""
+    summary taken from ``cache`` where it holds one for these bytes, and stored there after.
+    ``blob_of``: a file's blob id where git's index vouches for its bytes (``repo_map``):
+    such a file is not read to look it up."""
     if cache is None:
         batches.analyze_files(workers, paths, options, Pass(index_only=True), kind, jobs, summaries, None)
         return
-    misses: dict[str, tuple[str | None, bytes | None]] = {}
+    from migrator.run.summary_cache import blob_id
+
+    misses: dict[str, tuple[str | None, str | None]] = {}
     for path in paths:
-        try:
-            data = read_bytes(path)
-        except SourceError:
-            misses[path] = (None, None)  # its own analysis reports it; nothing is stored
-            continue
+        blob = blob_of(path) if blob_of is not None else None
+        if blob is None:
+            try:
+                blob = blob_id(read_bytes(path))
+            except SourceError:
+                misses[path] = (None, None)  # its own analysis reports it; nothing is stored
+                continue
         module = module_name_of(Path(path))
-        found, summary = cache.get("index", path, module, data)
+        found, summary = cache.get("index", path, module, None, blob)
         if not found:
-            misses[path] = (module, data)
+            misses[path] = (module, blob)
         elif summary is not None:
             summaries[path] = summary
     results: dict[str, FileResult] = {}
     batches.analyze_files(workers, list(misses), options, Pass(index_only=True), kind, jobs, summaries, results)
     for path, result in results.items():
-        module, data = misses.get(path, (None, None))
-        if result.error is None and data is not None:
-            cache.put("index", path, module, data, result.module)
+        module, blob = misses.get(path, (None, None))
+        if result.error is None and blob is not None:
+            cache.put("index", path, module, None, result.module, blob)
 
 
 def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None = None) -> ForkIndex:

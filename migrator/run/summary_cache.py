@@ -90,6 +90,14 @@ def _options_key(options: Options) -> str:
                  options.per_file_ignores, options.unsafe_fixes))
 
 
+def _blob(data: bytes | None, blob: str | None) -> str:
+    if blob is not None:
+        return blob
+    if data is None:
+        raise ValueError("an entry's key needs the file's bytes or its blob id")
+    return blob_id(data)
+
+
 class SummaryCache:
     """The cache of one run (see the module docstring); ``hits`` and ``misses`` for ``-v``."""
 
@@ -99,19 +107,24 @@ class SummaryCache:
         self.options_key = _options_key(options)
         self.hits = 0
         self.misses = 0
+        self.written = 0
 
-    def _key(self, kind: str, path: str, module: str | None, data: bytes) -> list[str | None]:
-        return [kind, os.path.abspath(path), module, blob_id(data), self.options_key]
+    def _key(self, kind: str, path: str, module: str | None, blob: str) -> list[str | None]:
+        return [kind, os.path.abspath(path), module, blob, self.options_key]
 
-    def _file(self, key: list[str | None]) -> Path:
+    def entry_file(self, key: list) -> Path:
+        """Where the entry of ``key`` (JSON values) is kept."""
         name = sha1(json.dumps(key).encode()).hexdigest()  # the entry repeats its key: a collision is a miss
         return self.folder / name[:2] / name[2:]
 
-    def get(self, kind: str, path: str, module: str | None, data: bytes) -> tuple[bool, ModuleSummary | None]:
-        """(found, summary): ``found`` False is a miss (any read error or mismatch is one)."""
-        key = self._key(kind, path, module, data)
+    def get(self, kind: str, path: str, module: str | None, data: bytes | None,
+            blob: str | None = None) -> tuple[bool, ModuleSummary | None]:
+        """(found, summary): ``found`` False is a miss (any read error or mismatch is one).
+        ``blob``: the blob id of the file's bytes where git's index says it (then ``data``
+        need not be read); else computed from ``data``."""
+        key = self._key(kind, path, module, _blob(data, blob))
         try:
-            entry = json.loads(self._file(key).read_bytes())
+            entry = json.loads(self.entry_file(key).read_bytes())
             if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
                 self.misses += 1
                 return False, None
@@ -123,20 +136,26 @@ class SummaryCache:
         self.hits += 1
         return True, summary
 
-    def put(self, kind: str, path: str, module: str | None, data: bytes, summary: ModuleSummary | None) -> None:
-        """Store an entry through the one write path (``base.fileio.create_or_replace``: a
-        temporary file renamed over the entry, so concurrent runs read a whole entry or
-        none); a cache that cannot be written is no error (the run goes on)."""
+    def put(self, kind: str, path: str, module: str | None, data: bytes | None, summary: ModuleSummary | None,
+            blob: str | None = None) -> None:
+        """Store an entry (``blob`` as in :meth:`get`)."""
+        key = self._key(kind, path, module, _blob(data, blob))
+        self.write_entry(key, {"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
+
+    def write_entry(self, key: list, entry: dict) -> None:
+        """Store ``entry`` under ``key`` through the one write path
+        (``base.fileio.create_or_replace``: a temporary file renamed over the entry, so
+        concurrent runs read a whole entry or none); a cache that cannot be written is no
+        error (the run goes on)."""
         from migrator.base.fileio import SourceError, create_or_replace
 
-        key = self._key(kind, path, module, data)
-        target = self._file(key)
-        text = json.dumps({"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
+        target = self.entry_file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            create_or_replace(target, text.encode("utf-8"))
+            create_or_replace(target, json.dumps(entry).encode("utf-8"))
         except (OSError, SourceError):
-            pass
+            return
+        self.written += 1
 
 
 def encode(summary: ModuleSummary) -> dict:
