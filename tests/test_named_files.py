@@ -318,3 +318,71 @@ def test_a_cold_map_of_many_files_takes_git_grep_first(tmp_path: Path, monkeypat
         cache = tmp_path / f"cache-{above}"
         for path in files:
             assert _alone(path, cache) == expected[path], (above, path)
+
+
+def test_the_cache_removes_other_fingerprints_left_unused_and_stays_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49 item 2: every tool version (an edited checkout too) has its own folder; those
+    of other versions unused for a day go, a fresh one (another version in use) stays, and
+    this version's folder keeps at most ``MAX_ENTRIES`` entries, with the same findings."""
+    import os
+    import time
+
+    from migrator.run import summary_cache
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    old, fresh, other = cache / ("a" * 40), cache / ("b" * 40), cache / "notes"
+    for folder in (old, fresh, other):
+        (folder / "00").mkdir(parents=True)
+        (folder / "00" / "entry").write_text("{}")
+    day_ago = time.time() - summary_cache.STALE_SECONDS - 60
+    os.utime(old, (day_ago, day_ago))
+    os.utime(other, (day_ago, day_ago))
+    monkeypatch.setattr(summary_cache, "MAX_ENTRIES", 4)
+    files = [path.relative_to(root) for path in _python_files(root / "idxfork")]
+    expected = {path: _alone(path, None) for path in files}
+    for path in files:
+        assert _alone(path, cache) == expected[path], path
+    assert not old.exists() and fresh.exists() and other.exists()
+    ours = [folder for folder in cache.iterdir() if folder not in (fresh, other)]
+    assert len(ours) == 1 and 0 < sum(1 for entry in ours[0].rglob("*") if entry.is_file()) <= 4
+    assert not [path for path in cache.iterdir() if path.name.startswith(".removing")]
+
+
+_TIDIER = """
+import sys, time
+from pathlib import Path
+from migrator.run import summary_cache
+summary_cache.MAX_ENTRIES = 1
+folder, seconds = Path(sys.argv[1]), float(sys.argv[2])
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    summary_cache.tidy(folder)
+"""
+
+
+def test_tidying_while_another_run_reads_and_writes_gives_a_whole_entry_or_a_miss(tmp_path: Path) -> None:
+    import sys
+
+    from migrator.run.summary_cache import SummaryCache
+
+    folder, path = str(tmp_path / "cache"), str(tmp_path / "m.py")
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"}
+    cache = SummaryCache(engine.Options(cache_dir=folder))
+    cache.folder.mkdir(parents=True)
+    tidier = subprocess.Popen([sys.executable, "-c", _TIDIER, str(cache.folder), "2"], env=env)
+    from migrator.python.forkindex import ModuleSummary
+
+    summary = ModuleSummary(path, "/r", "pkg.m", {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)},
+                            {}, {}, (), None, {}, (), {})
+    seen = set()
+    while tidier.poll() is None:
+        for number in range(5):
+            cache.put("index", path, "pkg.m", b"data %d" % number, summary)
+        found, got = cache.get("index", path, "pkg.m", b"data 4")
+        seen.add(found)
+        assert not found or got.binds == summary.binds
+    assert tidier.returncode == 0
+    assert seen  # every read was a whole entry or a miss

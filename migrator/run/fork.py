@@ -78,6 +78,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     finally:
         if cache is not None:
             outcome.index_read += f"; summary cache {cache.folder}: {cache.hits} entries reused, {cache.misses} missed"
+            cache.close()
 
 
 def _through_the_index(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001

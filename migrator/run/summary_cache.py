@@ -16,6 +16,11 @@ So they are kept between runs, as ruff keeps ``.ruff_cache``:
   code, the catalog included), so they are never trusted across tool versions or catalogs;
 * one file per entry, written to a temporary file and renamed over (``os.replace``):
   concurrent runs each see a whole entry or none;
+* bounded (:meth:`SummaryCache.tidy`, after a run that wrote entries): the folders of other
+  fingerprints not used for ``STALE_SECONDS`` are removed (renamed aside first, so two runs
+  never remove one folder at once; a run of that other version meanwhile only misses), and
+  past ``MAX_ENTRIES`` entries in this fingerprint's folder the oldest written go first;
+  an entry removed while another run reads it is a miss for that run;
 * an entry is JSON (never pickle: a hostile cache must not run code), and it repeats its
   key: a file that cannot be read, parsed or checked, or holds another key, is a miss. A
   corrupt or hostile entry costs time, never a finding.
@@ -41,6 +46,12 @@ except ImportError:  # pragma: no cover - another Python
     from hashlib import sha1
 
 FORMAT = 1
+#: Another fingerprint's folder unused this long (its modification time, set by each run that
+#: uses it) is removed: a tool upgraded, or an edited checkout, leaves one behind per version.
+STALE_SECONDS = 24 * 3600
+#: Entries kept per fingerprint (each a few kB; sglang's tree needs ~120 with its map): past
+#: it, the oldest written are removed down to three quarters of it.
+MAX_ENTRIES = 20_000
 #: What an entry says when the file has no summary (no module, no V1 word, unreadable).
 NO_SUMMARY = None
 
@@ -111,6 +122,17 @@ class SummaryCache:
 
     def _key(self, kind: str, path: str, module: str | None, blob: str) -> list[str | None]:
         return [kind, os.path.abspath(path), module, blob, self.options_key]
+
+    def close(self) -> None:
+        """At the end of a run: mark the folder used (another version's :func:`tidy` keeps it)
+        and, where this run wrote entries, :func:`tidy` the cache."""
+        if self.written:
+            tidy(self.folder)
+            return
+        try:
+            os.utime(self.folder)
+        except OSError:
+            pass
 
     def entry_file(self, key: list) -> Path:
         """Where the entry of ``key`` (JSON values) is kept."""
@@ -227,3 +249,59 @@ def _triple(value: object, text: Callable[[object], str], number: Callable[[obje
     if not isinstance(value, list) or len(value) != 3:
         raise ValueError("not a triple")
     return text(value[0]), text(value[1]), number(value[2])
+
+
+def _is_fingerprint(name: str) -> bool:
+    return len(name) == 40 and all(char in "0123456789abcdef" for char in name)
+
+
+def tidy(folder: Path, now: float | None = None) -> int:
+    """Bound the cache whose fingerprint folder is ``folder`` (see the module docstring);
+    returns the number of entries and folders removed. Never raises: a cache that cannot
+    be tidied is no error."""
+    import shutil
+    import time
+
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        os.utime(folder)  # in use: another version's run must not take it for stale
+        siblings = list(os.scandir(folder.parent))
+    except OSError:
+        return 0
+    for sibling in siblings:
+        try:
+            stale = now - sibling.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+        except OSError:
+            continue
+        if sibling.name != folder.name and _is_fingerprint(sibling.name) and sibling.is_dir(follow_symlinks=False) and stale:
+            aside = folder.parent / f".removing-{os.getpid()}-{sibling.name}"
+            try:
+                os.rename(sibling.path, aside)  # one run wins; the others find it gone
+            except OSError:
+                continue
+            shutil.rmtree(aside, ignore_errors=True)
+            removed += 1
+    return removed + _bound_entries(folder)
+
+
+def _bound_entries(folder: Path) -> int:
+    """Past ``MAX_ENTRIES`` entries under ``folder``, remove the oldest written."""
+    entries: list[tuple[float, str]] = []
+    try:
+        for bucket in os.scandir(folder):
+            if bucket.is_dir(follow_symlinks=False):
+                entries.extend((entry.stat(follow_symlinks=False).st_mtime, entry.path) for entry in os.scandir(bucket.path))
+    except OSError:
+        return 0
+    if len(entries) <= MAX_ENTRIES:
+        return 0
+    entries.sort()
+    removed = 0
+    for _, path in entries[:len(entries) - MAX_ENTRIES * 3 // 4]:
+        try:
+            os.remove(path)
+            removed += 1
+        except OSError:
+            pass  # gone already (another run tidied it)
+    return removed
