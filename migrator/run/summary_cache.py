@@ -259,8 +259,9 @@ def tidy(folder: Path, now: float | None = None) -> int:
     """Bound the cache whose fingerprint folder is ``folder`` (see the module docstring);
     returns the number of entries and folders removed. Never raises: a cache that cannot
     be tidied is no error."""
-    import shutil
     import time
+
+    from migrator.base.fileio import remove_folder_aside
 
     now = time.time() if now is None else now
     removed = 0
@@ -275,13 +276,7 @@ def tidy(folder: Path, now: float | None = None) -> int:
         except OSError:
             continue
         if sibling.name != folder.name and _is_fingerprint(sibling.name) and sibling.is_dir(follow_symlinks=False) and stale:
-            aside = folder.parent / f".removing-{os.getpid()}-{sibling.name}"
-            try:
-                os.rename(sibling.path, aside)  # one run wins; the others find it gone
-            except OSError:
-                continue
-            shutil.rmtree(aside, ignore_errors=True)
-            removed += 1
+            removed += remove_folder_aside(sibling.path, str(folder.parent / f".removing-{os.getpid()}-{sibling.name}"))
     return removed + _bound_entries(folder)
 
 
