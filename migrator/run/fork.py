@@ -67,7 +67,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         outcome.index_read = f"{len(extra)} more files under {', '.join(map(str, scope.folders))} ({scope.why})"
         # git narrows them as in the first step: only files holding a marker are read
         scans = [] if scope.git_root is None else [shared or gitscan.start(scope.git_root)]
-        narrowed = narrow_with_git(scans, extra, [])
+        narrowed = narrow_with_git(scans, extra, None)
         if not options.no_cache:
             from migrator.run.summary_cache import SummaryCache
 
