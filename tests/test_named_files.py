@@ -386,3 +386,38 @@ def test_tidying_while_another_run_reads_and_writes_gives_a_whole_entry_or_a_mis
         assert not found or got.binds == summary.binds
     assert tidier.returncode == 0
     assert seen  # every read was a whole entry or a miss
+
+
+V1_LINE = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+
+
+@pytest.mark.parametrize("config", ["", "[core]\n\ttrustctime = false\n\tcheckStat = minimal\n"])
+def test_a_named_file_edited_since_the_map_was_kept_is_read_again(
+        config: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map trusts git's index only for files `diff-files` calls unchanged: an edit of
+    the same size with the modification time put back is still seen, also where the
+    repository's config tells git to compare less stat data (pinned on the command line).
+    git's own trust: an edit within the second git recorded, of the same size, with the
+    modification time put back, is one git status misses too."""
+    import os
+    import time
+
+    root = tmp_path / "fork"
+    shutil.copytree(FIXTURE, root)
+    calm = root / "idxfork" / "calm.py"  # no marker: the map says "nothing to read here"
+    calm.write_text("X = " + "1" * (len(V1_LINE) - 5) + "\n")
+    past = calm.stat().st_mtime_ns - 100 * 10**9  # older than the index: not "racily clean", no content check
+    os.utime(calm, ns=(past, past))
+    _committed(root)
+    if config:
+        with (root / ".git" / "config").open("a") as handle:
+            handle.write(config)
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    named = Path("idxfork/calm.py")
+    assert _alone(named, cache) == [] == _alone(named, cache)  # the map now holds it
+    time.sleep(1.1)  # git compares whole seconds of the change time where it lacks nanoseconds
+    calm.write_text(V1_LINE)
+    os.utime(calm, ns=(past, past))
+    expected = _by_file(engine.run([Path(".")], _options(None)))[str(calm.resolve())]
+    assert expected and _alone(named, cache) == expected

@@ -74,8 +74,12 @@ _SEARCHED_MODES = ("100644", "100755")
 #: ``grep.*``, ``color.*``, ``core.quotePath`` (``-z`` output is never quoted, pinned
 #: anyway). ``core.untrackedCache`` would write the index. Text conversion and filters are
 #: off by the commands' own flags (``--no-textconv``; ``grep``/``ls-files`` never filter).
+#: Changes which files ``diff-files`` calls modified (``migrator.run.repo_map`` trusts its
+#: answer): ``core.checkStat=minimal`` and ``core.trustctime=false`` would compare less of
+#: each file's stat data, pinned to git's defaults.
 _PINNED = (
     "core.fsmonitor=false", "core.untrackedCache=false", "core.quotePath=false", "core.pager=cat",
+    "core.checkStat=default", "core.trustctime=true",
     "core.hooksPath=/dev/null", "diff.external=", "color.ui=never", "color.grep=never",
     "grep.fullName=false", "grep.patternType=extended", "grep.extendedRegexp=false",
     "grep.lineNumber=false", "grep.column=false", "grep.fallbackToNoIndex=false", "grep.threads=0",
