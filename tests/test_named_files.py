@@ -421,3 +421,31 @@ def test_a_named_file_edited_since_the_map_was_kept_is_read_again(
     os.utime(calm, ns=(past, past))
     expected = _by_file(engine.run([Path(".")], _options(None)))[str(calm.resolve())]
     assert expected and _alone(named, cache) == expected
+
+
+def test_a_named_file_python_cannot_read_is_settled_by_git_as_in_a_folder_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracked file too large for Python to read and holding no marker: a folder's run
+    never reads it (git grep settles it); a run naming it must not report it either."""
+    from migrator.base.fileio import SourceError
+    from migrator.run import pipeline, repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    (root / "idxfork" / "huge.py").write_text("X = 1\n")
+    _committed(root)
+    monkeypatch.chdir(root)
+
+    def refuse(real):  # noqa: ANN001, ANN202
+        def read(path, *args):  # noqa: ANN001, ANN202
+            if str(path).endswith("huge.py"):
+                raise SourceError("too large to read (stand-in)")
+            return real(path, *args)
+        return read
+
+    monkeypatch.setattr(pipeline, "read_bytes", refuse(pipeline.read_bytes))
+    monkeypatch.setattr(repo_map, "read_bytes", refuse(repo_map.read_bytes))
+    whole = engine.run([Path(".")], _options(None))
+    assert not [r for r in whole.results if r.error is not None]
+    for cache in (tmp_path / "cache", tmp_path / "cache"):  # cold, warm
+        alone = engine.run([Path("idxfork/huge.py")], _options(cache))
+        assert [(r.path, r.error, r.findings) for r in alone.results] == [("idxfork/huge.py", None, [])]

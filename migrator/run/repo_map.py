@@ -105,17 +105,26 @@ class MapScan(gitscan.GitScan):
     def _settle(self, unknown: list[str], clean: dict[str, str], settled: dict[str, bool]) -> None:
         """The prefilter's answer for the ``unknown`` files into ``settled``: read here, after
         one ``git grep`` of the tree where they are many (the files it searched and found no
-        marker in are settled without a read); a file that cannot be read stays unsettled."""
+        marker in are settled without a read), or where one cannot be read (too large, say:
+        git settles it as it does in a folder's run). A file neither settles stays unsettled:
+        its own analysis says why."""
         grep = _grep_answer(self.root) if len(unknown) > GREP_ABOVE else None
+        unread: list[str] = []
         for path in unknown:
-            if grep is not None and path in clean and path in grep[0] and path not in grep[1]:
+            if grep is not None and path in grep[0] and path not in grep[1]:
                 settled[path] = False  # git searched the work tree's bytes: no marker
                 continue
             try:
                 data = read_bytes(os.path.join(self.root, path))
             except SourceError:
-                continue  # its own analysis says why
+                unread.append(path)
+                continue
             settled[path] = might_match_python(data) if is_python(path) else might_match(data)
+        if unread and grep is None:
+            grep = _grep_answer(self.root)
+        for path in unread:
+            if grep is not None and path in grep[0] and path not in grep[1]:
+                settled[path] = False
 
     def _key(self) -> list:
         return ["repo-map", os.path.abspath(self.root)]
