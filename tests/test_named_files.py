@@ -449,3 +449,14 @@ def test_a_named_file_python_cannot_read_is_settled_by_git_as_in_a_folder_run(
     for cache in (tmp_path / "cache", tmp_path / "cache"):  # cold, warm
         alone = engine.run([Path("idxfork/huge.py")], _options(cache))
         assert [(r.path, r.error, r.findings) for r in alone.results] == [("idxfork/huge.py", None, [])]
+
+
+def test_a_named_tracked_file_deleted_from_the_work_tree_is_reported_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus("index_fixture", tmp_path / "fork")
+    monkeypatch.chdir(root)
+    (root / "idxfork" / "plain.py").unlink()
+    for cache in (None, tmp_path / "cache", tmp_path / "cache"):
+        alone = engine.run([Path("idxfork/plain.py")], _options(cache))
+        assert [(r.path, r.error.message if r.error else None) for r in alone.results] == [
+            ("idxfork/plain.py", "no such file or folder")], cache

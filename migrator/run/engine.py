@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
+FEW_NAMED_FILES = 8  # up to this many named files: read by the Python prefilter, not narrowed by git first
 
 
 def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
@@ -122,6 +123,19 @@ def _leave_out_own_reports(outcome: RunResult) -> None:
         outcome.summary = outcome.summary._replace(own_outputs=outcome.summary.own_outputs + len(own))
 
 
+def _as_if_narrowed(outcome: RunResult, scan, analysed: set[str]) -> None:  # noqa: ANN001 - gitscan.GitScan
+    """The named files analysed without git's narrowing (``analysed``) get what it would
+    have given them: a file git settles (searched, no marker) has an empty result, even
+    where reading it failed (too large, say), as in a folder's run."""
+    failed = [result.path for result in outcome.results if result.error is not None and result.path in analysed]
+    if not failed:
+        return
+    settled: list[FileResult] = []
+    narrow_with_git([scan], failed, settled)
+    clean = {result.path for result in settled}
+    outcome.results[:] = [FileResult(result.path) if result.path in clean else result for result in outcome.results]
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -154,7 +168,10 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             dirty = Uncommitted().scan(files)
         outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out,
                                                    own_outputs=found.own_outputs())
-        todo = narrow_with_git(scans, files, outcome.results)
+        # A few named files are prefiltered here while git lists the repository for the
+        # fork pass (its answer would be waited for, and saves reading only these files).
+        narrowing = [scan for scan in scans if scan is not named_scan or len(files) > FEW_NAMED_FILES]
+        todo = narrow_with_git(narrowing, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
             on_progress(done, len(files))
@@ -173,6 +190,8 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
                 on_progress(done, len(files))
 
         workers.run([(chunk, options, FIRST_PASS) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
+        if named_scan is not None and named_scan not in narrowing:
+            _as_if_narrowed(outcome, named_scan, set(todo))
         _leave_out_own_reports(outcome)
         through_the_fork(workers, outcome, paths, files, options, jobs, kind, named_scan)
         for result in outcome.results:

@@ -58,7 +58,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
             return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
 
         found = discover(scope.folders, selection(options), options.respect_gitignore, tracked=tracked)
-        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
+        extra = [p for p in found.files if is_python(p) and (p if os.path.isabs(p) else os.path.abspath(p)) not in given]
         if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
             imported, folders = _imported_packages(scope, [*files, *extra], given, options)
             extra += imported
