@@ -76,9 +76,9 @@ class MapScan(gitscan.GitScan):
         if records is None or dirty is None or any(len(record) != 2 for record in records):
             scan = gitscan.start(Path(self.root))  # as a folder's run: git searches every file
             return gitscan.finish(scan) if scan is not None else None
-        searchable = {path: head[9:49] for head, path in records  # what git grep reads: regular files
+        searchable = {path: head.split(" ")[2] for head, path in records  # what git grep reads: regular files
                       if head[:2] in gitscan._SEARCHED_TAGS and head[2:8] in gitscan._SEARCHED_MODES
-                      and len(head) >= 49 and not path.startswith(("/", "../"))}
+                      and head.count(" ") == 3 and not path.startswith(("/", "../"))}
         clean = {path: blob for path, blob in searchable.items() if path not in dirty}
         stored = self._load()
         settled: dict[str, bool] = {}
@@ -89,7 +89,7 @@ class MapScan(gitscan.GitScan):
                 settled[path] = entry[1]
             else:
                 fresh.append(path)
-        self._settle([*fresh, *sorted(dirty.intersection(searchable))], clean, settled)
+        self._settle([*fresh, *sorted(dirty.intersection(searchable))], settled)
         self.blobs = clean
         if fresh or not stored.keys() <= searchable.keys():  # new bytes, or files no longer tracked
             kept = {path: entry for path, entry in stored.items() if path in dirty and path in searchable}
@@ -102,7 +102,7 @@ class MapScan(gitscan.GitScan):
             hits = {path.replace("/", os.sep) for path in hits}
         return searched, hits
 
-    def _settle(self, unknown: list[str], clean: dict[str, str], settled: dict[str, bool]) -> None:
+    def _settle(self, unknown: list[str], settled: dict[str, bool]) -> None:
         """The prefilter's answer for the ``unknown`` files into ``settled``: read here, after
         one ``git grep`` of the tree where they are many (the files it searched and found no
         marker in are settled without a read), or where one cannot be read (too large, say:
