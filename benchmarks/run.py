@@ -64,11 +64,17 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
-MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup", "reexport", "onefile", "textscale")
+MEASUREMENTS = ("io", "ruff", "libcst", "lint", "check", "fix", "startup", "reexport", "onefile", "precommit",
+                "textscale")
 #: ``onefile`` (issue 49, pre-commit's latency): one file of the committed x1 tree with a V1
 #: reference and one without, each linted alone by ruff's banned-api lint and by
 #: ``dflash-migrate lint`` with a warm and with a cold summary cache, interleaved.
 ONE_FILES = {"with V1": "sglang/srt/speculative/spec_info.py", "no V1": "sglang/srt/managers/io_struct.py"}
+#: ``precommit`` (issue 51 item 3): ``pre-commit run --all-files`` with README's documented
+#: ``.pre-commit-config.yaml`` on the committed x1 tree against ``lint`` of the tree with the
+#: same hook arguments, interleaved (target: <= 1.5x). pre-commit hands the files in
+#: batches, as named files: this is named-file speed.
+PRE_COMMIT_TARGET = 1.5
 
 
 # ---- helper modes (run as children of the benchmark) ---------------------------------
@@ -593,6 +599,53 @@ def fix_specs(tree: Path, workdir: Path, replicas: int, dfm: list[str], env: dic
     return specs
 
 
+def documented_pre_commit_hooks(dfm: list[str]) -> tuple[str, list[str]]:
+    """README's ``.pre-commit-config.yaml`` with its hooks as ``repo: local`` hooks running
+    ``dfm`` (the published ``entry``, ``types`` and the documented ``args``: what pre-commit
+    runs for the published hooks, without installing from the hook's repository), and the
+    lint hook's documented ``args``."""
+    import textwrap
+
+    import yaml
+
+    readme = (REPO / "README.md").read_text()
+    blocks = [textwrap.dedent(block) for block in re.findall(r"```yaml\n(.*?)```", readme, re.S)]
+    documented = yaml.safe_load(next(block for block in blocks if block.lstrip().startswith("repos:")))
+    published = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
+    hooks, lint_args = [], []
+    for wanted in documented["repos"][0]["hooks"]:
+        hook = dict(published[wanted["id"]], language="system", args=wanted.get("args", []))
+        hook["entry"] = hook["entry"].replace("dflash-migrate", shlex.join(dfm), 1)
+        hooks.append(hook)
+        if wanted["id"] == "dflash-migrate-lint":
+            lint_args = list(wanted.get("args", []))
+    return yaml.safe_dump({"repos": [{"repo": "local", "hooks": hooks}]}), lint_args
+
+
+def pre_commit_specs(tree: Path, dfm: list[str], env: dict, workdir: Path, repeat: int) -> list[Spec]:
+    """The ``precommit`` case: [lint of the tree with the hook's args, pre-commit run
+    --all-files], both from the tree's top; the tree is restored before each run where the
+    args fix files (README's ``args: [--fix]``). Empty without pre-commit."""
+    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+    if pre_commit is None:
+        print("note: pre-commit not found; skipping precommit", file=sys.stderr)
+        return []
+    config_text, lint_args = documented_pre_commit_hooks(dfm)
+    config = workdir / "pre-commit-config.yaml"
+    config.write_text(config_text)
+
+    def restore(tree: Path = tree) -> None:
+        subprocess.run(["git", "-C", str(tree), "checkout", "-q", "--", "."], check=True)
+        refresh_git_index(tree)
+
+    before = restore if "--fix" in lint_args else None
+    hook_env = {**env, "PRE_COMMIT_HOME": str(workdir / "pre-commit-home"), "SKIP": ""}
+    return [Spec(f"lint {shlex.join(lint_args)} . (pre-commit pair)".replace("  ", " "),
+                 [*dfm, "lint", *lint_args, "."], repeat, ok_rcs=(0, 1), before=before, cwd=tree, env=env),
+            Spec("pre-commit run --all-files", [pre_commit, "run", "--all-files", "--config", str(config)], repeat,
+                 ok_rcs=(0, 1), before=before, cwd=tree, env=hook_env)]
+
+
 def per_round_ratios(spec: dict, reference: dict) -> dict:
     """Ratio of ``spec`` to ``reference`` in each interleaved round (run i of one against run
     i of the other), so that machine drift between rounds does not enter the ratio: the
@@ -812,6 +865,9 @@ def main(argv: list[str] | None = None) -> int:
             if have_one_file and smallest else {}
         for pair in one_file.values():
             specs.extend(pair)
+        pre_commit_pair = pre_commit_specs(tree, dfm, env, workdir, args.repeat) \
+            if "precommit" in only and smallest and dfm_supports(dfm, env, "lint") else []
+        specs.extend(pre_commit_pair)
         if "textscale" in only and smallest and dfm_supports(dfm, env, "lint"):
             for (kind, scale), text_tree in build_text_scale_trees(workdir).items():
                 specs.append(Spec(f"lint text {kind} {scale}x ({TEXT_SETTINGS * scale} settings)",
@@ -861,6 +917,9 @@ def main(argv: list[str] | None = None) -> int:
             ruff_one = by_name.get(pair[0].name) if ruff else None
             for spec in pair[1:] if ruff_one else ():
                 ratios[spec.name] = per_round_ratios(by_name[spec.name], ruff_one)
+        if pre_commit_pair:  # pre-commit against lint of the same tree, round by round (issue 51 item 3)
+            ratios[f"{pre_commit_pair[1].name} / lint"] = per_round_ratios(by_name[pre_commit_pair[1].name],
+                                                               by_name[pre_commit_pair[0].name])
         scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
                  "results": results, "findings": findings, "ratios_vs_ruff": ratios,
                  "fix_vs_baseline": fix_ratios}
@@ -868,7 +927,7 @@ def main(argv: list[str] | None = None) -> int:
         print_table(results, f"sglang {args.version} x{replicas}: {py_files:,} .py files, {lines:,} lines, "
                              f"jobs={jobs}, best of {args.repeat} (libcst: {args.libcst_repeat})")
         if ratios:
-            print(f"\nlint / ruff TID251, per interleaved round ({args.repeat} rounds):")
+            print(f"\nlint / ruff TID251 (pre-commit / lint), per interleaved round ({args.repeat} rounds):")
             for name, got in ratios.items():
                 print(f"  {name:<26} median {got['median']:.3f}x  spread {got['min']:.3f}-{got['max']:.3f}x")
         if fix_ratios:
@@ -949,6 +1008,10 @@ def evaluate_targets(report: dict) -> list[dict]:
         if name.endswith("warm cache"):  # issue 49
             targets.append({"target": f"{name} <= 12x ruff TID251 on that file (median per round)",
                             "met": got["median"] <= 12, "value": f"{got['median']:.2f}x"})
+        if name == "pre-commit run --all-files / lint":  # issue 51 item 3: against lint, not ruff
+            targets.append({"target": f"pre-commit run --all-files <= {PRE_COMMIT_TARGET}x lint of the same tree "
+                                      "(median per round)",
+                            "met": got["median"] <= PRE_COMMIT_TARGET, "value": f"{got['median']:.2f}x"})
     for name, got in (base or {}).get("fix_vs_baseline", {}).items():  # issue 45
         targets.append({"target": f"{name} <= 1.10 (median per round)", "met": got["median"] <= 1.10,
                         "value": f"{got['median']:.3f}x"})

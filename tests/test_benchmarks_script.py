@@ -91,3 +91,29 @@ def test_fix_is_timed_against_the_baseline_on_a_fresh_copy_each_round(tmp_path: 
     assert (tree / "mod.py").read_text() == "V1\n"
     for name, base in bench.FIX_BASELINES.items():
         assert len(bench.per_round_ratios(results[name], results[base])["rounds"]) == 2
+
+
+def test_the_pre_commit_case_runs_the_documented_hooks_with_the_command_measured(tmp_path: Path) -> None:
+    """Issue 51 item 3's case: README's `.pre-commit-config.yaml` with its hooks as local
+    hooks (the published entry with `dflash-migrate` spelled as the measured command, the
+    published types, the documented args), which pre-commit accepts."""
+    import shutil
+    import subprocess
+
+    import pytest
+    import yaml
+
+    run = load()
+    config, lint_args = run.documented_pre_commit_hooks(["python3", "-m", "migrator"])
+    published = {hook["id"]: hook for hook in yaml.safe_load((run.REPO / ".pre-commit-hooks.yaml").read_text())}
+    hooks = yaml.safe_load(config)["repos"][0]["hooks"]
+    assert hooks and all(hook["entry"] == published[hook["id"]]["entry"].replace("dflash-migrate", "python3 -m migrator")
+                         and hook["types"] == published[hook["id"]]["types"] for hook in hooks)
+    assert lint_args == next(hook["args"] for hook in hooks if hook["id"] == "dflash-migrate-lint")
+    pre_commit = shutil.which("pre-commit")
+    if pre_commit is None:
+        pytest.skip("pre-commit is not installed (it is in the test extra)")
+    (tmp_path / "c.yaml").write_text(config)
+    done = subprocess.run([pre_commit, "validate-config", str(tmp_path / "c.yaml")], capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stdout + done.stderr

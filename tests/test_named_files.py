@@ -107,9 +107,11 @@ def _damage(cache: Path, how: str) -> int:
             path.write_bytes(data[:len(data) // 2])
         elif how == "foreign":  # another file's entry under this name: its key does not match
             path.write_text(json.dumps(foreign[(number + 1) % len(foreign)]))
-        elif how == "hostile":  # the right key, a summary of the wrong shape
+        elif how == "hostile":  # the right key, a summary (or a repository map) of the wrong shape
             entry = json.loads(data)
-            if entry["summary"] is not None:
+            if "files" in entry:  # the repository map: each file's blob id and prefilter answer
+                entry["files"] = {path: [blob, "no"] for path, (blob, _) in entry["files"].items()}
+            elif entry["summary"] is not None:
                 entry["summary"]["binds"] = {"DFlashWorker": "sglang.srt.speculative.dflash_worker.DFlashWorker"}
             else:
                 entry["summary"] = {"root": 1}
@@ -240,3 +242,221 @@ def test_concurrent_runs_see_a_whole_entry_or_none(tmp_path: Path) -> None:
     assert all(writer.returncode == 0 for writer in writers)
     assert True in seen
     assert not [p for p in (tmp_path / "cache").rglob("*") if p.name.endswith(".tmp")]
+
+
+def _fix_of(path: Path, cache: Path | None) -> bytes | None:
+    options = _options(cache)._replace(mode="diff")
+    return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run([path], options).results}[str(path.resolve())]
+
+
+def _whole_fix_of(path: Path) -> bytes | None:
+    options = _options(None)._replace(mode="diff")
+    return {str(Path(r.path).resolve()): r.new_bytes for r in engine.run([Path(".")], options).results}.get(
+        str(path.resolve()))
+
+
+def test_the_fix_follows_an_importer_that_changed_uncommitted_then_committed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other direction: `fix compat.py` keeps `DFlashWorker` bound because workers.py
+    imports it from there. When workers.py stops importing it (first in the work tree only,
+    then committed), the warm cache gives what a whole-tree run gives, each time."""
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    compat, workers = Path("idxfork/compat.py"), root / "idxfork" / "workers.py"
+    before = _whole_fix_of(compat)
+    assert before is not None and b"as DFlashWorker" in before
+    assert _fix_of(compat, cache) == _fix_of(compat, cache) == before  # cold, warm
+    workers.write_text(workers.read_text().replace("from .compat import DFlashWorker\n",
+                                                   "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2 as DFlashWorker\n"))
+    changed = _whole_fix_of(compat)
+    assert _fix_of(compat, cache) == changed == _fix_of(compat, None), "uncommitted change of an importer"
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "workers"], check=True)
+    assert _fix_of(compat, cache) == changed == _fix_of(compat, cache), "committed change of an importer"
+
+
+def test_a_warm_run_over_a_named_file_asks_git_for_its_index_only(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49: with the repository map kept in the cache, a warm run over a named file
+    neither greps the repository nor reads the files the map settles; its findings are the
+    whole run's for that file."""
+    from migrator.run import gitscan, pipeline, repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    for number in range(30):  # files the index must rule out
+        (root / "unrelated" / f"m{number}.py").parent.mkdir(exist_ok=True)
+        (root / "unrelated" / f"m{number}.py").write_text(f"def f{number}():\n    return {number}\n")
+    _committed(root)
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    chain = Path("idxfork/chain.py")
+    expected = _by_file(engine.run([Path(".")], _options(None)))[str(chain.resolve())]
+    assert expected
+    assert _alone(chain, cache) == expected  # cold: fills the map
+    greps: list[Path] = []
+    real_start = gitscan.start
+    monkeypatch.setattr(gitscan, "start", lambda root: greps.append(root) or real_start(root))
+    read: list[str] = []
+    real_read = repo_map.read_bytes
+    monkeypatch.setattr(repo_map, "read_bytes", lambda path: read.append(path) or real_read(path))
+    monkeypatch.setattr(pipeline, "read_bytes", lambda path: read.append(path) or real_read(path))
+    assert _alone(chain, cache) == expected
+    assert greps == [] and not [path for path in read if "unrelated" in path], (greps, read)
+
+
+def test_a_cold_map_of_many_files_takes_git_grep_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``GREP_ABOVE`` unknown files the map is filled after one ``git grep`` (the files
+    it finds no marker in are not read); below it, by reading them: the same findings."""
+    from migrator.run import repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    monkeypatch.chdir(root)
+    files = [path.relative_to(root) for path in _python_files(root / "idxfork")]
+    expected = {path: _alone(path, None) for path in files}
+    for above in (0, 10_000):
+        monkeypatch.setattr(repo_map, "GREP_ABOVE", above)
+        cache = tmp_path / f"cache-{above}"
+        for path in files:
+            assert _alone(path, cache) == expected[path], (above, path)
+
+
+def test_the_cache_removes_other_fingerprints_left_unused_and_stays_bounded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49 item 2: every tool version (an edited checkout too) has its own folder; those
+    of other versions unused for a day go, a fresh one (another version in use) stays, and
+    this version's folder keeps at most ``MAX_ENTRIES`` entries, with the same findings."""
+    import os
+    import time
+
+    from migrator.run import summary_cache
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    old, fresh, other = cache / ("a" * 40), cache / ("b" * 40), cache / "notes"
+    for folder in (old, fresh, other):
+        (folder / "00").mkdir(parents=True)
+        (folder / "00" / "entry").write_text("{}")
+    day_ago = time.time() - summary_cache.STALE_SECONDS - 60
+    os.utime(old, (day_ago, day_ago))
+    os.utime(other, (day_ago, day_ago))
+    monkeypatch.setattr(summary_cache, "MAX_ENTRIES", 4)
+    files = [path.relative_to(root) for path in _python_files(root / "idxfork")]
+    expected = {path: _alone(path, None) for path in files}
+    for path in files:
+        assert _alone(path, cache) == expected[path], path
+    assert not old.exists() and fresh.exists() and other.exists()
+    ours = [folder for folder in cache.iterdir() if folder not in (fresh, other)]
+    assert len(ours) == 1 and 0 < sum(1 for entry in ours[0].rglob("*") if entry.is_file()) <= 4
+    assert not [path for path in cache.iterdir() if path.name.startswith(".removing")]
+
+
+_TIDIER = """
+import sys, time
+from pathlib import Path
+from migrator.run import summary_cache
+summary_cache.MAX_ENTRIES = 1
+folder, seconds = Path(sys.argv[1]), float(sys.argv[2])
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    summary_cache.tidy(folder)
+"""
+
+
+def test_tidying_while_another_run_reads_and_writes_gives_a_whole_entry_or_a_miss(tmp_path: Path) -> None:
+    import sys
+
+    from migrator.run.summary_cache import SummaryCache
+
+    folder, path = str(tmp_path / "cache"), str(tmp_path / "m.py")
+    env = {"PYTHONPATH": str(Path(__file__).resolve().parents[1]), "PATH": "/usr/bin:/bin"}
+    cache = SummaryCache(engine.Options(cache_dir=folder))
+    cache.folder.mkdir(parents=True)
+    tidier = subprocess.Popen([sys.executable, "-c", _TIDIER, str(cache.folder), "2"], env=env)
+    from migrator.python.forkindex import ModuleSummary
+
+    summary = ModuleSummary(path, "/r", "pkg.m", {"W": ("sglang.srt.speculative.dflash_worker.DFlashWorker", 1)},
+                            {}, {}, (), None, {}, (), {})
+    seen = set()
+    while tidier.poll() is None:
+        for number in range(5):
+            cache.put("index", path, "pkg.m", b"data %d" % number, summary)
+        found, got = cache.get("index", path, "pkg.m", b"data 4")
+        seen.add(found)
+        assert not found or got.binds == summary.binds
+    assert tidier.returncode == 0
+    assert seen  # every read was a whole entry or a miss
+
+
+V1_LINE = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+
+
+@pytest.mark.parametrize("config", ["", "[core]\n\ttrustctime = false\n\tcheckStat = minimal\n"])
+def test_a_named_file_edited_since_the_map_was_kept_is_read_again(
+        config: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The map trusts git's index only for files `diff-files` calls unchanged: an edit of
+    the same size with the modification time put back is still seen, also where the
+    repository's config tells git to compare less stat data (pinned on the command line).
+    git's own trust: an edit within the second git recorded, of the same size, with the
+    modification time put back, is one git status misses too."""
+    import os
+    import time
+
+    root = tmp_path / "fork"
+    shutil.copytree(FIXTURE, root)
+    calm = root / "idxfork" / "calm.py"  # no marker: the map says "nothing to read here"
+    calm.write_text("X = " + "1" * (len(V1_LINE) - 5) + "\n")
+    past = calm.stat().st_mtime_ns - 100 * 10**9  # older than the index: not "racily clean", no content check
+    os.utime(calm, ns=(past, past))
+    _committed(root)
+    if config:
+        with (root / ".git" / "config").open("a") as handle:
+            handle.write(config)
+    cache = tmp_path / "cache"
+    monkeypatch.chdir(root)
+    named = Path("idxfork/calm.py")
+    assert _alone(named, cache) == [] == _alone(named, cache)  # the map now holds it
+    time.sleep(1.1)  # git compares whole seconds of the change time where it lacks nanoseconds
+    calm.write_text(V1_LINE)
+    os.utime(calm, ns=(past, past))
+    expected = _by_file(engine.run([Path(".")], _options(None)))[str(calm.resolve())]
+    assert expected and _alone(named, cache) == expected
+
+
+def test_a_named_file_python_cannot_read_is_settled_by_git_as_in_a_folder_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A tracked file too large for Python to read and holding no marker: a folder's run
+    never reads it (git grep settles it); a run naming it must not report it either."""
+    from migrator.base.fileio import SourceError
+    from migrator.run import pipeline, repo_map
+
+    root = _corpus("index_fixture", tmp_path / "fork")
+    (root / "idxfork" / "huge.py").write_text("X = 1\n")
+    _committed(root)
+    monkeypatch.chdir(root)
+
+    def refuse(real):  # noqa: ANN001, ANN202
+        def read(path, *args):  # noqa: ANN001, ANN202
+            if str(path).endswith("huge.py"):
+                raise SourceError("too large to read (stand-in)")
+            return real(path, *args)
+        return read
+
+    monkeypatch.setattr(pipeline, "read_bytes", refuse(pipeline.read_bytes))
+    monkeypatch.setattr(repo_map, "read_bytes", refuse(repo_map.read_bytes))
+    whole = engine.run([Path(".")], _options(None))
+    assert not [r for r in whole.results if r.error is not None]
+    for cache in (tmp_path / "cache", tmp_path / "cache"):  # cold, warm
+        alone = engine.run([Path("idxfork/huge.py")], _options(cache))
+        assert [(r.path, r.error, r.findings) for r in alone.results] == [("idxfork/huge.py", None, [])]
+
+
+def test_a_named_tracked_file_deleted_from_the_work_tree_is_reported_missing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus("index_fixture", tmp_path / "fork")
+    monkeypatch.chdir(root)
+    (root / "idxfork" / "plain.py").unlink()
+    for cache in (None, tmp_path / "cache", tmp_path / "cache"):
+        alone = engine.run([Path("idxfork/plain.py")], _options(cache))
+        assert [(r.path, r.error.message if r.error else None) for r in alone.results] == [
+            ("idxfork/plain.py", "no such file or folder")], cache

@@ -271,3 +271,18 @@ def _copy_metadata(original: Path, temporary: str, info: os.stat_result) -> None
                 os.setxattr(temporary, name, os.getxattr(original, name))
             except OSError:
                 pass  # not supported here, or not ours to set (security.*): best effort
+
+
+def remove_folder_aside(folder: str, aside: str) -> bool:
+    """Remove ``folder`` (a cache folder this tool made) by renaming it to ``aside`` in the
+    same parent first, then removing that: of runs doing it at once, one wins the rename and
+    the others find it gone; a run still reading or writing there meets a missing file.
+    False where the rename failed (gone already, or not ours to move)."""
+    import shutil
+
+    try:
+        os.rename(folder, aside)
+    except OSError:
+        return False
+    shutil.rmtree(aside, ignore_errors=True)
+    return True

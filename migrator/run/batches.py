@@ -33,9 +33,10 @@ def analyze_files(workers, paths: list[str], options: Options, this_pass: Pass, 
     workers.run([(chunk, options, this_pass) for chunk in chunks], collect, small=True)
 
 
-def narrow_with_git(scans: list, files: list[str], results: list[FileResult]) -> list[str]:
+def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | None) -> list[str]:
     """The files the Python prefilter must look at; files git searched and found no marker
-    in get their (empty) result here. See ``migrator.run.gitscan``."""
+    in get their (empty) result here (``results`` None: the fork pass, which keeps none).
+    See ``migrator.run.gitscan``."""
     from migrator.run import gitscan
 
     answers = [gitscan.finish(scan) for scan in scans if scan is not None]
@@ -48,7 +49,8 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult]) ->
     for path in files:
         # a file named on the command line is spelled as given: matched by its absolute path too
         if _known_clean(path, roots) or (not os.path.isabs(path) and _known_clean(os.path.abspath(path), roots)):
-            results.append(FileResult(path))
+            if results is not None:
+                results.append(FileResult(path))
         else:
             todo.append(path)
     return todo

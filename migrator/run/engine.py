@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 
 POOL_MIN_FILES = 256  # below this many files a process pool costs more than it saves
+FEW_NAMED_FILES = 8  # up to this many named files: read by the Python prefilter, not narrowed by git first
 
 
 def run_bytes(name: str, data: bytes, options: Options) -> RunResult:
@@ -88,9 +89,11 @@ def run(
     return outcome
 
 
-def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN202 - gitscan.GitScan | None
-    """A ``git grep`` of the repository holding the first named file, where files are named
-    (None: only folders, or no repository, or a folder named is that repository's top)."""
+def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Options):  # noqa: ANN202 - gitscan.GitScan | None
+    """The scan of the repository holding the first named file, where files are named (None:
+    only folders, or no repository, or a folder named is that repository's top): with the
+    summary cache, from git's index and the repository map kept there
+    (``migrator.run.repo_map``), else a ``git grep`` of the repository."""
     from migrator.base.repository import top_of
     from migrator.run import gitscan
 
@@ -100,7 +103,12 @@ def _named_files_scan(paths: Sequence[Path], folders: list[Path]):  # noqa: ANN2
     top = top_of(str(first if first.is_dir() else first.parent))
     if top is None or any(folder.resolve() == Path(top) for folder in folders):
         return None
-    return gitscan.start(Path(top))
+    if options.no_cache:
+        return gitscan.start(Path(top))
+    from migrator.run import repo_map
+    from migrator.run.summary_cache import SummaryCache
+
+    return repo_map.start(Path(top), SummaryCache(options))
 
 
 def _leave_out_own_reports(outcome: RunResult) -> None:
@@ -128,6 +136,19 @@ def _with_release_scopes(options: Options, files: Sequence[str]) -> Options:
     return options._replace(release_scopes=release_scopes(candidates, options.pin_folder))
 
 
+def _as_if_narrowed(outcome: RunResult, scan, analysed: set[str]) -> None:  # noqa: ANN001 - gitscan.GitScan
+    """The named files analysed without git's narrowing (``analysed``) get what it would
+    have given them: a file git settles (searched, no marker) has an empty result, even
+    where reading it failed (too large, say), as in a folder's run."""
+    failed = [result.path for result in outcome.results if result.error is not None and result.path in analysed]
+    if not failed:
+        return
+    settled: list[FileResult] = []
+    narrow_with_git([scan], failed, settled)
+    clean = {result.path for result in settled}
+    outcome.results[:] = [FileResult(result.path) if result.path in clean else result for result in outcome.results]
+
+
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     from migrator.run import gitscan, pool
 
@@ -138,7 +159,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
     # Files named one by one (pre-commit's) take the same narrowing, from one scan of their
     # repository, which the fork pass reads again for the index (``fork.index_scope``).
-    named_scan = _named_files_scan(paths, folders) if not options.parse_all else None
+    named_scan = _named_files_scan(paths, folders, options) if not options.parse_all else None
     if named_scan is not None:
         scans.append(named_scan)
     # a few files named one by one: starting processes would cost more than it saves
@@ -161,7 +182,10 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
             dirty = Uncommitted().scan(files)
         outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out,
                                                    own_outputs=found.own_outputs())
-        todo = narrow_with_git(scans, files, outcome.results)
+        # A few named files are prefiltered here while git lists the repository for the
+        # fork pass (its answer would be waited for, and saves reading only these files).
+        narrowing = [scan for scan in scans if scan is not named_scan or len(files) > FEW_NAMED_FILES]
+        todo = narrow_with_git(narrowing, files, outcome.results)
         done = len(files) - len(todo)
         if on_progress and done:
             on_progress(done, len(files))
@@ -180,6 +204,8 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
                 on_progress(done, len(files))
 
         workers.run([(chunk, options, FIRST_PASS) for chunk in chunks], collect, small=len(todo) < POOL_MIN_FILES)
+        if named_scan is not None and named_scan not in narrowing:
+            _as_if_narrowed(outcome, named_scan, set(todo))
         _leave_out_own_reports(outcome)
         through_the_fork(workers, outcome, paths, files, options, jobs, kind, named_scan)
         for result in outcome.results:

@@ -197,24 +197,29 @@ def discover(
     files the run writes (left out, as are the :data:`REPORT_NAMES`)."""
     found = Discovered()
     seen: set[str] = set(own_outputs)
+    escapes = _LinkCheck()
     for given in paths:
+        try:  # one lstat per named path (pre-commit names thousands): a link is never followed
+            mode: int | None = os.lstat(given).st_mode
+        except (OSError, ValueError):
+            mode = None
         if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
             found.left_out += 1
             continue
-        if given.is_symlink():
+        if mode is not None and stat.S_ISLNK(mode):
             found.skipped.append((given, "symbolic link: not followed"))
             continue
-        if not given.exists():
+        if mode is None:
             found.missing.append(given)
             continue
-        if not given.is_file() and not given.is_dir():
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             found.skipped.append((given, _special_reason(given)))
             continue
-        escape = _escapes_through_link(given)
+        escape = escapes.reason(given)
         if escape:
             found.skipped.append((given, escape))
             continue
-        if given.is_file():
+        if stat.S_ISREG(mode):
             key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
             if given.name in REPORT_NAMES or key in own_outputs:
                 found.skipped.append((given, OWN_OUTPUT))
@@ -288,23 +293,52 @@ def _walk(root: str, rules: _IgnoreRules, accept: Callable[[str], bool], found: 
         pending.extend(reversed(subfolders))  # the first subfolder is walked next
 
 
-def _escapes_through_link(path: Path) -> str | None:
+class _LinkCheck:
     """A path written under the current folder whose folders include a symbolic link to
     somewhere outside it (``src/linked_folder/deep.py``): never followed, like links met
-    while walking. Paths written outside the current folder are the user's explicit choice."""
-    here = Path.cwd()
-    absolute = Path(os.path.abspath(path))
-    try:
-        absolute.relative_to(here)
-    except ValueError:
+    while walking. Paths written outside the current folder are the user's explicit choice.
+    One check per discovery: the current folder resolved once, each named path's folder
+    once (a path that is no link itself resolves to its resolved folder and its name), in
+    strings (pre-commit names thousands of paths; pathlib's parsing was most of the cost)."""
+
+    __slots__ = ("here", "real_here", "folders")
+
+    def __init__(self) -> None:
+        self.here = os.getcwd()
+        self.real_here: str | None = None
+        self.folders: dict[str, str | None] = {}
+
+    def reason(self, path: Path) -> str | None:
+        if not _inside(os.path.abspath(path), self.here):
+            return None
+        text = str(path)
+        folder, name = os.path.split(text)
+        if name in ("", ".", ".."):
+            real = self._resolved(text)
+        else:
+            if folder not in self.folders:
+                self.folders[folder] = self._resolved(folder or ".")
+            real = self.folders[folder]
+            real = None if real is None else os.path.join(real, name)
+        if real is None:
+            return _UNRESOLVED_LINK
+        if self.real_here is None:
+            self.real_here = os.path.realpath(self.here)
+        if not _inside(real, self.real_here):
+            return "reached through a symbolic link to outside the current folder: never read or written"
         return None
-    try:
-        path.resolve().relative_to(here.resolve())
-    except ValueError:
-        return "reached through a symbolic link to outside the current folder: never read or written"
-    except (OSError, RuntimeError):
-        return _UNRESOLVED_LINK
-    return None
+
+    @staticmethod
+    def _resolved(path: str) -> str | None:
+        try:
+            return str(Path(path).resolve())
+        except (OSError, RuntimeError):
+            return None
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Is absolute, normalised ``path`` ``folder`` or below it (``Path.relative_to``'s answer)?"""
+    return path == folder or path.startswith(folder if folder.endswith(os.sep) else folder + os.sep)
 
 
 def _special_reason(path: Path) -> str:

@@ -25,7 +25,7 @@ from migrator.run.result import RunResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Iterable, Sequence
+    from typing import Callable, Iterable, Sequence
 
     from migrator.python.forkindex import ForkIndex, ModuleSummary
     from migrator.run.gitscan import GitScan
@@ -58,7 +58,7 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
             return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
 
         found = discover(scope.folders, selection(options), options.respect_gitignore, tracked=tracked)
-        extra = [p for p in found.files if is_python(p) and os.path.abspath(p) not in given]
+        extra = [p for p in found.files if is_python(p) and (p if os.path.isabs(p) else os.path.abspath(p)) not in given]
         if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
             imported, folders = _imported_packages(scope, [*files, *extra], given, options)
             extra += imported
@@ -67,17 +67,18 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
         outcome.index_read = f"{len(extra)} more files under {', '.join(map(str, scope.folders))} ({scope.why})"
         # git narrows them as in the first step: only files holding a marker are read
         scans = [] if scope.git_root is None else [shared or gitscan.start(scope.git_root)]
-        narrowed = narrow_with_git(scans, extra, [])
+        narrowed = narrow_with_git(scans, extra, None)
         if not options.no_cache:
             from migrator.run.summary_cache import SummaryCache
 
-            cache = SummaryCache(options)
-        _index_only(workers, narrowed, options, kind, jobs, summaries, cache)
+            cache = getattr(shared, "cache", None) or SummaryCache(options)
+        _index_only(workers, narrowed, options, kind, jobs, summaries, cache, getattr(shared, "blob_of", None))
     try:
         _through_the_index(workers, outcome, files, options, jobs, kind, summaries, index_only, cache)
     finally:
         if cache is not None:
             outcome.index_read += f"; summary cache {cache.folder}: {cache.hits} entries reused, {cache.misses} missed"
+            cache.close()
 
 
 def _through_the_index(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
@@ -202,31 +203,38 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
 
 
 def _index_only(workers, paths: list[str], options: Options, kind: str, jobs: int,  # noqa: ANN001
-                summaries: dict[str, ModuleSummary], cache: SummaryCache | None) -> None:
+                summaries: dict[str, ModuleSummary], cache: SummaryCache | None,
+                blob_of: Callable[[str], str | None] | None = None) -> None:
     """The index-only pass over ``paths`` (their summaries into ``summaries``), each file's
-    summary taken from ``cache`` where it holds one for these bytes, and stored there after."""
+    summary taken from ``cache`` where it holds one for these bytes, and stored there after.
+    ``blob_of``: a file's blob id where git's index vouches for its bytes (``repo_map``):
+    such a file is not read to look it up."""
     if cache is None:
         batches.analyze_files(workers, paths, options, Pass(index_only=True), kind, jobs, summaries, None)
         return
-    misses: dict[str, tuple[str | None, bytes | None]] = {}
+    from migrator.run.summary_cache import blob_id
+
+    misses: dict[str, tuple[str | None, str | None]] = {}
     for path in paths:
-        try:
-            data = read_bytes(path)
-        except SourceError:
-            misses[path] = (None, None)  # its own analysis reports it; nothing is stored
-            continue
+        blob = blob_of(path) if blob_of is not None else None
+        if blob is None:
+            try:
+                blob = blob_id(read_bytes(path))
+            except SourceError:
+                misses[path] = (None, None)  # its own analysis reports it; nothing is stored
+                continue
         module = module_name_of(Path(path))
-        found, summary = cache.get("index", path, module, data)
+        found, summary = cache.get("index", path, module, None, blob)
         if not found:
-            misses[path] = (module, data)
+            misses[path] = (module, blob)
         elif summary is not None:
             summaries[path] = summary
     results: dict[str, FileResult] = {}
     batches.analyze_files(workers, list(misses), options, Pass(index_only=True), kind, jobs, summaries, results)
     for path, result in results.items():
-        module, data = misses.get(path, (None, None))
-        if result.error is None and data is not None:
-            cache.put("index", path, module, data, result.module)
+        module, blob = misses.get(path, (None, None))
+        if result.error is None and blob is not None:
+            cache.put("index", path, module, None, result.module, blob)
 
 
 def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None = None) -> ForkIndex:

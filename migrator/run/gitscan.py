@@ -74,8 +74,12 @@ _SEARCHED_MODES = ("100644", "100755")
 #: ``grep.*``, ``color.*``, ``core.quotePath`` (``-z`` output is never quoted, pinned
 #: anyway). ``core.untrackedCache`` would write the index. Text conversion and filters are
 #: off by the commands' own flags (``--no-textconv``; ``grep``/``ls-files`` never filter).
+#: Changes which files ``diff-files`` calls modified (``migrator.run.repo_map`` trusts its
+#: answer): ``core.checkStat=minimal`` and ``core.trustctime=false`` would compare less of
+#: each file's stat data, pinned to git's defaults.
 _PINNED = (
     "core.fsmonitor=false", "core.untrackedCache=false", "core.quotePath=false", "core.pager=cat",
+    "core.checkStat=default", "core.trustctime=true",
     "core.hooksPath=/dev/null", "diff.external=", "color.ui=never", "color.grep=never",
     "grep.fullName=false", "grep.patternType=extended", "grep.extendedRegexp=false",
     "grep.lineNumber=false", "grep.column=false", "grep.fallbackToNoIndex=false", "grep.threads=0",
@@ -220,6 +224,10 @@ class GitScan:
             self.listed = [record.split("\t", 1) for record in os.fsdecode(output).split("\0") if record]
         return self.listed
 
+    def compute_answer(self) -> tuple[set[str], set[str]] | None:
+        """:func:`finish`'s answer, computed once."""
+        return _answer(self)
+
     def tracked(self) -> frozenset[str] | None:
         """Every path the index lists under the root (relative, with ``/``)."""
         records = self.records()
@@ -247,9 +255,7 @@ def start(root: Path) -> GitScan | None:
     perl = ["-P", *markers, "-e", COOKIE_PCRE, *(arg for nfkc in grep_patterns() for arg in ("-e", os.fsdecode(nfkc)))]
     extended = ["-E", *markers, *(arg for cookie in COOKIE_GREP for arg in ("-e", cookie)),
                 "-e", os.fsdecode(grep_pattern())]
-    # Files no rule reads (binary formats, minified text: ``textrules.filetypes``) are left
-    # out of both commands: sglang's tree holds a 7.5 MB ``.so``, a sixth of its bytes.
-    where = ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
+    where = pathspec()  # both commands leave out the files no rule reads
     common = {"cwd": folder, "env": git_env(), "stdout": subprocess.PIPE, "stderr": subprocess.DEVNULL,
               "stdin": subprocess.DEVNULL}
     grep_command = ["grep", "--no-textconv", "--no-color", "--no-recurse-submodules", "-l", "-z", "-i", "-a"]
@@ -261,11 +267,18 @@ def start(root: Path) -> GitScan | None:
     return GitScan(folder, grep, listing, [*grep_command, *extended, *where])
 
 
+def pathspec() -> list[str]:
+    """The files both commands look at: every file under the root but those no rule reads
+    (binary formats, minified text: ``text.filetypes``); sglang's tree holds a 7.5 MB
+    ``.so``, a sixth of its bytes."""
+    return ["--", ".", *(f":(exclude,icase)*{suffix}" for suffix in (*sorted(BINARY_SUFFIXES), *GENERATED_SUFFIXES))]
+
+
 def finish(scan: GitScan) -> tuple[set[str], set[str]] | None:
     """(files git searched, files holding a marker), as paths relative to the root with
     ``os.sep`` separators; None if either command failed. Asked again, the same answer."""
     if scan.answer is False:
-        scan.answer = _answer(scan)
+        scan.answer = scan.compute_answer()
     return scan.answer  # type: ignore[return-value]
 
 

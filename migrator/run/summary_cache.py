@@ -16,6 +16,11 @@ So they are kept between runs, as ruff keeps ``.ruff_cache``:
   code, the catalog included), so they are never trusted across tool versions or catalogs;
 * one file per entry, written to a temporary file and renamed over (``os.replace``):
   concurrent runs each see a whole entry or none;
+* bounded (:meth:`SummaryCache.tidy`, after a run that wrote entries): the folders of other
+  fingerprints not used for ``STALE_SECONDS`` are removed (renamed aside first, so two runs
+  never remove one folder at once; a run of that other version meanwhile only misses), and
+  past ``MAX_ENTRIES`` entries in this fingerprint's folder the oldest written go first;
+  an entry removed while another run reads it is a miss for that run;
 * an entry is JSON (never pickle: a hostile cache must not run code), and it repeats its
   key: a file that cannot be read, parsed or checked, or holds another key, is a miss. A
   corrupt or hostile entry costs time, never a finding.
@@ -41,6 +46,12 @@ except ImportError:  # pragma: no cover - another Python
     from hashlib import sha1
 
 FORMAT = 1
+#: Another fingerprint's folder unused this long (its modification time, set by each run that
+#: uses it) is removed: a tool upgraded, or an edited checkout, leaves one behind per version.
+STALE_SECONDS = 24 * 3600
+#: Entries kept per fingerprint (each a few kB; sglang's tree needs ~120 with its map): past
+#: it, the oldest written are removed down to three quarters of it.
+MAX_ENTRIES = 20_000
 #: What an entry says when the file has no summary (no module, no V1 word, unreadable).
 NO_SUMMARY = None
 
@@ -90,6 +101,14 @@ def _options_key(options: Options) -> str:
                  options.per_file_ignores, options.unsafe_fixes))
 
 
+def _blob(data: bytes | None, blob: str | None) -> str:
+    if blob is not None:
+        return blob
+    if data is None:
+        raise ValueError("an entry's key needs the file's bytes or its blob id")
+    return blob_id(data)
+
+
 class SummaryCache:
     """The cache of one run (see the module docstring); ``hits`` and ``misses`` for ``-v``."""
 
@@ -99,19 +118,35 @@ class SummaryCache:
         self.options_key = _options_key(options)
         self.hits = 0
         self.misses = 0
+        self.written = 0
 
-    def _key(self, kind: str, path: str, module: str | None, data: bytes) -> list[str | None]:
-        return [kind, os.path.abspath(path), module, blob_id(data), self.options_key]
+    def _key(self, kind: str, path: str, module: str | None, blob: str) -> list[str | None]:
+        return [kind, os.path.abspath(path), module, blob, self.options_key]
 
-    def _file(self, key: list[str | None]) -> Path:
+    def close(self) -> None:
+        """At the end of a run: mark the folder used (another version's :func:`tidy` keeps it)
+        and, where this run wrote entries, :func:`tidy` the cache."""
+        if self.written:
+            tidy(self.folder)
+            return
+        try:
+            os.utime(self.folder)
+        except OSError:
+            pass
+
+    def entry_file(self, key: list) -> Path:
+        """Where the entry of ``key`` (JSON values) is kept."""
         name = sha1(json.dumps(key).encode()).hexdigest()  # the entry repeats its key: a collision is a miss
         return self.folder / name[:2] / name[2:]
 
-    def get(self, kind: str, path: str, module: str | None, data: bytes) -> tuple[bool, ModuleSummary | None]:
-        """(found, summary): ``found`` False is a miss (any read error or mismatch is one)."""
-        key = self._key(kind, path, module, data)
+    def get(self, kind: str, path: str, module: str | None, data: bytes | None,
+            blob: str | None = None) -> tuple[bool, ModuleSummary | None]:
+        """(found, summary): ``found`` False is a miss (any read error or mismatch is one).
+        ``blob``: the blob id of the file's bytes where git's index says it (then ``data``
+        need not be read); else computed from ``data``."""
+        key = self._key(kind, path, module, _blob(data, blob))
         try:
-            entry = json.loads(self._file(key).read_bytes())
+            entry = json.loads(self.entry_file(key).read_bytes())
             if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
                 self.misses += 1
                 return False, None
@@ -123,20 +158,26 @@ class SummaryCache:
         self.hits += 1
         return True, summary
 
-    def put(self, kind: str, path: str, module: str | None, data: bytes, summary: ModuleSummary | None) -> None:
-        """Store an entry through the one write path (``base.fileio.create_or_replace``: a
-        temporary file renamed over the entry, so concurrent runs read a whole entry or
-        none); a cache that cannot be written is no error (the run goes on)."""
+    def put(self, kind: str, path: str, module: str | None, data: bytes | None, summary: ModuleSummary | None,
+            blob: str | None = None) -> None:
+        """Store an entry (``blob`` as in :meth:`get`)."""
+        key = self._key(kind, path, module, _blob(data, blob))
+        self.write_entry(key, {"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
+
+    def write_entry(self, key: list, entry: dict) -> None:
+        """Store ``entry`` under ``key`` through the one write path
+        (``base.fileio.create_or_replace``: a temporary file renamed over the entry, so
+        concurrent runs read a whole entry or none); a cache that cannot be written is no
+        error (the run goes on)."""
         from migrator.base.fileio import SourceError, create_or_replace
 
-        key = self._key(kind, path, module, data)
-        target = self._file(key)
-        text = json.dumps({"format": FORMAT, "key": key, "summary": None if summary is None else encode(summary)})
+        target = self.entry_file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            create_or_replace(target, text.encode("utf-8"))
+            create_or_replace(target, json.dumps(entry).encode("utf-8"))
         except (OSError, SourceError):
-            pass
+            return
+        self.written += 1
 
 
 def encode(summary: ModuleSummary) -> dict:
@@ -208,3 +249,54 @@ def _triple(value: object, text: Callable[[object], str], number: Callable[[obje
     if not isinstance(value, list) or len(value) != 3:
         raise ValueError("not a triple")
     return text(value[0]), text(value[1]), number(value[2])
+
+
+def _is_fingerprint(name: str) -> bool:
+    return len(name) == 40 and all(char in "0123456789abcdef" for char in name)
+
+
+def tidy(folder: Path, now: float | None = None) -> int:
+    """Bound the cache whose fingerprint folder is ``folder`` (see the module docstring);
+    returns the number of entries and folders removed. Never raises: a cache that cannot
+    be tidied is no error."""
+    import time
+
+    from migrator.base.fileio import remove_folder_aside
+
+    now = time.time() if now is None else now
+    removed = 0
+    try:
+        os.utime(folder)  # in use: another version's run must not take it for stale
+        siblings = list(os.scandir(folder.parent))
+    except OSError:
+        return 0
+    for sibling in siblings:
+        try:
+            stale = now - sibling.stat(follow_symlinks=False).st_mtime > STALE_SECONDS
+        except OSError:
+            continue
+        if sibling.name != folder.name and _is_fingerprint(sibling.name) and sibling.is_dir(follow_symlinks=False) and stale:
+            removed += remove_folder_aside(sibling.path, str(folder.parent / f".removing-{os.getpid()}-{sibling.name}"))
+    return removed + _bound_entries(folder)
+
+
+def _bound_entries(folder: Path) -> int:
+    """Past ``MAX_ENTRIES`` entries under ``folder``, remove the oldest written."""
+    entries: list[tuple[float, str]] = []
+    try:
+        for bucket in os.scandir(folder):
+            if bucket.is_dir(follow_symlinks=False):
+                entries.extend((entry.stat(follow_symlinks=False).st_mtime, entry.path) for entry in os.scandir(bucket.path))
+    except OSError:
+        return 0
+    if len(entries) <= MAX_ENTRIES:
+        return 0
+    entries.sort()
+    removed = 0
+    for _, path in entries[:len(entries) - MAX_ENTRIES * 3 // 4]:
+        try:
+            os.remove(path)
+            removed += 1
+        except OSError:
+            pass  # gone already (another run tidied it)
+    return removed
