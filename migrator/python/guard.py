@@ -336,12 +336,15 @@ def added_flakes(old: Parsed, new: Parsed) -> list[Problem]:
     ``os.environ[...] = "0"`` leaves unused changes nothing at run time), while an import
     it *adds* that nothing uses says the fix binds a name no code reads (a monkeypatch
     turned into a dead local)."""
-    before, after = dict(old.flakes()), dict(new.flakes())
     old_imports, new_imports = import_statements(old), import_statements(new)
-    before["UnusedImport"] = Counter({name: n for name, n in before.get("UnusedImport", Counter()).items()
-                                      if name in old_imports - new_imports})
+    after = dict(new.flakes())
     after["UnusedImport"] = Counter({name: n for name, n in after.get("UnusedImport", Counter()).items()
                                      if name in new_imports - old_imports})
+    if not any(after.values()):  # nothing to add: the original's messages need not be computed (half the cost)
+        return []
+    before = dict(old.flakes())
+    before["UnusedImport"] = Counter({name: n for name, n in before.get("UnusedImport", Counter()).items()
+                                      if name in old_imports - new_imports})
     parts: list[str] = []
     blamed: set[str] = set()
     for kind in sorted(after):
