@@ -22,6 +22,7 @@ import bisect
 import difflib
 import os
 from collections import Counter
+from itertools import accumulate
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,13 +119,16 @@ class _Matcher(difflib.SequenceMatcher):
         if self.matching_blocks is not None:
             return self.matching_blocks
         a, b, occurrences = self.a, self.b, self.b2j
+        # a region's search cost (its lines, and each line's equal lines on the other side)
+        # from prefix sums: one pass over ``a``, not one per region
+        steps = [0, *accumulate(1 + len(occurrences.get(line, ())) for line in a)]
         queue = [(0, len(a), 0, len(b))]
         found: list[tuple[int, int, int]] = []
         while queue:
             alo, ahi, blo, bhi = queue.pop()
             cost = ahi - alo
             if self.left > cost:
-                cost += sum(len(occurrences.get(line, ())) for line in a[alo:ahi])
+                cost = steps[ahi] - steps[alo]
             self.left -= cost
             if self.left < 0:
                 blocks, gaps = _anchors(a, b, alo, ahi, blo, bhi)
