@@ -149,6 +149,9 @@ class _Applier(cst.CSTTransformer):
         if isinstance(original, (cst.Assign, cst.Expr, cst.Import, cst.ImportFrom)) and key in plan.remove_statement:
             plan.matched.add(("remove", key))
             return cst.RemoveFromParent()
+        if isinstance(original, cst.If) and key in plan.remove_statement:
+            plan.matched.add(("remove", key))
+            return self._removed_block(original, plan.remove_statement[key])
         if isinstance(original, cst.Call) and key in plan.add_keyword and isinstance(result, cst.Call):
             plan.matched.add(("keyword", key))
             return _with_keywords(result, plan.add_keyword[key])
@@ -249,6 +252,18 @@ class _Applier(cst.CSTTransformer):
             self.dropped.add(id(placeholder))
             return placeholder
         return updated
+
+    def _removed_block(self, original: cst.If, code: str) -> cst.SimpleStatementLine:
+        """A whole ``if`` block removed (``migrator.python.rules.spec_v2_blocks``): a placeholder
+        that ``_without_dropped`` drops, its comments and a breadcrumb naming the test and the
+        rule kept for the next statement."""
+        test_node = original.test.with_changes(lpar=[], rpar=[]) if hasattr(original.test, "lpar") else original.test
+        test = " ".join(self.module.code_for_node(test_node).split())
+        note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
+            f"# dflash-migrate: removed the `if {test}:` block" + (f" ({code})" if code else "")))
+        placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
+        self.dropped.add(id(placeholder))
+        return placeholder
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
         """``block`` without the placeholders of statement lines whose every statement was
