@@ -570,16 +570,19 @@ ENTRIES: tuple[Entry, ...] = (
         kind="behaviour",
         exists=V1,
         replacements=(Replacement(V2, None),),
-        fix="manual",
+        fix="unsafe",
         message="a DFLASH overlap guard: from 0.5.14 DFLASH runs with overlap scheduling (`DFlashWorkerV2`)",
         guidance="V1 DFLASH could not run under the overlap scheduler, so code raised when overlap was on "
         "(`if enable_overlap: raise ValueError(\"DFLASH does not support overlap scheduling (spec v2).\")` in "
         "0.5.13's `SpeculativeAlgorithm.create_worker`). 0.5.14 deleted the guard: the V2 worker drives both "
         "modes. The rule reports an `if` whose test reads an overlap setting and whose body raises with a "
-        "message naming DFLASH; delete the guard (and the overlap variable if nothing else reads it).",
+        "message naming DFLASH. With `--unsafe-fixes` it deletes the guard as upstream did (no `else`, a body "
+        "that only raises, the overlap variable still read elsewhere; else a TODO): at run time DFLASH then "
+        "starts under overlap scheduling instead of raising. Coupled with DFM211: in one file the guard and "
+        "the forced setting are one fix, deleted together or not at all.",
         before='def check_overlap(enable_overlap):\n    if enable_overlap:\n'
         '        raise ValueError("DFLASH does not support overlap scheduling (spec v2).")',
-        after="def check_overlap(enable_overlap):\n    pass  # DFlashWorkerV2 runs with and without overlap scheduling",
+        after="def check_overlap(enable_overlap):\n    # dflash-migrate: removed the `if enable_overlap:` block (DFM210)\n    pass",
         # The prefilter's cues: sglang's two spellings of the setting. "overlap" alone sent every
         # model file that mentions DFLASH and overlap anywhere to the parser (+8 files, ~0.17 s of
         # CPU per lint of sglang 0.5.13's tree, none with a finding).
@@ -595,17 +598,22 @@ ENTRIES: tuple[Entry, ...] = (
         kind="behaviour",
         exists=V1,
         replacements=(Replacement(V2, None),),
-        fix="manual",
+        fix="unsafe",
         message="overlap scheduling forced off for DFLASH: from 0.5.14 DFLASH supports it; only "
         "`--disable-overlap-schedule` should turn it off",
         guidance="0.5.13's `_handle_dflash` set `server_args.disable_overlap_schedule = True` and warned "
         "\"Overlap scheduler is disabled when using DFLASH speculative decoding (spec v2 is not supported yet)\". "
         "0.5.14 removed both: DFLASH runs `DFlashWorkerV2` with overlap unless the user asks otherwise. The "
         "rule reports `<x>.disable_overlap_schedule = True` in DFLASH code (a function named after DFLASH, an "
-        "`if` testing for DFLASH, or next to a message naming DFLASH); delete it and its warning unless the "
-        "synchronous path is wanted on purpose.",
+        "`if` testing for DFLASH, or next to a message naming DFLASH). With `--unsafe-fixes` it deletes the "
+        "setting and the overlap warning after it, as upstream did: at run time DFLASH then runs with overlap "
+        "scheduling unless `--disable-overlap-schedule` is passed. Only correct together with deleting every "
+        "DFM210 guard (which would now raise at start-up): in one file both are one fix; across files both "
+        "are unsafe, so the same `--unsafe-fixes` run deletes both. Keep it if the synchronous path is "
+        "wanted on purpose.",
         before='def _handle_dflash(server_args):\n    server_args.disable_overlap_schedule = True',
-        after="def _handle_dflash(server_args):\n    pass  # overlap scheduling stays as the user set it",
+        after="def _handle_dflash(server_args):\n"
+        "    # dflash-migrate: removed `server_args.disable_overlap_schedule = True` (DFM211)\n    pass",
         cues=(DISABLE_OVERLAP_ARG,),
         patterns=(rf"\.{DISABLE_OVERLAP_ARG}[ \t]*=[ \t]*True\b",),
     ),

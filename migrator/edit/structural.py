@@ -4,6 +4,7 @@ outside the edited nodes are kept. Imported only when a file needs such an edit.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Callable, Sequence, Union
 
@@ -244,6 +245,8 @@ class _Applier(cst.CSTTransformer):
             notes = []
             if not all(isinstance(statement, (cst.Import, cst.ImportFrom)) for statement in original.body):
                 removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
+                if "\n" in removed:  # a statement over several lines: one comment line
+                    removed = re.sub(r"([(\[{]) | ([)\]}])", r"\1\2", " ".join(removed.split()))
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
                 notes.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
