@@ -17,7 +17,7 @@ import ast
 import pytest
 
 from migrator import catalog
-from migrator.python.rules.filter_batch import KEYWORD
+from migrator.python.rules.filter_batch import KEYWORD, RENAMED, RENAMED_IN, RENAMED_TO
 from migrator.python.rules.validate_request import ATTRIBUTE, SCHEDULER
 from migrator.releases.index import SglangIndex
 from migrator.verify.wheel_diff import release_index
@@ -147,3 +147,23 @@ def test_turning_spec_v2_on_through_envs_does_nothing_on_the_target(version: str
                    and not node.orelse and ast.unparse(node.test) == f"os.getenv('{catalog.ENV_SPEC_V2}') is not None"]
         in_notices = {id(n) for notice in notices for n in ast.walk(notice)}
         assert readers and all(id(node) in in_notices for node in readers), (version, module)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", catalog.RELEASES[catalog.RELEASES.index("0.5.8"):])
+def test_filter_batch_renamed_its_first_parameter_in_0_5_22(version: str) -> None:
+    """DFM319: ``filter_batch(chunked_req_to_exclude=x)`` -> ``reqs_to_exclude=x`` (0.5.22+ only targets), or
+    ``filter_batch(x)`` (a target that also holds an older release)."""
+    index = release_index(version)
+    resolved = index.resolve(SCHEDULE_BATCH)
+    assert resolved.found and resolved.ref is not None and resolved.ref.cls is not None
+    method = resolved.ref.cls.methods["filter_batch"]
+    renamed = catalog.parse_version(version) >= catalog.parse_version(RENAMED_IN)
+    # 1. the first parameter after self has the old name up to 0.5.21 and the new one from 0.5.22: the
+    #    positional form works on every release, each keyword only on its side; no **kwargs takes either
+    assert method.all_params[1] == (RENAMED_TO if renamed else RENAMED), version
+    assert not method.kwarg
+    # 2. from 0.5.22 no filter_batch of the release takes the old name, whatever the receiver
+    if renamed:
+        for module, node in _filter_batch_definitions(index):
+            assert RENAMED not in [a.arg for a in (*node.args.args, *node.args.kwonlyargs)], module

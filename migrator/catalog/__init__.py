@@ -257,6 +257,24 @@ V1 = VersionRange("0.5.11", "0.5.13")
 V2 = VersionRange(FIRST_V2_RELEASE)
 DOC = "MIGRATION.md"
 
+#: DFM202 per idiom (issue 46): what a use of ``envs.SGLANG_ENABLE_SPEC_V2`` meant, what upstream did
+#: with it in 0.5.14 and what changes at run time. ``references`` picks the idiom from the use's shape
+#: (``rules.spec_v2_blocks`` deletes the two blocks upstream deleted whole).
+ENVS_SPEC_V2_IDIOMS: dict[str, str] = {
+    "read": "a read raises AttributeError on 0.5.14+; a test for 'spec v2 on' is always true there "
+    "(upstream deleted such branches), and where False meant the synchronous path (0.5.13's EAGLE hook) "
+    f"read `server_args.{DISABLE_OVERLAP_ARG}` instead",
+    "set truthy": "setting it truthy asked for what every 0.5.14+ release does anyway: delete it, as upstream "
+    "did; nothing changes at run time",
+    "set falsy": "setting it falsy selected the synchronous (non-overlap) path; 0.5.14+ read nothing, so the "
+    f"server runs overlap scheduling: pass `{DISABLE_OVERLAP_FLAG}` / `{DISABLE_OVERLAP_ARG}=True` to the launch "
+    "it applied to, as upstream's fixtures do",
+    "clear": "the clean-up of an earlier set: delete it with that set (upstream did)",
+    "fixture override": "a test fixture's override: upstream replaced `(envs.SGLANG_ENABLE_SPEC_V2, False)` by "
+    f"`disable_overlap = True`, which passes `{DISABLE_OVERLAP_FLAG}` to the launch; a truthy override is "
+    "dropped (the default now)",
+}
+
 ENTRIES: tuple[Entry, ...] = (
     Entry(
         code="DFM101",
@@ -657,8 +675,18 @@ ENTRIES: tuple[Entry, ...] = (
         replacements=(Replacement(V2, f"{SERVER_ARGS}.{DISABLE_OVERLAP_ARG}"),),
         fix="manual",
         message="`envs.SGLANG_ENABLE_SPEC_V2` was removed from `Envs` (AttributeError on 0.5.14+)",
-        guidance="Read `server_args.disable_overlap_schedule` (or `scheduler.enable_overlap`) instead; "
-        "V2 is the only path, so a check for 'spec v2 enabled' is always true.",
+        guidance="`Envs` lost the member in 0.5.14, so every use raises `AttributeError`; what to write "
+        "depends on what the use meant. A read: a test for 'spec v2 on' is always true (upstream deleted such "
+        "branches); where `False` meant the synchronous path, read `server_args.disable_overlap_schedule` "
+        "(or `scheduler.enable_overlap`). `.set(True)`: delete it, nothing changes at run time. `.set(False)`: "
+        "it selected the synchronous path; the server now runs overlap scheduling unless the launch passes "
+        "`--disable-overlap-schedule` / `disable_overlap_schedule=True` (upstream's fixtures do). `.clear()`: "
+        "delete it with its set. A fixture override `(envs.SGLANG_ENABLE_SPEC_V2, False)`: upstream wrote "
+        "`disable_overlap = True` (the launch gets `--disable-overlap-schedule`). The TODO names the idiom it "
+        "sees. Two blocks are deleted as upstream did: `if not envs.SGLANG_ENABLE_SPEC_V2.get(): "
+        "envs.SGLANG_ENABLE_SPEC_V2.set(True)` (plus logging; safe) and the block that turns "
+        "`disable_overlap_schedule` on when the variable is falsy (unsafe: `=0` no longer selects the "
+        "synchronous path).",
         before=(
             "from sglang.srt.environ import envs\n"
             "\n"
@@ -1052,6 +1080,29 @@ ENTRIES: tuple[Entry, ...] = (
         # the name holds no DFLASH word: every way to reach the old spelling names its module
         cues=("dflash_utils",),
     ),
+    # --- issue 46: 0.5.22's filter_batch keyword rename (a self-contained block) ---
+    Entry(
+        code="DFM319",
+        old="sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch",
+        kind="call-form",
+        exists=VersionRange("0.5.8", "0.5.21"),
+        replacements=(Replacement(VersionRange("0.5.22"), "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
+        fix="safe",
+        message="`filter_batch(chunked_req_to_exclude=...)`: the parameter is `reqs_to_exclude` from 0.5.22 (TypeError)",
+        guidance="0.5.22 renamed `ScheduleBatch.filter_batch`'s first parameter `chunked_req_to_exclude` to "
+        "`reqs_to_exclude` (same position, same handling of a `Req`, a list or None); a keyword call with the old "
+        "name raises `TypeError` on 0.5.22+, a positional call works on every release. The fix writes upstream's "
+        "`reqs_to_exclude=` where every release of the target is 0.5.22 or newer, and passes the value "
+        "positionally where the target also holds an older release (no spelling of the keyword serves both). "
+        "Only fires for `--target-version 0.5.22` or newer (found in the 0.5.21 -> 0.5.22 wheel diff). A call "
+        "with `*args`/`**kwargs`, or a fork's own function taking the keyword (unsafe, named), is not rewritten "
+        "blindly.",
+        before="def drop_finished(batch, chunked_req):\n    batch.filter_batch(chunked_req_to_exclude=chunked_req)",
+        after="def drop_finished(batch, chunked_req):\n    batch.filter_batch(reqs_to_exclude=chunked_req)",
+        cues=("chunked_req_to_exclude",),
+        distinctive=True,
+    ),
+    # --- end of issue 46's block ---
     *(
         Entry(
             code=code,

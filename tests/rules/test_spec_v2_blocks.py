@@ -104,3 +104,20 @@ def test_a_fork_s_own_envs_is_not_sglangs() -> None:
 
 def test_only_from_0_5_14() -> None:
     assert migrate(TURN_ON, target="0.5.13")[1] == []
+
+
+def test_the_todo_says_what_to_do_for_the_idiom_it_sees() -> None:
+    """DFM202's guidance per idiom (read, set truthy, set falsy, clear, fixture override)."""
+    cases = {
+        "flag = envs.SGLANG_ENABLE_SPEC_V2.get()": "always true",
+        "envs.SGLANG_ENABLE_SPEC_V2.set(True)": "nothing changes at run time",
+        "envs.SGLANG_ENABLE_SPEC_V2.set(False)": "--disable-overlap-schedule",
+        "envs.SGLANG_ENABLE_SPEC_V2.clear()": "delete it with that set",
+        "env_overrides = ((envs.SGLANG_ENABLE_SPEC_V2, False),)": "disable_overlap = True",
+    }
+    for line, said in cases.items():
+        _, findings = migrate(f"from sglang.srt.environ import envs\n{line}\n")
+        assert codes(findings) == ["DFM202"], line
+        assert said in findings[0].message, (line, findings[0].message)
+    messages = {migrate(f"from sglang.srt.environ import envs\n{line}\n")[1][0].message for line in cases}
+    assert len(messages) == len(cases)
