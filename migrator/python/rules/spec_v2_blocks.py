@@ -29,7 +29,8 @@ Where the deletion leaves the ``envs`` import the block reads unused (the functi
 no other ``envs`` token in that function; the module's: none outside functions with their own),
 the import goes with the last deletion of the blocks reading it (the unsafe one if any: in default
 mode the unsafe block still reads it). Tokens are counted in the whole source (attributes and
-strings of that name too, which only keeps an import), so a masked parse changes nothing. Anything else in the body, an ``else``, another test: the
+strings of that name too, which only keeps an import); a function's extent comes from the tree,
+whole in ``fix`` (``lint`` may report the import's removal from a masked parse). Anything else in the body, an ``else``, another test: the
 reference stays ``references``' TODO. The rule runs before ``references`` and claims every node
 of a block it deletes.
 """
