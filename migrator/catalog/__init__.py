@@ -580,6 +580,9 @@ ENTRIES: tuple[Entry, ...] = (
         before="def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)",
         after="def drop_finished(batch):\n    batch.filter_batch()",
         cues=("v1_spec_info_filtered",),
+        # the same as the cue: the prefilter joins patterns of entries sharing a token (DFM319's
+        # filter_batch) only where each has one
+        patterns=("v1_spec_info_filtered",),
         distinctive=True,
     ),
     Entry(
@@ -1100,6 +1103,9 @@ ENTRIES: tuple[Entry, ...] = (
         before="def drop_finished(batch, chunked_req):\n    batch.filter_batch(chunked_req_to_exclude=chunked_req)",
         after="def drop_finished(batch, chunked_req):\n    batch.filter_batch(reqs_to_exclude=chunked_req)",
         cues=("chunked_req_to_exclude",),
+        # ... passed as a keyword (after `(` or `,`): a local variable of that name (sglang's own
+        # disaggregation/prefill.py) sends no file to the parser
+        patterns=(r"[(,][ \t\r\n]*chunked_req_to_exclude[ \t]*=(?!=)",),
         distinctive=True,
     ),
     # --- end of issue 46's block ---

@@ -121,3 +121,9 @@ def test_the_todo_says_what_to_do_for_the_idiom_it_sees() -> None:
         assert said in findings[0].message, (line, findings[0].message)
     messages = {migrate(f"from sglang.srt.environ import envs\n{line}\n")[1][0].message for line in cases}
     assert len(messages) == len(cases)
+
+
+def test_a_mention_in_a_comment_or_string_does_not_keep_the_import() -> None:
+    source = TURN_ON.replace("    server_args.page_size = 256", '    # envs is gone\n    server_args.page_size = "envs"')
+    fixed, _ = migrate(source)
+    assert "from sglang.srt.environ import envs" not in fixed and _pyflakes(fixed) == ""

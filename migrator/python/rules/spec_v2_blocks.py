@@ -38,8 +38,7 @@ of a block it deletes.
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
+import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, RemoveStatement
@@ -134,14 +133,30 @@ def _within(node: ast.AST, test: ast.expr) -> bool:
     return any(inner is node for inner in ast.walk(test))
 
 
-def _name_lines(source: str, name: str) -> list[int] | None:
-    """The lines of every ``name`` token (attribute names included: a conservative count);
-    None where the source does not tokenize."""
+def _name_lines(source: str, name: str, gone: list[tuple[int, int]]) -> list[int] | None:
+    """The lines outside ``gone`` of every ``name`` token (attribute names included: a
+    conservative count); None where the source does not tokenize. The text is searched first:
+    the tokenizer (which tells a comment or a string from code) runs only where the word stands
+    outside ``gone`` at all."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
+    if not any(not _within_lines(line, gone) for line in _lines_matching(source, pattern)):
+        return []
+    import io
+    import tokenize
+
     try:
         return [t.start[0] for t in tokenize.generate_tokens(io.StringIO(source).readline)
-                if t.type == tokenize.NAME and t.string == name]
+                if t.type == tokenize.NAME and t.string == name and not _within_lines(t.start[0], gone)]
     except (tokenize.TokenError, SyntaxError, IndentationError):
         return None
+
+
+def _lines_matching(source: str, pattern: re.Pattern[str]) -> list[int]:
+    return [source.count("\n", 0, match.start()) + 1 for match in pattern.finditer(source)]
+
+
+def _within_lines(line: int, ranges: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in ranges)
 
 
 def _binding_import(ctx: RuleContext, block: ast.If, imports: list) -> object | None:
@@ -162,12 +177,11 @@ def _import_removals(ctx: RuleContext, found: list[tuple[ast.If, str]]) -> dict[
     local = next(n for n in imports[0].names if n.qualname == qualname).local
     if any(next(n for n in info.names if n.qualname == qualname).local != local for info in imports):
         return {}
-    lines = _name_lines(ctx.analysis.source, local)
-    if lines is None:
-        return {}
     gone = [(b.lineno, b.end_lineno or b.lineno) for b, _ in found]
     gone += [(i.statement.lineno, i.statement.end_lineno or i.statement.lineno) for i in imports]
-    left = [line for line in lines if not any(first <= line <= last for first, last in gone)]
+    left = _name_lines(ctx.analysis.source, local, gone)
+    if left is None:
+        return {}
     own_scopes = [f for f in (enclosing_function(ctx, i.statement) for i in imports) if f is not None]
     removals: dict[int, RemoveStatement] = {}
     for info in imports:
