@@ -68,3 +68,12 @@ def test_a_forced_setting_alone_is_an_unsafe_fix_naming_the_guards_it_needs_gone
     assert "DFM210" in findings[0].message
     fixed, _ = migrate(source, unsafe=True)
     assert "disable_overlap_schedule" not in _code(fixed) and "Overlap scheduler" not in _code(fixed)
+
+
+def test_with_the_guards_rule_off_the_setting_is_not_deleted_alone() -> None:
+    from migrator.base.options import Options
+    from migrator.run.pipeline import process_bytes
+
+    options = Options(mode="fix", target_version="0.5.17", unsafe_fixes=True, select=frozenset({"DFM211"}))
+    result = process_bytes("fork_module.py", SOURCE.encode(), options, None)
+    assert [f.code for f in result.findings] == ["DFM211"] and result.findings[0].fix.applicability == "manual"

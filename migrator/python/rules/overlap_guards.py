@@ -165,14 +165,14 @@ def check(ctx: RuleContext) -> None:
     guards: list[tuple[ast.If, bool]] = []
     settings: list[tuple[ast.stmt, ast.stmt | None]] = []
     for statement, path in _overlap_statements(ctx.analysis.tree.body, hot, []):
-        if guard is not None and isinstance(statement, ast.If) and _reads_overlap(statement.test):
+        if isinstance(statement, ast.If) and _reads_overlap(statement.test):  # seen even if DFM210 is off
             raises = [s for s in statement.body if isinstance(s, ast.Raise)]
             if raises and any(DFLASH.search(_strings(r)) for r in raises):
                 guards.append((statement, _guard_is_deletable(ctx, statement)))
         elif forced is not None and _forces_overlap_off(statement) and _in_dflash_code(statement, path):
             following = _next_statement(statement, path)
             settings.append((statement, following if _overlap_warning(following) else None))
-    coupled = all(deletable for _, deletable in guards)
+    coupled = all(deletable for _, deletable in guards) and (guard is not None or not guards)
     edits = tuple(RemoveStatement(ctx.span_of(node), "DFM210") for node, deletable in guards if deletable) + tuple(
         RemoveStatement(ctx.span_of(node), "DFM211") for setting, warning in settings for node in (setting, warning) if node)
     for statement, deletable in guards:
