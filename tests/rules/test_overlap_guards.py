@@ -77,3 +77,10 @@ def test_with_the_guards_rule_off_the_setting_is_not_deleted_alone() -> None:
     options = Options(mode="fix", target_version="0.5.17", unsafe_fixes=True, select=frozenset({"DFM211"}))
     result = process_bytes("fork_module.py", SOURCE.encode(), options, None)
     assert [f.code for f in result.findings] == ["DFM211"] and result.findings[0].fix.applicability == "manual"
+
+
+def test_an_elif_guard_is_left_to_a_todo() -> None:
+    source = SOURCE.replace("        if enable_overlap:\n            raise",
+                            "        if server_args.x:\n            pass\n        elif enable_overlap:\n            raise")
+    fixed, findings = migrate(source, unsafe=True)
+    assert codes(findings) == ["DFM210", "DFM211"] and all(f.fix.applicability == "manual" for f in findings)

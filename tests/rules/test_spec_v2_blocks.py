@@ -127,3 +127,9 @@ def test_a_mention_in_a_comment_or_string_does_not_keep_the_import() -> None:
     source = TURN_ON.replace("    server_args.page_size = 256", '    # envs is gone\n    server_args.page_size = "envs"')
     fixed, _ = migrate(source)
     assert "from sglang.srt.environ import envs" not in fixed and _pyflakes(fixed) == ""
+
+
+def test_an_elif_is_left_to_a_todo() -> None:
+    source = TURN_ON.replace("        if not envs", "        if server_args.x:\n            pass\n        elif not envs")
+    fixed, findings = migrate(source, unsafe=True)
+    assert all(f.fix.applicability == "manual" for f in findings) and "# TODO(dflash-migrate): DFM202" in fixed

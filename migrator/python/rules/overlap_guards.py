@@ -121,10 +121,13 @@ def _overlap_warning(statement: ast.stmt | None) -> bool:
 
 
 def _guard_is_deletable(ctx: RuleContext, statement: ast.If) -> bool:
-    """No ``else``, a body that only raises, and every overlap name its test reads a parameter
+    """Not an ``elif``, no ``else``, a body that only raises, and every overlap name its test reads a parameter
     or still read elsewhere in the enclosing function (no local left unused)."""
+    parent = ctx.analysis.parents.get(statement)
     if statement.orelse or not all(isinstance(s, ast.Raise) for s in statement.body):
         return False
+    if isinstance(parent, ast.If) and statement in parent.orelse:
+        return False  # an `elif`: a branch of another statement
     names = {n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name) and OVERLAP in n.id}
     if not names:
         return True

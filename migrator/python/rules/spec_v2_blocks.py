@@ -100,8 +100,9 @@ def _reads_overlap_setting(node: ast.expr) -> bool:
 
 def idiom(ctx: RuleContext, block: ast.If, entry: catalog.Entry) -> str | None:
     """``"on"`` (turning V2 on), ``"sync"`` (``=0`` means non-overlap), or None."""
-    if block.orelse:
-        return None
+    parent = ctx.analysis.parents.get(block)
+    if block.orelse or (isinstance(parent, ast.If) and block in parent.orelse):
+        return None  # an `else`, or an `elif` (a branch of another statement, not a block of its own)
     actions = [s for s in block.body if not _is_logging(s)]
     if len(actions) != 1:
         return None
