@@ -56,7 +56,8 @@ Per site and mode the outcome is one of:
 * ``untouched``: the code is unchanged and no comment was added (a miss if not flagged,
   unless judged ``not-needed``).
 
-``flagged``: a lint finding on the site's statement (for a statement related only by its text,
+``flagged``: a lint finding on the site's statement, or whose span covers it (a whole block
+deleted) (for a statement related only by its text,
 also on the statement before it in the same hunk: the message belongs to that guard or setting).
 Findings on lines upstream kept (``equal`` regions of surviving files) are listed with a
 human judgment right/wrong from the same file, keyed by file, code and line text.
@@ -544,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
             upstream = "\n".join(new_text[hunk.new[0] - 1:hunk.new[1]])
             first, last = hunk.context
             flagged = sorted({f"{f['code']}@{f['line']}" for f in by_file.get(hunk.file, [])
-                              if first <= f["line"] <= last})
+                              if f["line"] <= last and first <= f.get("end_line", f["line"])})
             site = Site(hunk.file, f"{hunk.span[0]}-{hunk.span[1]}", f"{hunk.new[0]}-{hunk.new[1]}", hunk.terms,
                         flagged, upstream[:3000])
             for mode, tree in trees.items():

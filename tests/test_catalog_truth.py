@@ -80,6 +80,9 @@ CALL_FORMS: dict[str, dict[str, tuple[tuple[str, bool], ...]]] = {
     },
     # filter_batch(chunked_req_to_exclude, keep_indices, v1_spec_info_filtered) -> without the last
     "DFM112": {"old": (("v1_spec_info_filtered", True),), "0.5.14+": (("v1_spec_info_filtered", False),)},
+    # filter_batch(chunked_req_to_exclude, ...) -> filter_batch(reqs_to_exclude, ...) in 0.5.22
+    "DFM319": {"old": (("chunked_req_to_exclude", True),),
+               "0.5.22+": (("reqs_to_exclude", True), ("chunked_req_to_exclude", False))},
     # validate_dflash_request(req) -> (req, enable_overlap)
     "DFM307": {"old": (("enable_overlap", False),), "0.5.14+": (("enable_overlap", True),)},
 }

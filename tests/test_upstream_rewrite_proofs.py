@@ -2,7 +2,7 @@
 release of the target range (0.5.14 to the newest the catalog knows): a release that breaks a
 premise fails here, not in a user's tree. Each proof is written next to its rule
 (``migrator/python/rules/spec_v2_flags.py``, ``migrator/python/rules/filter_batch.py``,
-``migrator/python/rules/validate_request.py``).
+``migrator/python/rules/validate_request.py``, ``migrator/python/rules/spec_v2_blocks.py``).
 
 The fixes themselves (what the rule writes, and that it is safe) are tested in
 ``tests/rules/``; this file checks only why they may be.
@@ -17,7 +17,7 @@ import ast
 import pytest
 
 from migrator import catalog
-from migrator.python.rules.filter_batch import KEYWORD
+from migrator.python.rules.filter_batch import KEYWORD, RENAMED, RENAMED_IN, RENAMED_TO
 from migrator.python.rules.validate_request import ATTRIBUTE, SCHEDULER
 from migrator.releases.index import SglangIndex
 from migrator.verify.wheel_diff import release_index
@@ -118,3 +118,52 @@ def test_validate_dflash_request_takes_the_schedulers_enable_overlap(version: st
              for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
              and getattr(node.func, "id", getattr(node.func, "attr", None)) == "validate_dflash_request"]
     assert calls and set(calls) == {"validate_dflash_request(req, self.enable_overlap)"}, calls
+
+
+ENVS = "sglang.srt.environ.Envs"
+
+
+def _logs_only(statements: list[ast.stmt]) -> bool:
+    return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Attribute)
+               and s.value.func.attr in ("debug", "info", "warning", "error") for s in statements)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", TARGETS)
+def test_turning_spec_v2_on_through_envs_does_nothing_on_the_target(version: str) -> None:
+    """DFM202's safe deletion of ``if not envs.SGLANG_ENABLE_SPEC_V2.get(): envs....set(True)``."""
+    index = release_index(version)
+    # 1. Envs is there and has no such member: the block's test raises AttributeError on the target
+    assert index.resolve(ENVS).found
+    assert index.resolve(f"{ENVS}.{catalog.ENV_SPEC_V2}").missing
+    # 2. the only code that mentions the variable is the removal notice, which only logs: what the
+    #    block set can change a log line and nothing else
+    for module, source in index.sources_under("sglang"):
+        if catalog.ENV_SPEC_V2.encode() not in source:
+            continue
+        tree = ast.parse(source)
+        readers = [node for node in ast.walk(tree) if isinstance(node, ast.Constant) and node.value == catalog.ENV_SPEC_V2]
+        notices = [node for node in ast.walk(tree) if isinstance(node, ast.If) and _logs_only(node.body)
+                   and not node.orelse and ast.unparse(node.test) == f"os.getenv('{catalog.ENV_SPEC_V2}') is not None"]
+        in_notices = {id(n) for notice in notices for n in ast.walk(notice)}
+        assert readers and all(id(node) in in_notices for node in readers), (version, module)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", catalog.RELEASES[catalog.RELEASES.index("0.5.8"):])
+def test_filter_batch_renamed_its_first_parameter_in_0_5_22(version: str) -> None:
+    """DFM319: ``filter_batch(chunked_req_to_exclude=x)`` -> ``reqs_to_exclude=x`` (0.5.22+ only targets), or
+    ``filter_batch(x)`` (a target that also holds an older release)."""
+    index = release_index(version)
+    resolved = index.resolve(SCHEDULE_BATCH)
+    assert resolved.found and resolved.ref is not None and resolved.ref.cls is not None
+    method = resolved.ref.cls.methods["filter_batch"]
+    renamed = catalog.parse_version(version) >= catalog.parse_version(RENAMED_IN)
+    # 1. the first parameter after self has the old name up to 0.5.21 and the new one from 0.5.22: the
+    #    positional form works on every release, each keyword only on its side; no **kwargs takes either
+    assert method.all_params[1] == (RENAMED_TO if renamed else RENAMED), version
+    assert not method.kwarg
+    # 2. from 0.5.22 no filter_batch of the release takes the old name, whatever the receiver
+    if renamed:
+        for module, node in _filter_batch_definitions(index):
+            assert RENAMED not in [a.arg for a in (*node.args.args, *node.args.kwonlyargs)], module

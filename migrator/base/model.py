@@ -55,7 +55,7 @@ class Replace(NamedTuple):
 
 @record
 class RemoveStatement(NamedTuple):
-    """Remove the simple statement exactly covering ``span`` (a line, for text files);
+    """Remove the simple statement (or ``if`` block) exactly covering ``span`` (a line, for text files);
     ``code``: the rule that removes it (the tombstone comment left in a Python file names
     it; :func:`migrator.edit.chosen_edits` fills it from the finding)."""
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from migrator.catalog.entries import (
     ENTRIES,
     ENV_SPEC_V2_MEANING,
+    ENVS_SPEC_V2_IDIOMS,
     HISTORY_CODE,
     SGLANG_MEANING_CODES,
     SGLANG_MEANING_PARAMETER_CODES,
@@ -125,6 +126,7 @@ __all__ = [
     "ENTRIES",
     "ENV_SPEC_V2",
     "ENV_SPEC_V2_MEANING",
+    "ENVS_SPEC_V2_IDIOMS",
     "EXAMPLE_FILE_MARKER",
     "FIRST_V2_RELEASE",
     "FORK_KIND",

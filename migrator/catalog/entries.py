@@ -24,6 +24,7 @@ from migrator.catalog.sglang_names import (
     DFLASH_WORKER,
     DFLASH_WORKER_V2,
     DISABLE_OVERLAP_ARG,
+    DISABLE_OVERLAP_FLAG,
     ENV_SPEC_V2,
     GENERATION_RESULT,
     KERNEL_OPS_DFLASH,
@@ -54,6 +55,24 @@ def _from_import(module: str, name: str, before: str) -> str:
 
 #: Every removed or changed V1 name, call form, setting and behaviour, as a person writes it
 #: (the text, history and fork entries below are derived from or added to these).
+#: DFM202 per idiom (issue 46): what a use of ``envs.SGLANG_ENABLE_SPEC_V2`` meant, what upstream did
+#: with it in 0.5.14 and what changes at run time. ``references`` picks the idiom from the use's shape
+#: (``rules.spec_v2_blocks`` deletes the two blocks upstream deleted whole).
+ENVS_SPEC_V2_IDIOMS: dict[str, str] = {
+    "read": "a read raises AttributeError on 0.5.14+; a test for 'spec v2 on' is always true there "
+    "(upstream deleted such branches), and where False meant the synchronous path (0.5.13's EAGLE hook) "
+    f"read `server_args.{DISABLE_OVERLAP_ARG}` instead",
+    "set truthy": "setting it truthy asked for what every 0.5.14+ release does anyway: delete it, as upstream "
+    "did; nothing changes at run time",
+    "set falsy": "setting it falsy selected the synchronous (non-overlap) path; 0.5.14+ read nothing, so the "
+    f"server runs overlap scheduling: pass `{DISABLE_OVERLAP_FLAG}` / `{DISABLE_OVERLAP_ARG}=True` to the launch "
+    "it applied to, as upstream's fixtures do",
+    "clear": "the clean-up of an earlier set: delete it with that set (upstream did)",
+    "fixture override": "a test fixture's override: upstream replaced `(envs.SGLANG_ENABLE_SPEC_V2, False)` by "
+    f"`disable_overlap = True`, which passes `{DISABLE_OVERLAP_FLAG}` to the launch; a truthy override is "
+    "dropped (the default now)",
+}
+
 CHANGES: tuple[Entry, ...] = (
     Entry(
         code="DFM101",
@@ -359,6 +378,9 @@ CHANGES: tuple[Entry, ...] = (
         before="def drop_finished(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)",
         after="def drop_finished(batch):\n    batch.filter_batch()",
         cues=("v1_spec_info_filtered",),
+        # the same as the cue: the prefilter joins patterns of entries sharing a token (DFM319's
+        # filter_batch) only where each has one
+        patterns=("v1_spec_info_filtered",),
         distinctive=True,
     ),
     Entry(
@@ -367,16 +389,19 @@ CHANGES: tuple[Entry, ...] = (
         kind="behaviour",
         exists=V1,
         replacements=(Replacement(V2, None),),
-        fix="manual",
+        fix="unsafe",
         message="a DFLASH overlap guard: from 0.5.14 DFLASH runs with overlap scheduling (`DFlashWorkerV2`)",
         guidance="V1 DFLASH could not run under the overlap scheduler, so code raised when overlap was on "
         "(`if enable_overlap: raise ValueError(\"DFLASH does not support overlap scheduling (spec v2).\")` in "
         "0.5.13's `SpeculativeAlgorithm.create_worker`). 0.5.14 deleted the guard: the V2 worker drives both "
         "modes. The rule reports an `if` whose test reads an overlap setting and whose body raises with a "
-        "message naming DFLASH; delete the guard (and the overlap variable if nothing else reads it).",
+        "message naming DFLASH. With `--unsafe-fixes` it deletes the guard as upstream did (no `else`, a body "
+        "that only raises, the overlap variable still read elsewhere; else a TODO): at run time DFLASH then "
+        "starts under overlap scheduling instead of raising. Coupled with DFM211: in one file the guard and "
+        "the forced setting are one fix, deleted together or not at all.",
         before='def check_overlap(enable_overlap):\n    if enable_overlap:\n'
         '        raise ValueError("DFLASH does not support overlap scheduling (spec v2).")',
-        after="def check_overlap(enable_overlap):\n    pass  # DFlashWorkerV2 runs with and without overlap scheduling",
+        after="def check_overlap(enable_overlap):\n    # dflash-migrate: removed the `if enable_overlap:` block (DFM210)\n    pass",
         # The prefilter's cues: sglang's two spellings of the setting. "overlap" alone sent every
         # model file that mentions DFLASH and overlap anywhere to the parser (+8 files, ~0.17 s of
         # CPU per lint of sglang 0.5.13's tree, none with a finding).
@@ -392,17 +417,22 @@ CHANGES: tuple[Entry, ...] = (
         kind="behaviour",
         exists=V1,
         replacements=(Replacement(V2, None),),
-        fix="manual",
+        fix="unsafe",
         message="overlap scheduling forced off for DFLASH: from 0.5.14 DFLASH supports it; only "
         "`--disable-overlap-schedule` should turn it off",
         guidance="0.5.13's `_handle_dflash` set `server_args.disable_overlap_schedule = True` and warned "
         "\"Overlap scheduler is disabled when using DFLASH speculative decoding (spec v2 is not supported yet)\". "
         "0.5.14 removed both: DFLASH runs `DFlashWorkerV2` with overlap unless the user asks otherwise. The "
         "rule reports `<x>.disable_overlap_schedule = True` in DFLASH code (a function named after DFLASH, an "
-        "`if` testing for DFLASH, or next to a message naming DFLASH); delete it and its warning unless the "
-        "synchronous path is wanted on purpose.",
+        "`if` testing for DFLASH, or next to a message naming DFLASH). With `--unsafe-fixes` it deletes the "
+        "setting and the overlap warning after it, as upstream did: at run time DFLASH then runs with overlap "
+        "scheduling unless `--disable-overlap-schedule` is passed. Only correct together with deleting every "
+        "DFM210 guard (which would now raise at start-up): in one file both are one fix; across files both "
+        "are unsafe, so the same `--unsafe-fixes` run deletes both. Keep it if the synchronous path is "
+        "wanted on purpose.",
         before='def _handle_dflash(server_args):\n    server_args.disable_overlap_schedule = True',
-        after="def _handle_dflash(server_args):\n    pass  # overlap scheduling stays as the user set it",
+        after="def _handle_dflash(server_args):\n"
+        "    # dflash-migrate: removed `server_args.disable_overlap_schedule = True` (DFM211)\n    pass",
         cues=(DISABLE_OVERLAP_ARG,),
         patterns=(rf"\.{DISABLE_OVERLAP_ARG}[ \t]*=[ \t]*True\b",),
     ),
@@ -446,8 +476,18 @@ CHANGES: tuple[Entry, ...] = (
         replacements=(Replacement(V2, f"{SERVER_ARGS}.{DISABLE_OVERLAP_ARG}"),),
         fix="manual",
         message="`envs.SGLANG_ENABLE_SPEC_V2` was removed from `Envs` (AttributeError on 0.5.14+)",
-        guidance="Read `server_args.disable_overlap_schedule` (or `scheduler.enable_overlap`) instead; "
-        "V2 is the only path, so a check for 'spec v2 enabled' is always true.",
+        guidance="`Envs` lost the member in 0.5.14, so every use raises `AttributeError`; what to write "
+        "depends on what the use meant. A read: a test for 'spec v2 on' is always true (upstream deleted such "
+        "branches); where `False` meant the synchronous path, read `server_args.disable_overlap_schedule` "
+        "(or `scheduler.enable_overlap`). `.set(True)`: delete it, nothing changes at run time. `.set(False)`: "
+        "it selected the synchronous path; the server now runs overlap scheduling unless the launch passes "
+        "`--disable-overlap-schedule` / `disable_overlap_schedule=True` (upstream's fixtures do). `.clear()`: "
+        "delete it with its set. A fixture override `(envs.SGLANG_ENABLE_SPEC_V2, False)`: upstream wrote "
+        "`disable_overlap = True` (the launch gets `--disable-overlap-schedule`). The TODO names the idiom it "
+        "sees. Two blocks are deleted as upstream did: `if not envs.SGLANG_ENABLE_SPEC_V2.get(): "
+        "envs.SGLANG_ENABLE_SPEC_V2.set(True)` (plus logging; safe) and the block that turns "
+        "`disable_overlap_schedule` on when the variable is falsy (unsafe: `=0` no longer selects the "
+        "synchronous path).",
         before=(
             "from sglang.srt.environ import envs\n"
             "\n"
@@ -841,6 +881,32 @@ CHANGES: tuple[Entry, ...] = (
         # the name holds no DFLASH word: every way to reach the old spelling names its module
         cues=("dflash_utils",),
     ),
+    # --- issue 46: 0.5.22's filter_batch keyword rename (a self-contained block) ---
+    Entry(
+        code="DFM319",
+        old="sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch",
+        kind="call-form",
+        exists=VersionRange("0.5.8", "0.5.21"),
+        replacements=(Replacement(VersionRange("0.5.22"), "sglang.srt.managers.schedule_batch.ScheduleBatch.filter_batch"),),
+        fix="safe",
+        message="`filter_batch(chunked_req_to_exclude=...)`: the parameter is `reqs_to_exclude` from 0.5.22 (TypeError)",
+        guidance="0.5.22 renamed `ScheduleBatch.filter_batch`'s first parameter `chunked_req_to_exclude` to "
+        "`reqs_to_exclude` (same position, same handling of a `Req`, a list or None); a keyword call with the old "
+        "name raises `TypeError` on 0.5.22+, a positional call works on every release. The fix writes upstream's "
+        "`reqs_to_exclude=` where every release of the target is 0.5.22 or newer, and passes the value "
+        "positionally where the target also holds an older release (no spelling of the keyword serves both). "
+        "Only fires for `--target-version 0.5.22` or newer (found in the 0.5.21 -> 0.5.22 wheel diff). A call "
+        "with `*args`/`**kwargs`, or a fork's own function taking the keyword (unsafe, named), is not rewritten "
+        "blindly.",
+        before="def drop_finished(batch, chunked_req):\n    batch.filter_batch(chunked_req_to_exclude=chunked_req)",
+        after="def drop_finished(batch, chunked_req):\n    batch.filter_batch(reqs_to_exclude=chunked_req)",
+        cues=("chunked_req_to_exclude",),
+        # ... passed as a keyword (after `(` or `,`): a local variable of that name (sglang's own
+        # disaggregation/prefill.py) sends no file to the parser
+        patterns=(r"[(,][ \t\r\n]*chunked_req_to_exclude[ \t]*=(?!=)",),
+        distinctive=True,
+    ),
+    # --- end of issue 46's block ---
     *(
         Entry(
             code=code,

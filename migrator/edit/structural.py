@@ -4,6 +4,7 @@ outside the edited nodes are kept. Imported only when a file needs such an edit.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from typing import Callable, Sequence, Union
 
@@ -149,6 +150,9 @@ class _Applier(cst.CSTTransformer):
         if isinstance(original, (cst.Assign, cst.Expr, cst.Import, cst.ImportFrom)) and key in plan.remove_statement:
             plan.matched.add(("remove", key))
             return cst.RemoveFromParent()
+        if isinstance(original, cst.If) and key in plan.remove_statement:
+            plan.matched.add(("remove", key))
+            return self._removed_block(original, plan.remove_statement[key])
         if isinstance(original, cst.Call) and key in plan.add_keyword and isinstance(result, cst.Call):
             plan.matched.add(("keyword", key))
             return _with_keywords(result, plan.add_keyword[key])
@@ -241,6 +245,8 @@ class _Applier(cst.CSTTransformer):
             notes = []
             if not all(isinstance(statement, (cst.Import, cst.ImportFrom)) for statement in original.body):
                 removed = self.module.code_for_node(original.with_changes(leading_lines=())).strip()
+                if "\n" in removed:  # a statement over several lines: one comment line
+                    removed = re.sub(r"([(\[{]) | ([)\]}])", r"\1\2", " ".join(removed.split()))
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
                 notes.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
@@ -249,6 +255,18 @@ class _Applier(cst.CSTTransformer):
             self.dropped.add(id(placeholder))
             return placeholder
         return updated
+
+    def _removed_block(self, original: cst.If, code: str) -> cst.SimpleStatementLine:
+        """A whole ``if`` block removed (``migrator.python.rules.spec_v2_blocks``): a placeholder
+        that ``_without_dropped`` drops, its comments and a breadcrumb naming the test and the
+        rule kept for the next statement."""
+        test_node = original.test.with_changes(lpar=[], rpar=[]) if hasattr(original.test, "lpar") else original.test
+        test = " ".join(self.module.code_for_node(test_node).split())
+        note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
+            f"# dflash-migrate: removed the `if {test}:` block" + (f" ({code})" if code else "")))
+        placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
+        self.dropped.add(id(placeholder))
+        return placeholder
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
         """``block`` without the placeholders of statement lines whose every statement was

@@ -15,7 +15,9 @@ first is kept, with its fix); and of two overlapping edits the first one wins. S
 edit broad constructs run before those that edit parts of them. The bands:
 
 ====  ==========================================================================================
- 1xx  import statements (``imports``): first, so later rules see the module's renamed imports
+ 1xx  import statements (``imports``): first, so later rules see the module's renamed imports;
+      then whole blocks deleted as upstream deleted them (``spec_v2_blocks``), which claim
+      every node inside before the reference rules see them
  2xx  references by qualified name (``references``, then ``string_refs`` for names spelled
       as strings, ``lazy_pairs`` for (module, name) string pairs); they claim the nodes they replace
  3xx  members and call forms of values of known type, settings and flags (one rule per
@@ -43,7 +45,7 @@ __all__ = ["MODULES", "RULES", "Rule", "RuleContext", "all_rules", "base_origins
 #: The rule modules (their run order comes from their declarations, not from this list).
 MODULES: tuple[str, ...] = (
     "draft_input", "dynamic_modules", "embedded_env", "filter_batch", "fork_names", "fork_uses", "overlap_guards", "imports", "lazy_pairs", "name_comparisons", "reflection_names",
-    "references", "server_args", "silent_downgrade", "spec_v2_env", "spec_v2_flags", "string_refs", "unique_names",
+    "references", "server_args", "silent_downgrade", "spec_v2_blocks", "spec_v2_env", "spec_v2_flags", "string_refs", "unique_names",
     "v2_era", "validate_request", "verify_input", "worker_subclass",
 )
 

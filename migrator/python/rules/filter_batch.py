@@ -1,4 +1,5 @@
-"""``filter_batch(v1_spec_info_filtered=...)`` (DFM112): the parameter was removed in 0.5.14.
+"""``filter_batch(v1_spec_info_filtered=...)`` (DFM112): the parameter was removed in 0.5.14;
+``filter_batch(chunked_req_to_exclude=...)`` (DFM319): renamed ``reqs_to_exclude`` in 0.5.22.
 
 In 0.5.13 ``ScheduleBatch.filter_batch`` computed ``has_been_filtered = v1_spec_info_filtered
 and not self.is_spec_v2`` and passed it to ``spec_info.filter_batch``: a V1 worker's verify
@@ -27,15 +28,30 @@ index) defines a function taking ``v1_spec_info_filtered``, the call may be boun
 fix is only unsafe, its message naming the definition. A value that could have side effects
 (anything but a constant, a name or an attribute), a call written with comments inside, or
 the parameter passed positionally (through ``*args``) stays a TODO.
+
+DFM319: 0.5.22 renamed the first parameter of ``ScheduleBatch.filter_batch``; the body is the
+same with the new name. A keyword call with the old name raises ``TypeError`` on 0.5.22+, a
+positional one works everywhere. Where every release of the target is 0.5.22 or newer the fix
+writes upstream's ``reqs_to_exclude=``; where the target also holds 0.5.21 or older (no keyword
+spelling serves both) it passes the value positionally, where that keeps the order in which the
+arguments are evaluated. Proof, re-checked on the wheels by ``tests/test_upstream_rewrite_proofs.py``:
+up to 0.5.21 the first parameter is ``chunked_req_to_exclude``, from 0.5.22 ``reqs_to_exclude``,
+never with ``**kwargs``, and no other ``filter_batch`` of 0.5.22+ takes the old name. A fork's own
+function taking the old keyword makes the fix unsafe (named); ``*args``/``**kwargs``, comments
+inside the call or a positional first argument already there: a TODO.
 """
 
 from __future__ import annotations
 
 import ast
 
+from migrator import catalog
+from migrator.base.model import Fix, InsertComment, Replace
 from migrator.python.rules.context import Rule, RuleContext
 
 KEYWORD = "v1_spec_info_filtered"
+#: DFM319: 0.5.22's rename of ScheduleBatch.filter_batch's first parameter
+RENAMED, RENAMED_TO, RENAMED_IN = "chunked_req_to_exclude", "reqs_to_exclude", "0.5.22"
 
 
 def _pure(node: ast.expr) -> bool:
@@ -45,7 +61,7 @@ def _pure(node: ast.expr) -> bool:
     return isinstance(node, (ast.Constant, ast.Name))
 
 
-def _own_definitions(ctx: RuleContext) -> list[str]:
+def _own_definitions(ctx: RuleContext, keyword: str = KEYWORD) -> list[str]:
     """The fork's own functions taking the keyword, outside ``sglang.*``, by name (no line: the
     text goes into a TODO, and lines move as files are fixed)."""
     analysis = ctx.analysis
@@ -53,10 +69,10 @@ def _own_definitions(ctx: RuleContext) -> list[str]:
     if not (analysis.module_name == "sglang" or analysis.module_name.startswith("sglang.")):
         found += [f"`{node.name}` in this file" for node in ast.walk(analysis.tree)
                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and KEYWORD in [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]]
+                  and keyword in [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]]
     if analysis.fork is not None:
         found += [f"`{owner}`" for owner, path, _ in
-                  analysis.fork.index.own_definitions.get(KEYWORD, ()) if path != ctx.path]
+                  analysis.fork.index.own_definitions.get(keyword, ()) if path != ctx.path]
     return found
 
 
@@ -85,4 +101,46 @@ def check(ctx: RuleContext) -> None:
         ctx.replace(call, replacement, entry, applicability="safe" if safe else "unsafe", detail=detail)
 
 
-RULE = Rule("filter_batch", 365, check, owns=("DFM112",))
+def check_rename(ctx: RuleContext) -> None:
+    """DFM319 (see the module docstring)."""
+    entry = ctx.entry("DFM319")
+    if entry is None or RENAMED not in ctx.analysis.source:
+        return
+    analysis = ctx.analysis
+    own = _own_definitions(ctx, RENAMED)
+    detail = (f"{entry.message}; the fork defines its own {', '.join(own)} taking `{RENAMED}`: the call may be "
+              "bound to it") if own else None
+    mixed = any(catalog.parse_version(r) < catalog.parse_version(RENAMED_IN) for r in ctx.releases)
+    for call in analysis.calls:
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == entry.member):
+            continue
+        at = next((i for i, k in enumerate(call.keywords) if k.arg == RENAMED), None)
+        if at is None:
+            continue
+        keyword, text = call.keywords[at], analysis.segment(call)
+        if ("#" in text or call.args or any(k.arg is None for k in call.keywords)
+                or (mixed and not all(_pure(k.value) for k in call.keywords[:at]))):
+            ctx.todo(call, entry)
+            continue
+        value = analysis.segment(keyword.value)
+        others = [analysis.segment(k) for k in call.keywords if k is not keyword]
+        if mixed:
+            arguments = [value, *others]
+        else:
+            arguments = [analysis.segment(k) if k is not keyword else f"{RENAMED_TO}={value}" for k in call.keywords]
+        replacement = f"{analysis.segment(call.func)}({', '.join(arguments)})"
+        if not mixed:
+            ctx.replace(call, replacement, entry, applicability="unsafe" if own else "safe", detail=detail)
+            continue
+        ctx.claimed.add(id(call))  # positional: the one spelling every release of the target takes
+        fallback = (InsertComment(analysis.anchor_line(call), catalog.todo_comment(entry, detail)),) if own else ()
+        ctx.report(call, entry, Fix("unsafe" if own else "safe", (Replace(ctx.span_of(call), replacement),),
+                                    replacement=replacement, fallback=fallback, adaptive=True), detail)
+
+
+def _check_both(ctx: RuleContext) -> None:
+    check(ctx)
+    check_rename(ctx)
+
+
+RULE = Rule("filter_batch", 365, _check_both, owns=("DFM112", "DFM319"))

@@ -13,8 +13,19 @@ sglang deleted both patterns:
   DFLASH (``is_dflash()``, a comparison with ``"DFLASH"``), or with a neighbouring statement
   whose message names DFLASH (its warning).
 
-Both are reported with a TODO, never rewritten: deleting them turns overlap on for DFLASH,
-which is what 0.5.14 does, but whether a fork wants the synchronous path is its own choice.
+Deleting them is upstream's behaviour decision (overlap on for DFLASH unless the user passes
+``--disable-overlap-schedule``), so each is an *unsafe* fix (a TODO without ``--unsafe-fixes``),
+its message stating what changes at run time. The two are coupled: deleting the forced
+``True`` alone, with the guard left, makes DFLASH raise at start-up under overlap. So:
+
+* a guard is deleted only where its ``if`` has no ``else`` and its body only raises, and the
+  overlap name its test reads stays read elsewhere in the function (no unused local is left);
+* the forced ``True`` is deleted with its warning (the next statement, a logging call whose
+  message names overlap), only where every guard of the same file is deletable; guards and
+  settings of one file form *one* fix (every finding carries every edit), so they are applied
+  together or not at all. Across files the coupling is by mode only: both are unsafe, so
+  ``--unsafe-fixes`` applies both; a guard the tool does not recognise in another file is
+  not seen (the setting's message says to delete such a guard too).
 
 Cost: the byte prefilter sends a file here only if it names DFLASH, one of sglang's two
 spellings of the setting (``enable_overlap``, ``disable_overlap_schedule``: the entries'
@@ -32,7 +43,8 @@ import re
 from bisect import bisect_left
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.base.model import Fix, InsertComment, RemoveStatement
+from migrator.python.rules.context import Rule, RuleContext, enclosing_function
 
 DFLASH = re.compile(r"dflash", re.IGNORECASE)
 OVERLAP = "overlap"
@@ -96,6 +108,55 @@ def _forces_overlap_off(statement: ast.stmt) -> bool:
     return any(isinstance(t, ast.Attribute) and t.attr == catalog.DISABLE_OVERLAP_ARG for t in statement.targets)
 
 
+_LOGGING_METHODS = frozenset({"debug", "info", "warning", "warn", "error"})
+
+
+def _overlap_warning(statement: ast.stmt | None) -> bool:
+    """``logger.warning("...overlap...")``: the message that goes with a forced setting."""
+    if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
+        return False
+    func = statement.value.func
+    return (isinstance(func, ast.Attribute) and func.attr in _LOGGING_METHODS
+            and OVERLAP in _strings(statement.value).lower())
+
+
+def _guard_is_deletable(ctx: RuleContext, statement: ast.If) -> bool:
+    """Not an ``elif``, no ``else``, a body that only raises, and every overlap name its test reads a parameter
+    or still read elsewhere in the enclosing function (no local left unused)."""
+    parent = ctx.analysis.parents.get(statement)
+    if statement.orelse or not all(isinstance(s, ast.Raise) for s in statement.body):
+        return False
+    if isinstance(parent, ast.If) and statement in parent.orelse:
+        return False  # an `elif`: a branch of another statement
+    names = {n.id for n in ast.walk(statement.test) if isinstance(n, ast.Name) and OVERLAP in n.id}
+    if not names:
+        return True
+    function = enclosing_function(ctx, statement)
+    if function is None:
+        return False
+    arguments = function.args
+    names -= {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}  # unused is no message
+    inside = {id(n) for n in ast.walk(statement)}
+    read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in inside}
+    return names <= read
+
+
+def _next_statement(statement: ast.stmt, path: list[ast.AST]) -> ast.stmt | None:
+    siblings: list[ast.stmt] = getattr(path[-1], "body", []) if path else []
+    if statement in siblings:
+        at = siblings.index(statement)
+        return siblings[at + 1] if at + 1 < len(siblings) else None
+    return None
+
+
+_GUARD_CHANGE = ("deleting this guard, as upstream did, lets DFLASH run under overlap scheduling "
+                 "(DFlashWorkerV2 drives both modes); it goes with the forced `disable_overlap_schedule = True`")
+_FORCED_CHANGE = ("deleting this setting and its warning, as upstream did, runs DFLASH with overlap scheduling "
+                  "unless `--disable-overlap-schedule` is passed; only correct together with deleting every "
+                  "guard that raises for DFLASH under overlap (DFM210, deleted by the same fix run)")
+
+
 def check(ctx: RuleContext) -> None:
     source = ctx.analysis.source
     if OVERLAP not in source or not DFLASH.search(source):
@@ -104,13 +165,33 @@ def check(ctx: RuleContext) -> None:
     if guard is None and forced is None:
         return
     hot = [number for number, text in enumerate(ctx.analysis.lines, 1) if OVERLAP in text]
+    guards: list[tuple[ast.If, bool]] = []
+    settings: list[tuple[ast.stmt, ast.stmt | None]] = []
     for statement, path in _overlap_statements(ctx.analysis.tree.body, hot, []):
-        if guard is not None and isinstance(statement, ast.If) and _reads_overlap(statement.test):
+        if isinstance(statement, ast.If) and _reads_overlap(statement.test):  # seen even if DFM210 is off
             raises = [s for s in statement.body if isinstance(s, ast.Raise)]
             if raises and any(DFLASH.search(_strings(r)) for r in raises):
-                ctx.todo(statement, guard)
+                guards.append((statement, _guard_is_deletable(ctx, statement)))
         elif forced is not None and _forces_overlap_off(statement) and _in_dflash_code(statement, path):
-            ctx.todo(statement, forced)
+            following = _next_statement(statement, path)
+            settings.append((statement, following if _overlap_warning(following) else None))
+    coupled = all(deletable for _, deletable in guards) and (guard is not None or not guards)
+    edits = tuple(RemoveStatement(ctx.span_of(node), "DFM210") for node, deletable in guards if deletable) + tuple(
+        RemoveStatement(ctx.span_of(node), "DFM211") for setting, warning in settings for node in (setting, warning) if node)
+    for statement, deletable in guards:
+        _report(ctx, statement, guard, edits if deletable and (coupled or not settings) else None, _GUARD_CHANGE)
+    for setting, _warning in settings:
+        _report(ctx, setting, forced, edits if coupled else None, _FORCED_CHANGE)
+
+
+def _report(ctx: RuleContext, node: ast.stmt, entry: catalog.Entry | None, edits: tuple | None, change: str) -> None:
+    if entry is None:
+        return
+    if edits is None:
+        ctx.todo(node, entry)
+        return
+    fallback = (InsertComment(ctx.analysis.anchor_line(node), catalog.todo_comment(entry)),)
+    ctx.report(node, entry, Fix("unsafe", edits, replacement="", fallback=fallback), f"{entry.message}: {change}")
 
 
 RULE = Rule("overlap_guards", 370, check, owns=("DFM210", "DFM211"))

@@ -146,7 +146,9 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
         if member is not None and member.kind in _MEMBER_KINDS:
             entry = ctx.entry(member.code)
             if entry is not None and entry.fix == "manual":
-                ctx.todo(current, entry)
+                idiom = _envs_idiom(ctx, current) if entry.old.endswith(catalog.ENV_SPEC_V2) else None
+                ctx.todo(current, entry, None if idiom is None else
+                         f"{entry.message}: {catalog.ENVS_SPEC_V2_IDIOMS[idiom]}")
             break
         if not isinstance(current, ast.Attribute):
             break
@@ -164,6 +166,28 @@ def _check_chain(ctx: RuleContext, node: ast.expr, qualname: str, binding: Bindi
         ctx.replace(node, new_text, entry, extra=extra)
         if extra and len(ctx.findings) > count and binding.kind in ("import", "from", "from-as"):
             moved[id(ctx.findings[-1])] = binding
+
+
+def _envs_idiom(ctx: RuleContext, member: ast.expr) -> str | None:
+    """Which use of ``envs.SGLANG_ENABLE_SPEC_V2`` ``member`` is (``catalog.ENVS_SPEC_V2_IDIOMS``)."""
+    parents = ctx.analysis.parents
+    parent = parents.get(member)
+    if isinstance(parent, (ast.Tuple, ast.List)) and len(parent.elts) == 2 and parent.elts[0] is member:
+        value = parent.elts[1]
+        return "fixture override" if isinstance(value, ast.Constant) else None
+    if isinstance(parent, ast.Attribute) and parent.value is member and parent.attr == "value":
+        return "read"
+    call = parents.get(parent) if isinstance(parent, ast.Attribute) and parent.value is member else None
+    if not isinstance(call, ast.Call) or call.func is not parent:
+        return None
+    if parent.attr in ("get", "value", "is_set"):
+        return "read"
+    if parent.attr == "clear":
+        return "clear"
+    if parent.attr == "set" and len(call.args) == 1 and isinstance(call.args[0], ast.Constant):
+        value = catalog.sglang_bool(str(call.args[0].value))
+        return None if value is None else ("set truthy" if value else "set falsy")
+    return None
 
 
 RULE = Rule(
