@@ -1388,29 +1388,14 @@ def matching_entry(qualname: str) -> Entry | None:
 OBJECT_SEPARATOR = ":"
 
 
-@cache
 def qualified_spellings() -> tuple[str, ...]:
     """Every spelling of a removed module, class, function, method or attribute as one
     qualified reference, longest first: its dotted name and, for a name inside a module, its
-    ``module:attr`` form (the colon after the module: the owner class's module for a member).
-    Derived from the entries' names, so a name is still spelled once (in its entry)."""
-    spellings: set[str] = set()
-    for entry in _name_entries():
-        if entry.kind not in _SPELLING_KINDS:
-            continue
-        for name in entry.names:
-            spellings.add(name)
-            if entry.kind == "module":
-                continue
-            if entry.kind in ("class", "function"):
-                module = name.rpartition(".")[0]
-            else:
-                owner = name.rpartition(".")[0]
-                if not owner.rpartition(".")[2][:1].isupper():
-                    continue  # an attribute of a module-level object: where its module ends is not known
-                module = owner.rpartition(".")[0]
-            spellings.add(module + OBJECT_SEPARATOR + name[len(module) + 1:])
-    return tuple(sorted(spellings, key=lambda s: (-len(s), s)))
+    ``module:attr`` form. The qualified rows of the one name table
+    (:func:`migrator.catalog.names.qualified`)."""
+    from migrator.catalog import names
+
+    return names.qualified()
 
 
 def dotted(spelling: str) -> str:
