@@ -23,6 +23,8 @@ Signature changes (``call-form`` entries) are not in it: their names still resol
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from functools import cache
 from typing import NamedTuple
 
@@ -130,3 +132,52 @@ def leaves() -> dict[str, set[str]]:
             for name in entry.names:
                 out.setdefault(name.rpartition(".")[2], set()).add(name)
     return out
+
+
+# ---- the occurrence search: one token scan, one dict lookup per token ----------------------
+
+#: A token: a flag, a name, a dotted or ``module:attr`` path, a file path (not started inside
+#: another token).
+_TOKEN = re.compile(r"(?<![\w.:/-])-{0,2}[A-Za-z_][\w.:/-]*")
+#: The members a qualified spelling may be followed by (``...DFlashWorker.run``).
+_MEMBERS = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+_QUALIFIED_FORMS = ("dotted", "module:attr")
+
+
+class Occurrence(NamedTuple):
+    start: int
+    end: int
+    spelled: str  # what stands in the text (a qualified spelling with the members after it)
+    rows: tuple[Name, ...]
+
+
+def _qualified_prefix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[str, tuple[Name, ...]] | None:
+    """The longest qualified spelling ``token`` starts with, followed only by ``.member``
+    parts and then no word character, with what stands there (spelling and members)."""
+    cuts = [i for i, char in enumerate(token) if char in ".:"]
+    for cut in reversed(cuts):
+        rows = table.get(token[:cut])
+        if rows is None or not any(row.form in _QUALIFIED_FORMS for row in rows):
+            continue
+        members = _MEMBERS.match(token, cut)
+        end = members.end() if members else cut
+        if end == len(token) or not (token[end].isalnum() or token[end] == "_"):
+            return token[:end], rows
+    return None
+
+
+def occurrences(line: str) -> Iterator[Occurrence]:
+    """Every spelling of the table in ``line``: each token is looked up whole, and a dotted
+    or ``module:attr`` token by its qualified prefixes (one dict lookup per separator)."""
+    table = lookup()
+    for match in _TOKEN.finditer(line):
+        token = match.group(0).rstrip(".:/-")
+        rows = table.get(token)
+        if rows is not None:
+            yield Occurrence(match.start(), match.start() + len(token), token, rows)
+            continue
+        if "." in token or ":" in token:
+            found = _qualified_prefix(token, table)
+            if found is not None:
+                spelled, rows = found
+                yield Occurrence(match.start(), match.start() + len(spelled), spelled, rows)

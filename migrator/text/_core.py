@@ -17,6 +17,7 @@ from importlib import import_module
 from typing import NamedTuple
 
 from migrator import catalog
+from migrator.catalog import names as catalog_names
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
 from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
 from migrator.base.records import record
@@ -141,44 +142,112 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
 
 #: The kinds of entry whose qualified names the text rules look for (``catalog.qualified_spellings``).
 DOTTED_KINDS = ("module", "class", "function", "method", "attribute")
+#: Handlers whose files are structured data: a key there may be a launcher's flag.
+_KEYED = ("yaml", "toml", "jsonfile")
+#: Handlers whose whole values may name an object a loader or ``getattr`` resolves.
+_VALUED = (*_KEYED, "dotenv", "shell", "dockerfile")
+_QUOTES = "\"'"
 
 
-def _qualified_pattern() -> "re.Pattern[str]":
-    alternatives = "|".join(re.escape(spelling) for spelling in catalog.qualified_spellings())
-    return re.compile(rf"(?<![\w.:])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
+def _is_key(line: str, start: int, end: int) -> bool:
+    """The token at ``start:end`` is a mapping key (YAML/JSON ``key:``, TOML ``key =``)."""
+    after = line[end:].lstrip(_QUOTES).lstrip()
+    before = line[:start].rstrip(_QUOTES).strip()
+    return (after[:1] in (":", "=") and before in ("", "-")) or (after[:1] == ":" and before.endswith(("{", ",")))
 
 
-_QUALIFIED = _qualified_pattern()
+def _is_whole_value(line: str, start: int, end: int) -> bool:
+    """The token at ``start:end`` is a whole scalar: after ``key:``/``key =``/``[``/``,``/a list
+    dash/a shell ``(`` or the line start, and before the line end, ``,``/``]``/``}``/``)``;
+    a word in a sentence (``use DFlashWorker here``) is not."""
+    before = line[:start].rstrip().rstrip(_QUOTES).rstrip()
+    after = line[end:].lstrip(_QUOTES).strip()
+    return (before == "" or before[-1] in ":=[,(-") and (after == "" or after[0] in ",]})#")
 
 
-def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python") -> list[Finding]:
-    """Qualified removed names in config, data and scripts, in any value or key: dotted
-    (``worker_cls: sglang.srt.speculative.dflash_worker.DFlashWorker``) or as a loader's
-    ``module:attr`` (``draft = "sglang.srt.speculative.dflash_info:DFlashDraftInput"``), looked
-    up in the catalog's one table of qualified spellings: renamed (in the same spelling) where
-    the catalog has a replacement for the target, otherwise reported with a TODO. Comment
-    lines are skipped."""
+def _qualified_finding(path: str, number: int, start: int, spelled: str, ctx: Ctx, rewrite: bool) -> Finding | None:
     from migrator.python.analysis import rename_qualname
 
+    entry = catalog.qualified_entry(spelled)
+    if entry is None or not ctx.fires(entry.code):
+        return None
+    new = catalog.respelled(rename_qualname(catalog.dotted(spelled), ctx.target), spelled)
+    span = Span.of(number, start, number, start + len(spelled))
+    if new != spelled and rewrite:
+        fix = Fix("safe", (Replace(span, new),), new)
+    elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
+        fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
+    else:
+        fix = Fix("manual", (), new if new != spelled else None)
+    return Finding(path, span, entry.code, entry.message, fix)
+
+
+def _key_finding(path: str, number: int, start: int, spelled: str, entry: catalog.Entry, ctx: Ctx,
+                 rewrite: bool) -> Finding:
+    """A removed flag spelled as a config key: a TODO naming the key as the new flag would be
+    spelled (dashes or underscores as written). Not renamed: a key is the file's structure
+    (the YAML write guard refuses a changed key) and who reads it is not known here."""
+    new_flag = entry.replacement_for(ctx.target)
+    new = None if new_flag is None else new_flag.lstrip("-")
+    if new is not None and "_" in spelled:
+        new = new.replace("-", "_")
+    detail = f"a launcher turns the key `{spelled}` into the flag" + (f"; rename it `{new}`" if new else "")
+    span = Span.of(number, start, number, start + len(spelled))
+    fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, detail)),) if rewrite else (), new)
+    return Finding(path, span, entry.code, entry.message, fix)
+
+
+def _bare_finding(path: str, number: int, start: int, spelled: str, entry: catalog.Entry, rewrite: bool) -> Finding:
+    """A unique bare name held as data (a hook list, a registry value): what resolves it is
+    not known here, so a TODO."""
+    span = Span.of(number, start, number, start + len(spelled))
+    detail = f"`{spelled}` held as data names the V1 `{entry.old}`"
+    fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, detail)),) if rewrite else ())
+    return Finding(path, span, entry.code, entry.message, fix)
+
+
+def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python",
+                         handler: str = "") -> list[Finding]:
+    """The name table's spellings (``catalog.names.occurrences``) in config, data and scripts,
+    classified by where they stand (comment lines are skipped):
+
+    * a qualified spelling, in any value or key: dotted (``worker_cls: sglang...DFlashWorker``)
+      or a loader's ``module:attr``: renamed (in the same spelling) where the catalog has a
+      replacement for the target, otherwise a TODO;
+    * in structured data (``handler`` YAML, TOML, JSON), a removed flag spelled as a key
+      (``speculative_dflash_draft_window_size: 512``, which a launcher turns into the flag):
+      renamed as the flag is;
+    * in structured data, shell, ``.env`` and Dockerfiles, a unique bare name (no other
+      sglang name is spelled so) as a whole value (``hooks: [_compute_paged_keep_slots]``):
+      a TODO. An ambiguous bare name (``verify``, ``draft_seq_lens``) is never reported here.
+    """
     out: list[Finding] = []
     for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
-        for m in _QUALIFIED.finditer(line):
-            spelled = m.group(0)
-            entry = catalog.qualified_entry(spelled)
-            if entry is None or not ctx.fires(entry.code):
-                continue
-            new = catalog.respelled(rename_qualname(catalog.dotted(spelled), ctx.target), spelled)
-            span = Span.of(number, m.start(), number, m.end())
-            if new != spelled and rewrite:
-                fix = Fix("safe", (Replace(span, new),), new)
-            elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
-                fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry)),))
-            else:
-                fix = Fix("manual", (), new if new != spelled else None)
-            out.append(Finding(path, span, entry.code, entry.message, fix))
+        for occurrence in catalog_names.occurrences(line):
+            found = _classified(path, number, line, occurrence, ctx, rewrite, handler)
+            if found is not None:
+                out.append(found)
     return out
+
+
+def _classified(path: str, number: int, line: str, occurrence: "catalog_names.Occurrence", ctx: Ctx,
+                rewrite: bool, handler: str) -> Finding | None:
+    start, end, spelled, rows = occurrence
+    forms: dict[str, catalog_names.Name] = {}
+    for row in rows:  # the first entry of a spelling (``DFlashDraftInput``: DFM103, not its re-export's)
+        if ctx.fires(row.code):
+            forms.setdefault(row.form, row)
+    if "dotted" in forms or "module:attr" in forms:
+        return _qualified_finding(path, number, start, spelled, ctx, rewrite)
+    if "key" in forms and handler in _KEYED and _is_key(line, start, end):
+        return _key_finding(path, number, start, spelled, forms["key"].entry, ctx, rewrite)
+    bare = forms.get("bare")
+    if bare is not None and bare.unique and bare.kind in ("class", "function", "method", "field") and handler in _VALUED \
+            and not _is_key(line, start, end) and _is_whole_value(line, start, end):
+        return _bare_finding(path, number, start, spelled, bare.entry, rewrite)
+    return None
 
 
 # ---- the driver -----------------------------------------------------------------------
@@ -221,7 +290,7 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
         text = text[1:]
     found = analyze(path, text, ctx)
     if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader)
+        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader, handler=rule.name)
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, filetype.comments, malformed, reader, regions,

@@ -1,0 +1,145 @@
+"""Issue 47: the one occurrence search (``catalog.names.occurrences``) in every token of
+structured data, shell, ``.env`` and Dockerfiles, classified by context.
+
+* a removed server flag spelled as a config key a launcher turns into the flag
+  (``speculative_dflash_draft_window_size: 512`` in YAML, ``... = 512`` in TOML, a JSON key),
+  renamed as it was spelled;
+* a removed class, function or method held as data by its unique bare name (a hook list, a
+  registry value, a shell variable), reported with a TODO;
+* the negatives real repositories hold beside them: Kubernetes ``apiVersion: v1``, OpenAI
+  ``/v1`` routes, TLS ``verify``, EAGLE's and NGRAM's ``verify``/``spec_info``, a team's own
+  ``v1``/``v2``, ``SPEC_V2`` inside other products' names, V2 names holding V1 ones, a bare
+  name in a sentence, an ambiguous bare name (``draft_seq_lens``) held as data.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from migrator.run.engine import Options, run
+
+TARGET = "0.5.14"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def _lint(root: Path, target: str = TARGET) -> list[tuple[str, int, str]]:
+    result = run([root], Options(mode="lint", target_version=target, jobs=1))
+    assert [r.error for r in result.results if r.error] == []
+    return sorted((Path(f.path).relative_to(root).as_posix(), f.line, f.code)
+                  for r in result.results for f in r.findings)
+
+
+def _fix(root: Path) -> None:
+    result = run([root], Options(mode="fix", target_version=TARGET, jobs=1, allow_dirty=True))
+    assert [r.error for r in result.results if r.error] == []
+
+
+# ---- a removed flag spelled as a config key ------------------------------------------------
+
+FLAG_KEYS = [
+    ("configs/server.yaml", "server:\n  model_path: m\n  speculative_dflash_draft_window_size: 512\n", 3),
+    ("configs/server.yaml", "args:\n  speculative-dflash-draft-window-size: 512\n  tp_size: 2\n", 2),
+    ("deploy/helm/values.yaml", "sglang:\n  extraArgs:\n    - speculative_dflash_draft_window_size: 256\n", 3),
+    ("configs/server.yaml", "profile: {tp_size: 2, speculative_dflash_draft_window_size: 256}\n", 1),
+    ("gateway.toml", "[server]\nmodel_path = \"m\"\nspeculative_dflash_draft_window_size = 2048\n", 3),
+    ("configs/profiles.json", '{\n  "long": {\n    "speculative_dflash_draft_window_size": 4096\n  }\n}\n', 3),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line"), FLAG_KEYS,
+                         ids=[f"{n}:{t.splitlines()[l - 1].strip()[:30]}" for n, t, l in FLAG_KEYS])
+def test_a_removed_flag_spelled_as_a_config_key_is_found(tmp_path: Path, name: str, text: str, line: int) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, "DFM203") in _lint(tmp_path)
+
+
+@pytest.mark.parametrize(("name", "key", "new"), [
+    ("configs/server.yaml", "  speculative_dflash_draft_window_size: 512", "speculative_draft_window_size"),
+    ("configs/server.yaml", "  speculative-dflash-draft-window-size: 512", "speculative-draft-window-size"),
+    ("gateway.toml", "speculative_dflash_draft_window_size = 2048", "speculative_draft_window_size"),
+])
+def test_a_flag_key_gets_a_todo_naming_the_new_key_as_it_was_spelled(tmp_path: Path, name: str, key: str,
+                                                                     new: str) -> None:
+    """A key is the file's structure and its reader is not known: the key stays, the TODO
+    names its new spelling."""
+    _write(tmp_path, {name: ("server:\n" if name.endswith(".yaml") else "[server]\n") + key + "\n"})
+    _fix(tmp_path)
+    text = (tmp_path / name).read_text()
+    assert text.endswith(key + "\n") and "TODO(dflash-migrate): DFM203" in text and f"`{new}`" in text
+
+
+def test_a_flag_key_is_not_a_finding_before_its_release(tmp_path: Path) -> None:
+    _write(tmp_path, {"configs/server.yaml": "server:\n  speculative_dflash_draft_window_size: 512\n"})
+    assert _lint(tmp_path, target="0.5.12") == []
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("configs/server.yaml", "notes: speculative_dflash_draft_window_size was renamed\n"),  # prose in a value
+    ("configs/server.yaml", "speculative_draft_window_size: 512\nspeculative_dflash_block_size: 16\n"),  # V2 keys
+    ("gateway.toml", "[server]\nmy_speculative_dflash_draft_window_size_hint = 3\n"),  # a longer key
+])
+def test_what_is_not_the_removed_key_is_not_found(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, {name: text})
+    assert [f for f in _lint(tmp_path) if f[2] == "DFM203"] == []
+
+
+# ---- unique bare names held as data --------------------------------------------------------
+
+BARE = [
+    ("configs/hooks.yaml", "hooks:\n  before_verify:\n    - _compute_paged_keep_slots\n", 3, "DFM104"),
+    ("configs/hooks.yaml", "worker_class: DFlashWorker\n", 1, "DFM102"),
+    ("configs/hooks.yaml", "patch: [\"DFlashDraftInput\", \"DFlashVerifyInput\"]\n", 1, "DFM103"),
+    ("configs/registry.json", '{"workers": {"dflash": "DFlashWorker"}}\n', 1, "DFM102"),
+    ("gateway.toml", "[hooks]\nkeep = \"_compute_paged_keep_slots\"\n", 2, "DFM104"),
+    ("gateway.toml", "[hooks]\nwrap = [\"run\", \"_compute_paged_keep_slots\"]\n", 2, "DFM104"),
+    ("configs/registry.yaml", "accept: compute_dflash_sampling_accept_len_and_bonus\n", 1, "DFM304"),
+    ("scripts/patch.sh", "#!/bin/bash\nWORKER_CLASS=DFlashWorker\npython -m app\n", 2, "DFM102"),
+    (".env", "SPECBENCH_WORKER=DFlashWorker\n", 1, "DFM102"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line", "code"), BARE,
+                         ids=[f"{n}:{t.splitlines()[l - 1].strip()[:30]}" for n, t, l, _ in BARE])
+def test_a_unique_bare_name_held_as_data_is_found(tmp_path: Path, name: str, text: str, line: int,
+                                                  code: str) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, code) in _lint(tmp_path)
+
+
+def test_a_bare_name_held_as_data_gets_a_todo_not_a_rename(tmp_path: Path) -> None:
+    _write(tmp_path, {"configs/hooks.yaml": "worker_class: DFlashWorker\n"})
+    _fix(tmp_path)
+    text = (tmp_path / "configs/hooks.yaml").read_text()
+    assert text.endswith("worker_class: DFlashWorker\n") and "TODO" in text.splitlines()[0]
+
+
+NOT_BARE = [
+    # a sentence, V2 names holding V1 ones, other products, ambiguous bare names as data
+    ("configs/hooks.yaml", "description: we replaced DFlashWorker with the V2 worker\n"),
+    ("configs/hooks.yaml", "worker_class: DFlashWorkerV2\nmodule: dflash_worker_v2\n"),
+    ("configs/hooks.yaml", "fields: [draft_seq_lens, target_hidden, ctx_lens]\nspec: spec_info\n"),
+    ("configs/hooks.yaml", "DFlashWorker: {replicas: 2}\n"),  # a team's own key
+    ("deploy/k8s/deploy.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: sglang-v1\n"),
+    ("deploy/k8s/route.yaml", "paths:\n  - /v1/chat/completions\n  - /v2/models\nversion: v1\n"),
+    ("configs/tls.yaml", "client:\n  verify: true\n  tls_verify: false\nhooks: [verify]\n"),
+    ("configs/eagle.yaml", "algorithm: EAGLE\nhooks: [verify, spec_info]\nworker: EAGLEWorker\n"),
+    ("configs/ngram.toml", "[ngram]\nverify = \"NgramVerifyInput.verify\"\nspec = \"spec_info\"\n"),
+    ("configs/api.json", '{"api": "v1", "model_version": "v2", "MYAPP_SPEC_V2": true}\n'),
+    ("scripts/run.sh", "#!/bin/bash\nexport GATEWAY_SPEC_V2=1\nAPI=v1\nWORKER=DFlashWorkerV2\n"),
+    (".env", "SPECBENCH_WORKER=DFlashWorkerV2\nSPEC_V2_ROLLOUT=on\n"),
+]
+
+
+@pytest.mark.parametrize(("name", "text"), NOT_BARE, ids=[f"{n}:{t.splitlines()[0][:30]}" for n, t in NOT_BARE])
+def test_what_only_looks_like_a_v1_name_is_not_found(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, {name: text})
+    assert _lint(tmp_path) == []
