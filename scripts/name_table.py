@@ -38,8 +38,7 @@ UNIQUE_BARE: frozenset[str] = frozenset({
 
 
 def _module_name(path: str) -> str:
-    dotted = path[: -len(".py")].replace("/", ".")
-    return dotted[: -len(".__init__")] if dotted.endswith(".__init__") else dotted
+    return path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
 
 
 def _definitions(module: str, tree: ast.Module, wanted: frozenset[str]) -> set[str]:

@@ -17,10 +17,19 @@ from importlib import import_module
 from typing import NamedTuple
 
 from migrator import catalog
-from migrator.catalog import names as catalog_names
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
-from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
+from migrator.base.model import (
+    FileError,
+    FileResult,
+    Finding,
+    Fix,
+    InsertComment,
+    Replace,
+    RewriteError,
+    Span,
+)
 from migrator.base.records import record
+from migrator.catalog import names as catalog_names
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.text.filetypes import FileType, filetype_for, of_module
 
@@ -232,7 +241,7 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
     return out
 
 
-def _classified(path: str, number: int, line: str, occurrence: "catalog_names.Occurrence", ctx: Ctx,
+def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occurrence, ctx: Ctx,
                 rewrite: bool, handler: str) -> Finding | None:
     start, end, spelled, rows = occurrence
     forms: dict[str, catalog_names.Name] = {}
@@ -289,8 +298,10 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     if bom:
         text = text[1:]
     found = analyze(path, text, ctx)
-    if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader, handler=rule.name)
+    if rule.dotted_names:  # one finding per place and code: a qualified name's own fix wins over embedded Python's TODO
+        dotted = dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader, handler=rule.name)
+        places = {(f.line, f.column, f.code) for f in dotted}
+        found = [f for f in found if (f.line, f.column, f.code) not in places] + dotted
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, filetype.comments, malformed, reader, regions,

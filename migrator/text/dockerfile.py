@@ -21,7 +21,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Span
 from migrator.base.records import record
-from migrator.text import _core, _guard, shell
+from migrator.text import _core, _guard, embedded_python, shell
 from migrator.text._shellparse import split
 
 _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
@@ -103,6 +103,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             if "--" in line:
                 found += _core.cli_flag_findings(path, ins.first + offset, line, ctx)
         body = "".join(ins.masked)
+        if ins.keyword == "RUN" and embedded_python.might_hold(body):
+            found += embedded_python.python_c_findings(path, split(ins.masked, ins.first), ctx, lines)
         if _core.ENV not in body:
             continue
         commands = split(ins.masked, ins.first)
