@@ -143,3 +143,22 @@ NOT_BARE = [
 def test_what_only_looks_like_a_v1_name_is_not_found(tmp_path: Path, name: str, text: str) -> None:
     _write(tmp_path, {name: text})
     assert _lint(tmp_path) == []
+
+
+# ---- the flag itself, looked up in the same table -------------------------------------------
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    ("scripts/serve.sh", "#!/bin/bash\nARGS=(--model-path m --speculative-dflash-draft-window-size 512)\n", 2),
+    ("scripts/serve.sh", "#!/bin/bash\nEXTRA=\"--speculative-dflash-draft-window-size=512\"\n", 2),
+    ("deploy/job.yaml", "args: [\"--speculative-dflash-draft-window-size\", \"512\"]\n", 1),
+    ("configs/launch.json", '{"argv": ["-m", "sglang.launch_server", "--speculative-dflash-draft-window-size", "8"]}\n', 1),
+])
+def test_a_removed_flag_is_found_in_every_holder(tmp_path: Path, name: str, text: str, line: int) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, "DFM203") in _lint(tmp_path)
+
+
+def test_longer_and_new_flags_are_not_the_removed_one(tmp_path: Path) -> None:
+    _write(tmp_path, {"scripts/serve.sh": "#!/bin/bash\npython -m sglang.launch_server --speculative-draft-window-size 8 "
+                                          "--speculative-dflash-draft-window-size-max 9 --x-speculative-dflash-draft-window-size 1\n"})
+    assert _lint(tmp_path) == []

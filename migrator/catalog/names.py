@@ -171,7 +171,10 @@ def occurrences(line: str) -> Iterator[Occurrence]:
     or ``module:attr`` token by its qualified prefixes (one dict lookup per separator)."""
     table = lookup()
     for match in _TOKEN.finditer(line):
-        token = match.group(0).rstrip(".:/-")
+        token = match.group(0)
+        if token.startswith("-"):  # a flag ends where a name cannot go on (``--flag:512``, ``--flag/``)
+            token = re.split(r"[.:/]", token, maxsplit=1)[0]
+        token = token.rstrip(".:/-")
         rows = table.get(token)
         if rows is not None:
             yield Occurrence(match.start(), match.start() + len(token), token, rows)

@@ -39,7 +39,6 @@ LAUNCH = catalog.LAUNCH_SERVER_MODULE
 LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
 FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.by_name()[ENV]
-_CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 #: What a module that reads settings of the variable and launch commands emits itself.
 ENV_AND_FLAG_CODES = (ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag"))
 BOM = "\ufeff"
@@ -136,16 +135,17 @@ def disable_overlap_edits(line_no: int, line: str) -> list[Replace]:
 
 
 def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: bool = True) -> list[Finding]:
-    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file."""
+    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file: the
+    name table's ``flag`` spellings among the line's tokens (``catalog.names.occurrences``)."""
     out = []
-    for entry in _CLI_FLAG_ENTRIES:
-        if not ctx.fires(entry.code):
+    for occurrence in catalog_names.occurrences(line):
+        entry = next((row.entry for row in occurrence.rows if row.form == "flag"), None)
+        if entry is None or not ctx.fires(entry.code):
             continue
         new = entry.replacement_for(ctx.target)
-        for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
-            span = Span.of(line_no, m.start(), line_no, m.end())
-            fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
-            out.append(Finding(path, span, entry.code, entry.message, fix))
+        span = Span.of(line_no, occurrence.start, line_no, occurrence.end)
+        fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
+        out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
 
 
