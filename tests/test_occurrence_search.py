@@ -162,3 +162,32 @@ def test_longer_and_new_flags_are_not_the_removed_one(tmp_path: Path) -> None:
     _write(tmp_path, {"scripts/serve.sh": "#!/bin/bash\npython -m sglang.launch_server --speculative-draft-window-size 8 "
                                           "--speculative-dflash-draft-window-size-max 9 --x-speculative-dflash-draft-window-size 1\n"})
     assert _lint(tmp_path) == []
+
+
+# ---- unique bare names held as Python strings ------------------------------------------------
+
+PY_STRINGS = [
+    ("specbench/hooks.py", 'HOOKS = ["_compute_paged_keep_slots", "forward_batch_generation"]\n', 1, "DFM104"),
+    ("specbench/registry.py", 'WORKERS = {"dflash": "DFlashWorker", "eagle": "EAGLEWorker"}\n', 1, "DFM102"),
+    ("specbench/patches.py", ("from unittest import mock\n\n\ndef patched(cls):\n"
+                              "    return mock.patch.object(cls, \"_compute_paged_keep_slots\")\n"), 5, "DFM104"),
+    ("specbench/names.py", 'DRAFT_CLASSES = ("DFlashDraftInput",)\n', 1, "DFM103"),
+]
+
+
+@pytest.mark.parametrize(("name", "text", "line", "code"), PY_STRINGS, ids=[n for n, *_ in PY_STRINGS])
+def test_a_unique_bare_name_held_as_a_python_string_is_found(tmp_path: Path, name: str, text: str, line: int,
+                                                             code: str) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, code) in _lint(tmp_path)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("specbench/compat.py", 'RENAMES = {"DFlashWorker": "DFlashWorkerV2", "DFlashDraftInputV2": "DFlashDraftInput"}\n'),
+    ("specbench/own.py", 'class DFlashWorker:\n    pass\n\n\n__all__ = ["DFlashWorker"]\n'),
+    ("specbench/log.py", 'import logging\n\nlog = logging.getLogger("dflash_worker")\nMSG = "DFlashWorker is gone"\n'),
+    ("specbench/eagle.py", 'FIELDS = ["verify", "spec_info", "draft_seq_lens", "v1", "SPEC_V2"]\n'),
+])
+def test_what_a_python_string_holds_beside_v1_names_is_not_found(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, {name: text})
+    assert _lint(tmp_path) == []
