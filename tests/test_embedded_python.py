@@ -1,5 +1,7 @@
-"""Issue 47: Python embedded in a shell command (``python -c "..."``) in a shell script, a
-Makefile recipe and a Dockerfile ``RUN`` is analysed as Python, its positions mapped back.
+"""Issue 47: Python embedded in another file is analysed as Python, its positions mapped back:
+``python -c "..."`` in a shell script, a Makefile recipe, a Dockerfile ``RUN`` and a YAML
+script block; a here-document fed to the interpreter; a YAML literal block under a key
+naming a Python file (a ConfigMap).
 
 Shapes a repository holds: a one-line import check in CI, a multi-line program in double or
 single quotes, interpreter options before ``-c``, a full interpreter path. Negatives: V2
@@ -47,6 +49,20 @@ FOUND = [
      2, 60, "DFM103"),
     ("Dockerfile", "FROM python:3.11\nRUN python -c 'import sglang.srt.speculative.dflash_info as i; i.DFlashDraftInput'\n",
      2, 63, "DFM103"),
+    (".github/workflows/ci.yml", ("jobs:\n  check:\n    steps:\n      - run: |\n          pip install .\n"
+                                  "          python -c 'import sglang.srt.speculative.dflash_info as i; i.DFlashDraftInput'\n"),
+     6, 69, "DFM103"),
+    ("deploy/configmap.yaml", ("apiVersion: v1\nkind: ConfigMap\ndata:\n  patch.py: |\n"
+                               "    import sglang.srt.speculative.dflash_info as info\n"
+                               "    info.DFlashVerifyInput.verify = None\n"), 6, 4, "DFM105"),
+    ("deploy/helm/values.yaml", ("hooks:\n  files:\n    draft.py: |\n      from sglang.srt.speculative import dflash_info\n\n"
+                                 "      def f():\n          return dflash_info.DFlashDraftInput\n"), 7, 17, "DFM103"),
+    ("scripts/probe.sh", ("#!/bin/bash\npython3 - <<'EOF'\nfrom sglang.srt.speculative import dflash_info\n"
+                          "print(dflash_info.DFlashDraftInput)\nEOF\n"), 4, 6, "DFM103"),
+    ("scripts/probe.sh", ("#!/bin/bash\nif true; then\n\tpython <<-PY\n\timport sglang.srt.speculative.dflash_info as i\n"
+                          "\ti.DFlashDraftInput\n\tPY\nfi\n"), 5, 1, "DFM103"),
+    ("Dockerfile", ("FROM python:3.11\nRUN python3 <<EOF\nimport sglang.srt.speculative.dflash_info as i\n"
+                    "i.DFlashDraftInput\nEOF\n"), 4, 0, "DFM103"),
 ]
 
 
@@ -74,6 +90,11 @@ def test_a_finding_in_a_python_c_gets_a_todo_above_its_command(tmp_path: Path) -
     ("ci/check.sh", "#!/bin/bash\nbash -c 'echo DFlashWorker is gone in v1'\ngcc -c dflash_worker.c\n"),
     ("ci/check.sh", "#!/bin/bash\npython -c 'this is not python: DFlashWorkerV2 ('\n"),
     ("Makefile", "check:\n\tpython -c 'import requests; requests.get(\"https://x/v1/models\", verify=False)'\n"),
+    ("deploy/configmap.yaml", ("apiVersion: v1\nkind: ConfigMap\ndata:\n  README.md: |\n    DFlashWorker was removed\n"
+                               "  client.py: |\n    import httpx\n    httpx.get('https://x/v1/models', verify=False)\n")),
+    ("scripts/probe.sh", "#!/bin/bash\ncat <<EOF > notes.txt\nDFlashWorker was replaced by DFlashWorkerV2\nEOF\n"),
+    ("scripts/probe.sh", ("#!/bin/bash\npython3 - <<'EOF'\nfrom sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+                          "print(DFlashWorkerV2)\nEOF\n")),
 ])
 def test_what_is_not_v1_in_a_python_c_is_not_found(tmp_path: Path, name: str, text: str) -> None:
     _write(tmp_path, {name: text})

@@ -98,6 +98,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     program = instructions(lines)
     launches = _Launches(program)
     reads = [ins.first for ins in program if shell._READ.search("".join(ins.masked))]  # in order
+    if "<<" in text:
+        found += embedded_python.heredoc_findings(path, lines, ctx)
     for n, ins in enumerate(program):
         for offset, line in enumerate(ins.masked):
             if "--" in line:

@@ -1,5 +1,8 @@
-"""Python embedded in a shell command: ``python -c "..."`` (scripts, Makefile recipes,
-Dockerfile ``RUN``), analysed as Python with its positions mapped back (issue 47).
+"""Python embedded in another file: ``python -c "..."`` in a shell command (scripts,
+Makefile recipes, Dockerfile ``RUN``, a YAML script block), a here-document fed to the
+interpreter (``python3 - <<'EOF'``) and a YAML literal block under a
+key naming a Python file (a ConfigMap's ``patch.py: |``), analysed as Python with its
+positions mapped back (issue 47).
 
 The code word is what the shell passes (quotes removed, ``migrator.text._shellparse``); it
 is parsed with ``ast`` by the Python rules (``Ctx.python``, report-only) behind blank lines
@@ -90,4 +93,51 @@ def python_c_findings(path: str, commands: list[ShellCommand], ctx: _core.Ctx, l
                 span = Span.of(word.line, word.start, word.end_line, word.end)
             todo = catalog.todo_comment(catalog.get(finding.code), f"{finding.message} (in this `python -c`)")
             out.append(finding._replace(span=span, fix=Fix("manual", (InsertComment(cmd.first_line, todo),))))
+    return out
+
+
+def block_findings(path: str, lines: list[str], key_line: int, last: int, ctx: _core.Ctx) -> list[Finding]:
+    """The Python rules' findings in lines ``key_line + 1 .. last`` (1-based) of ``lines``, a
+    block of Python under the line ``key_line`` (a YAML literal block), its common indentation
+    cut and added back to the columns; each finding a TODO above ``key_line`` (a comment
+    inside the block would be part of the program)."""
+    body = [lines[n - 1].rstrip("\r\n") for n in range(key_line + 1, last + 1)]
+    source = "".join(body)
+    if ctx.python is None or not might_match(source.encode("utf-8", "surrogatepass")):
+        return []
+    cut = min((len(line) - len(line.lstrip()) for line in body if line.strip()), default=0)
+    masked = [""] * key_line + [line[cut:] for line in body]
+    try:
+        found, _ = ctx.python("\n".join(masked) + "\n", path, report_only=True)
+    except SourceError:
+        return []
+    out = []
+    for finding in found:
+        start, end = finding.span
+        span = Span.of(start.line, start.column + cut, end.line, end.column + cut)
+        todo = catalog.todo_comment(catalog.get(finding.code), f"{finding.message} (in the Python block below)")
+        out.append(finding._replace(span=span, fix=Fix("manual", (InsertComment(key_line, todo),))))
+    return out
+
+
+#: A command that feeds Python a here-document: ``python3 - <<'EOF'``, ``python <<-PY``.
+_HEREDOC = re.compile(r"(?:^|[\s;&|(])(?:\S*/)?(?:python|pypy)[\d.]*(?:\s+-\S*)*\s*<<(-?)\s*(['\"]?)([A-Za-z_]\w*)\2")
+
+
+def heredoc_findings(path: str, lines: list[str], ctx: _core.Ctx) -> list[Finding]:
+    """The Python rules' findings in each here-document fed to the interpreter, each a TODO
+    above the command that opens it."""
+    out: list[Finding] = []
+    number = 0
+    while number < len(lines):
+        opened = _HEREDOC.search(lines[number]) if "<<" in lines[number] else None
+        number += 1
+        if opened is None:
+            continue
+        strip_tabs, delimiter = opened.group(1) == "-", opened.group(3)
+        end = next((k for k in range(number, len(lines))
+                    if (lines[k].rstrip("\r\n").lstrip("\t") if strip_tabs else lines[k].rstrip("\r\n")) == delimiter),
+                   len(lines))
+        out += block_findings(path, lines, number, end, ctx)
+        number = end + 1
     return out

@@ -391,6 +391,8 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if _core.ENV in text:
             findings += analyze_commands(path, commands, lines, ctx, heredoc_lines=heredoc)
         findings += embedded_python.python_c_findings(path, commands, ctx, lines)
+    if "<<" in text:
+        findings += embedded_python.heredoc_findings(path, lines, ctx)
     for number, line in enumerate(lines, start=1):
         if "--" in line:
             findings += _core.cli_flag_findings(path, number, _core.strip_comment(line), ctx)
