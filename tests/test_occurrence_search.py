@@ -191,3 +191,28 @@ def test_a_unique_bare_name_held_as_a_python_string_is_found(tmp_path: Path, nam
 def test_what_a_python_string_holds_beside_v1_names_is_not_found(tmp_path: Path, name: str, text: str) -> None:
     _write(tmp_path, {name: text})
     assert _lint(tmp_path) == []
+
+
+# ---- a removed member after its class's name: the class proves the receiver -----------------
+
+@pytest.mark.parametrize(("name", "text", "line", "code"), [
+    ("configs/hooks.yaml", "hooks:\n  - DFlashVerifyInput.verify\n  - EagleVerifyInput.verify\n", 2, "DFM105"),
+    ("gateway.toml", "[profiling]\nwrap = [\"DFlashWorker.forward_batch_generation\"]\n", 2, "DFM108"),
+    ("configs/fields.json", '{"drop": ["DFlashDraftInput.ctx_lens"]}\n', 1, "DFM109"),
+    ("specbench/timing.py", 'TIMED = ["ScheduleBatch.is_spec_v2", "ScheduleBatch.filter_batch"]\n', 1, "DFM206"),
+    ("specbench/timing.py", 'WRAP = ("DFlashVerifyInput.verify", "NgramVerifyInput.verify")\n', 1, "DFM105"),
+])
+def test_a_removed_member_after_its_class_is_found_as_data(tmp_path: Path, name: str, text: str, line: int,
+                                                           code: str) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, code) in _lint(tmp_path)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("configs/hooks.yaml", "hooks:\n  - EagleVerifyInput.verify\n  - NgramVerifyInput.verify\n  - DFlashVerifyInputV2.verify\n"),
+    ("configs/hooks.yaml", "note: DFlashVerifyInput.verify moved into the worker in 0.5.14\n"),
+    ("specbench/timing.py", 'TIMED = ["ScheduleBatch.filter_batch", "EAGLEWorker.forward_batch_generation"]\n'),
+])
+def test_the_same_member_of_another_class_is_not_found(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, {name: text})
+    assert _lint(tmp_path) == []

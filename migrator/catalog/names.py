@@ -7,6 +7,8 @@ Each row is one spelling of one entry's name:
   (``sglang.srt.speculative.dflash_info:DFlashDraftInput``, what a loader resolves) for
   modules, classes, functions, methods and fields: :func:`qualified`;
 * ``path`` (``sglang/srt/speculative/dflash_worker.py``) for modules;
+* ``member``: a removed method or field after its class's name (``DFlashVerifyInput.verify``):
+  the class proves the receiver, so an ambiguous member name counts there;
 * ``bare``: the last name (``DFlashDraftInput``, ``draft_seq_lens``), ``unique`` where no
   other class, function, module, attribute or parameter of any release is spelled so
   (generated from the wheels into ``migrator.catalog.bare_names`` by ``scripts/name_table.py``);
@@ -41,7 +43,7 @@ class Name(NamedTuple):
     spelling: str
     code: str
     kind: str
-    form: str  # dotted, module:attr, path, bare, flag, key, env
+    form: str  # dotted, module:attr, path, member, bare, flag, key, env
     breaks_on: tuple[str, ...]
     unique: bool = True  # False only for an ambiguous bare spelling
 
@@ -85,6 +87,9 @@ def _rows(entry: catalog.Entry) -> list[Name]:
             continue
         leaf = name.rpartition(".")[2]
         rows.append(Name(leaf, entry.code, kind, "bare", breaks, leaf in UNIQUE_BARE))
+        owner = name.rpartition(".")[0].rpartition(".")[2]
+        if entry.kind in ("method", "attribute") and owner[:1].isupper():  # the class proves the receiver
+            rows.append(Name(f"{owner}.{leaf}", entry.code, kind, "member", breaks))
         if entry.kind == "server-arg":
             continue
         rows.append(Name(name, entry.code, kind, "dotted", breaks))

@@ -207,10 +207,10 @@ def _key_finding(path: str, number: int, start: int, spelled: str, entry: catalo
 
 
 def _bare_finding(path: str, number: int, start: int, spelled: str, entry: catalog.Entry, rewrite: bool) -> Finding:
-    """A unique bare name held as data (a hook list, a registry value): what resolves it is
-    not known here, so a TODO."""
+    """A unique bare name (or a removed member after its class's name) held as data (a hook
+    list, a registry value): what resolves it is not known here, so a TODO."""
     span = Span.of(number, start, number, start + len(spelled))
-    detail = f"`{spelled}` held as data names the V1 `{entry.old}`"
+    detail = f"`{spelled}` held as data: {entry.message}"
     fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, detail)),) if rewrite else ())
     return Finding(path, span, entry.code, entry.message, fix)
 
@@ -228,7 +228,9 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
       renamed as the flag is;
     * in structured data, shell, ``.env`` and Dockerfiles, a unique bare name (no other
       sglang name is spelled so) as a whole value (``hooks: [_compute_paged_keep_slots]``):
-      a TODO. An ambiguous bare name (``verify``, ``draft_seq_lens``) is never reported here.
+      a TODO; so is a removed member after its class's name (``hooks: [DFlashVerifyInput.verify]``),
+      the class proving the receiver. An ambiguous bare name (``verify``, ``draft_seq_lens``)
+      alone is never reported here.
     """
     out: list[Finding] = []
     for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
@@ -252,6 +254,9 @@ def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occ
         return _qualified_finding(path, number, start, spelled, ctx, rewrite)
     if "key" in forms and handler in _KEYED and _is_key(line, start, end):
         return _key_finding(path, number, start, spelled, forms["key"].entry, ctx, rewrite)
+    member = forms.get("member")
+    if member is not None and handler in _VALUED and not _is_key(line, start, end) and _is_whole_value(line, start, end):
+        return _bare_finding(path, number, start, spelled, member.entry, rewrite)
     bare = forms.get("bare")
     if bare is not None and bare.unique and bare.kind in ("class", "function", "method", "field") and handler in _VALUED \
             and not _is_key(line, start, end) and _is_whole_value(line, start, end):

@@ -70,14 +70,16 @@ def check(ctx: RuleContext) -> None:
 
 @cache
 def _bare_strings() -> dict[str, catalog.Entry]:
-    """Unique bare name of a removed class, function, method or field (the name table's)
-    -> its first entry: such a name held as a whole string is data some other code resolves
+    """Unique bare name of a removed class, function, method or field, or a removed member
+    after its class's name (``"DFlashVerifyInput.verify"``; the name table's) -> its first
+    entry: such a name held as a whole string is data some other code resolves
     (a hook list fed to ``getattr``/``patch.object``, a registry of class names)."""
     from migrator.catalog import names
 
     table: dict[str, catalog.Entry] = {}
     for row in names.table():
-        if row.form == "bare" and row.unique and row.kind in ("class", "function", "method", "field"):
+        if (row.form == "bare" and row.unique and row.kind in ("class", "function", "method", "field")
+                or row.form == "member"):
             table.setdefault(row.spelling, row.entry)
     return table
 
@@ -96,15 +98,14 @@ def _held_as_data(ctx: RuleContext, seen: set[tuple[int, str]]) -> None:
             continue
         if node.value in ctx.analysis.module_scope.names or _mapped_or_probed(ctx, node):
             continue
-        ctx.todo(node, ctx.entry(entry.code), f"`\"{node.value}\"` held as a string names the V1 "
-                                               f"`{entry.old.rpartition('.')[2]}`: {entry.message}")
+        ctx.todo(node, ctx.entry(entry.code), f"`\"{node.value}\"` held as a string: {entry.message}")
 
 
 def _mapped_or_probed(ctx: RuleContext, node: ast.Constant) -> bool:
     parent = ctx.analysis.parents.get(node)
     if isinstance(parent, (ast.BinOp, ast.JoinedStr, ast.Compare)):
         return True  # a part of a built string; a comparison is ``name_comparisons``' to decide
-    if isinstance(parent, ast.Tuple) and len(parent.elts) == 2 and any(
+    if isinstance(parent, ast.Tuple) and len(parent.elts) == 2 and "." not in node.value and any(
             isinstance(e, ast.Constant) and isinstance(e.value, str) and "." in e.value for e in parent.elts):
         return True  # a ``(module, name)`` pair: ``lazy_pairs`` knows which module it names
     if isinstance(parent, ast.Dict):  # {"DFlashWorker": "DFlashWorkerV2"} (either way round)
