@@ -102,6 +102,7 @@ BARE = [
     ("gateway.toml", "[hooks]\nkeep = \"_compute_paged_keep_slots\"\n", 2, "DFM104"),
     ("gateway.toml", "[hooks]\nwrap = [\"run\", \"_compute_paged_keep_slots\"]\n", 2, "DFM104"),
     ("configs/registry.yaml", "accept: compute_dflash_sampling_accept_len_and_bonus\n", 1, "DFM304"),
+    ("gateway.toml", "[hooks]\nwrap = [\"_append_target_hidden_to_draft_kv\", \"run\"]\n", 2, "DFM107"),
     ("scripts/patch.sh", "#!/bin/bash\nWORKER_CLASS=DFlashWorker\npython -m app\n", 2, "DFM102"),
     (".env", "SPECBENCH_WORKER=DFlashWorker\n", 1, "DFM102"),
 ]
@@ -172,6 +173,8 @@ PY_STRINGS = [
     ("specbench/patches.py", ("from unittest import mock\n\n\ndef patched(cls):\n"
                               "    return mock.patch.object(cls, \"_compute_paged_keep_slots\")\n"), 5, "DFM104"),
     ("specbench/names.py", 'DRAFT_CLASSES = ("DFlashDraftInput",)\n', 1, "DFM103"),
+    ("specbench/patches.py", ("from unittest import mock\n\n\ndef patched(cls):\n"
+                              "    return mock.patch.object(cls, \"_append_target_hidden_to_draft_kv\")\n"), 5, "DFM107"),
 ]
 
 

@@ -1436,9 +1436,17 @@ def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
     return tuple(e.code for e in ENTRIES if e.kind in kinds)
 
 
+def _unique_bare() -> frozenset[str]:
+    """The name table's unique bare spellings (generated data, ``catalog.bare_names``)."""
+    from migrator.catalog.bare_names import UNIQUE_BARE
+
+    return UNIQUE_BARE
+
+
 def _entry_tokens(entry: Entry) -> frozenset[str]:
     """The byte triggers of one entry: for members of a class the class name (a `.verify(`
-    alone proves nothing) unless the member is ``distinctive``; for behaviour entries
+    alone proves nothing) unless the member is ``distinctive``, and the member too where its
+    name is unique in sglang (the name table's bare spellings); for behaviour entries
     ``BEHAVIOUR_TOKENS``; for everything else the last dotted component. A kwarg spelled with
     underscores is the same flag as its dashed CLI form."""
     if entry.kind == BEHAVIOUR_KIND:
@@ -1451,6 +1459,8 @@ def _entry_tokens(entry: Entry) -> frozenset[str]:
         owner_last = name.rpartition(".")[0].rpartition(".")[2]
         if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper() and not entry.distinctive:
             tokens.add(owner_last)
+            if entry.kind != "call-form" and name.rpartition(".")[2] in _unique_bare():
+                tokens.add(name.rpartition(".")[2])  # held as data without its class (issue 47)
         else:
             tokens.add(name.rpartition(".")[2])
     return frozenset({*tokens, *(t.replace("-", "_") for t in tokens if "-" in t)})
