@@ -219,3 +219,11 @@ def test_a_removed_member_after_its_class_is_found_as_data(tmp_path: Path, name:
 def test_the_same_member_of_another_class_is_not_found(tmp_path: Path, name: str, text: str) -> None:
     _write(tmp_path, {name: text})
     assert _lint(tmp_path) == []
+
+
+def test_a_removed_flag_as_a_python_config_key_is_found(tmp_path: Path) -> None:
+    _write(tmp_path, {"specbench/launch.py": (
+        'CONFIG = {"model_path": "m", "speculative_dflash_draft_window_size": 512}\n'
+        'ARGS = ["--speculative-dflash-draft-window-size", "8"]\n'
+        'NEW = {"speculative_draft_window_size": 512, "speculative_dflash_block_size": 16}\n')})
+    assert _lint(tmp_path) == [("specbench/launch.py", 1, "DFM203"), ("specbench/launch.py", 2, "DFM203")]

@@ -1,4 +1,4 @@
-"""The removed API reached by its unique names on receivers nothing resolves.
+"""The removed API reached by its unique names on receivers nothing resolves, or held as data.
 
 A module object handed around as a value (``def install(module): cls = module.DFlashWorker``)
 or a package the file imports without the fork index knowing it has no static type, yet some
@@ -12,6 +12,11 @@ attribute names say V1 whatever the receiver: no other library names a class
   patched``) or on a local name the same function (or module) assigned one
   (``cls = module.DFlashWorker`` then ``cls._prepare_for_speculative_decoding = ...``): the
   member's code.
+
+* a whole string that is one of the name table's unique bare names, a removed member after its
+  class's name (``"DFlashVerifyInput.verify"``) or a removed flag's config key
+  (``{"speculative_dflash_draft_window_size": 512}``): data another module resolves
+  (``getattr``, ``patch.object``, a registry, a launcher), a TODO (issue 47).
 
 Chains that resolve to a V1 name are the reference and fork rules'; V2 names
 (``.DFlashWorkerV2``) and the team's own classes spelled otherwise never match.
@@ -71,15 +76,16 @@ def check(ctx: RuleContext) -> None:
 @cache
 def _bare_strings() -> dict[str, catalog.Entry]:
     """Unique bare name of a removed class, function, method or field, or a removed member
-    after its class's name (``"DFlashVerifyInput.verify"``; the name table's) -> its first
-    entry: such a name held as a whole string is data some other code resolves
+    after its class's name (``"DFlashVerifyInput.verify"``), or a removed flag as the config
+    key a launcher turns into it (``{"speculative_dflash_draft_window_size": 512}``; the name
+    table's) -> its first entry: such a name held as a whole string is data some other code resolves
     (a hook list fed to ``getattr``/``patch.object``, a registry of class names)."""
     from migrator.catalog import names
 
     table: dict[str, catalog.Entry] = {}
     for row in names.table():
         if (row.form == "bare" and row.unique and row.kind in ("class", "function", "method", "field")
-                or row.form == "member"):
+                or row.form in ("member", "key")):
             table.setdefault(row.spelling, row.entry)
     return table
 
@@ -94,7 +100,8 @@ def _held_as_data(ctx: RuleContext, seen: set[tuple[int, str]]) -> None:
     table = _bare_strings()
     for node in ctx.analysis.strings:
         entry = table.get(node.value)
-        if entry is None or ctx.entry(entry.code) is None or (node.lineno, entry.code) in seen:
+        if entry is None or ctx.entry(entry.code) is None or (node.lineno, entry.code) in seen or (
+                entry.kind == "cli-flag" and any(line == node.lineno for line, _ in seen)):
             continue
         if node.value in ctx.analysis.module_scope.names or _mapped_or_probed(ctx, node):
             continue
@@ -157,7 +164,8 @@ def _own_package(ctx: RuleContext, name: ast.Name) -> bool:
 
 RULE = Rule(
     "unique_names", 530, check,
-    shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
+    shares=catalog.codes_of_kind("class", "function", "method", "attribute", "cli-flag"),
     why="removed classes, functions and members reached by their unique names on receivers of unknown "
-    "type; each name's own code, as the rules that resolve them use",
+    "type, or held as whole strings (with a removed flag's config key); each name's own code, as the "
+    "rules that resolve them use",
 )
