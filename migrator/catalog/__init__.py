@@ -1388,16 +1388,6 @@ def matching_entry(qualname: str) -> Entry | None:
 OBJECT_SEPARATOR = ":"
 
 
-def qualified_spellings() -> tuple[str, ...]:
-    """Every spelling of a removed module, class, function, method or attribute as one
-    qualified reference, longest first: its dotted name and, for a name inside a module, its
-    ``module:attr`` form. The qualified rows of the one name table
-    (:func:`migrator.catalog.names.qualified`)."""
-    from migrator.catalog import names
-
-    return names.qualified()
-
-
 def dotted(spelling: str) -> str:
     """``pkg.mod:Class.member`` -> ``pkg.mod.Class.member`` (a dotted name is returned as it is)."""
     return spelling.replace(OBJECT_SEPARATOR, ".", 1)

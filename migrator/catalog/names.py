@@ -121,7 +121,8 @@ def lookup() -> dict[str, tuple[Name, ...]]:
 @cache
 def qualified() -> tuple[str, ...]:
     """The dotted and ``module:attr`` spellings of removed modules, classes, functions,
-    methods and fields, longest first (``catalog.qualified_spellings``)."""
+    methods and fields, longest first (what ``catalog.qualified_spellings`` was: the table's
+    qualified rows, not a second table)."""
     spellings = {row.spelling for row in table()
                  if row.form in ("dotted", "module:attr") and row.kind != "parameter"}
     return tuple(sorted(spellings, key=lambda s: (-len(s), s)))

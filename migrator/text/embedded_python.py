@@ -19,7 +19,6 @@ import re
 from migrator import catalog
 from migrator.base.fileio import SourceError
 from migrator.base.model import Finding, Fix, InsertComment, Span
-from migrator.relevance.prefilter import might_match
 from migrator.text import _core
 from migrator.text._shellparse import ShellCommand, Word
 
@@ -27,6 +26,13 @@ from migrator.text._shellparse import ShellCommand, Word
 _INTERPRETER = re.compile(r"(?:.*/)?(?:python|pypy)(?:\d+(?:\.\d+)?)?")
 #: Interpreter options that take the next word as their value (``-W ignore``, ``-X dev``).
 _OPTION_WITH_VALUE = frozenset({"-W", "-X"})
+
+
+def _might_match(source: str) -> bool:
+    """Can a Python rule fire on ``source``? One of the catalog's trigger tokens is in it (the
+    byte prefilter's tokens; a program is short)."""
+    data = source.encode("utf-8", "surrogatepass")
+    return any(token in data for token in catalog.trigger_tokens())
 
 
 def might_hold(text: str) -> bool:
@@ -78,8 +84,8 @@ def python_c_findings(path: str, commands: list[ShellCommand], ctx: _core.Ctx, l
     out: list[Finding] = []
     for cmd, word in _code_words(commands):
         source, column = _source(word, lines)
-        if not might_match(source.encode("utf-8", "surrogatepass")):
-            continue  # the byte prefilter every Python file goes through first
+        if not _might_match(source):
+            continue
         try:
             found, _ = ctx.python("\n" * (word.line - 1) + source + "\n", path, report_only=True)
         except SourceError:
@@ -103,7 +109,7 @@ def block_findings(path: str, lines: list[str], key_line: int, last: int, ctx: _
     inside the block would be part of the program)."""
     body = [lines[n - 1].rstrip("\r\n") for n in range(key_line + 1, last + 1)]
     source = "".join(body)
-    if ctx.python is None or not might_match(source.encode("utf-8", "surrogatepass")):
+    if ctx.python is None or not _might_match(source):
         return []
     cut = min((len(line) - len(line.lstrip()) for line in body if line.strip()), default=0)
     masked = [""] * key_line + [line[cut:] for line in body]
