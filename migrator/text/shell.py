@@ -411,4 +411,4 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True)
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True, embeds=("python",))
