@@ -227,3 +227,15 @@ def test_a_removed_flag_as_a_python_config_key_is_found(tmp_path: Path) -> None:
         'ARGS = ["--speculative-dflash-draft-window-size", "8"]\n'
         'NEW = {"speculative_draft_window_size": 512, "speculative_dflash_block_size": 16}\n')})
     assert _lint(tmp_path) == [("specbench/launch.py", 1, "DFM203"), ("specbench/launch.py", 2, "DFM203")]
+
+
+# ---- the same lookups inside Markdown fences (report-only) ----------------------------------
+
+def test_markdown_fences_go_through_the_same_search(tmp_path: Path) -> None:
+    _write(tmp_path, {"docs/deploy.md": (
+        "# Deploy\n\n```yaml\nserver:\n  speculative_dflash_draft_window_size: 512\n"
+        "  worker: sglang.srt.speculative.dflash_worker:DFlashWorker\nhooks: [_compute_paged_keep_slots]\n```\n\n"
+        "```toml\n[hooks]\nwrap = [\"DFlashVerifyInput.verify\"]\n```\n\n"
+        "```yaml\napiVersion: v1\nworker: sglang.srt.speculative.dflash_worker_v2:DFlashWorkerV2\nhooks: [verify]\n```\n")})
+    assert _lint(tmp_path) == [("docs/deploy.md", 5, "DFM203"), ("docs/deploy.md", 6, "DFM102"),
+                               ("docs/deploy.md", 7, "DFM104"), ("docs/deploy.md", 12, "DFM105")]
