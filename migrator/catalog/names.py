@@ -119,6 +119,18 @@ def lookup() -> dict[str, tuple[Name, ...]]:
 
 
 @cache
+def bare_entries(*kinds: str) -> dict[str, tuple[catalog.Entry, ...]]:
+    """Bare spelling -> the entries of the table ``kinds`` whose names end in it, in catalog
+    order (the first is the name's own home: DFM103's ``DFlashDraftInput``, not DFM314's
+    re-export), unique or not."""
+    out: dict[str, list[catalog.Entry]] = {}
+    for row in table():
+        if row.form == "bare" and row.kind in kinds:
+            out.setdefault(row.spelling, []).append(row.entry)
+    return {spelling: tuple(entries) for spelling, entries in out.items()}
+
+
+@cache
 def qualified() -> tuple[str, ...]:
     """The dotted and ``module:attr`` spellings of removed modules, classes, functions,
     methods and fields, longest first (what ``catalog.qualified_spellings`` was: the table's
