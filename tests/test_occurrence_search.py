@@ -239,3 +239,22 @@ def test_markdown_fences_go_through_the_same_search(tmp_path: Path) -> None:
         "```yaml\napiVersion: v1\nworker: sglang.srt.speculative.dflash_worker_v2:DFlashWorkerV2\nhooks: [verify]\n```\n")})
     assert _lint(tmp_path) == [("docs/deploy.md", 5, "DFM203"), ("docs/deploy.md", 6, "DFM102"),
                                ("docs/deploy.md", 7, "DFM104"), ("docs/deploy.md", 12, "DFM105")]
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("gateway/client.py", ('import os\n\nimport httpx\n\nAPI = "/v1/chat/completions"\nVERSION = "v1"\n'
+                           'client = httpx.Client(verify=os.environ.get("TLS_VERIFY", "1") == "1")\n'
+                           'NEXT = {"api": "v2", "route": "/v2/models"}\nFLAG = os.environ.get("GATEWAY_SPEC_V2", "0")\n')),
+    ("specbench/eagle.py", ('from sglang.srt.speculative.eagle_info import EagleVerifyInput\n\n\n'
+                            'def accept(batch, v: EagleVerifyInput):\n    info = batch.spec_info\n'
+                            '    return v.verify(batch), info, getattr(v, "verify"), ["verify", "spec_info"]\n')),
+    ("specbench/v2.py", ('from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n'
+                         'from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2\n\n'
+                         'NAMES = ["DFlashWorkerV2", "dflash_worker_v2", "DFlashDraftInputV2"]\n'
+                         'MOD = "sglang.srt.speculative.dflash_worker_v2"\n')),
+])
+def test_python_code_beside_v1_names_is_not_found(tmp_path: Path, name: str, text: str) -> None:
+    """The Python context's negatives: TLS ``verify``, ``/v1`` routes, a team's own versions,
+    another product's ``*_SPEC_V2``, EAGLE's ``verify``/``spec_info``, V2 names holding V1 ones."""
+    _write(tmp_path, {name: text})
+    assert _lint(tmp_path) == []
