@@ -258,3 +258,29 @@ def test_python_code_beside_v1_names_is_not_found(tmp_path: Path, name: str, tex
     another product's ``*_SPEC_V2``, EAGLE's ``verify``/``spec_info``, V2 names holding V1 ones."""
     _write(tmp_path, {name: text})
     assert _lint(tmp_path) == []
+
+
+# ---- a removed module's file path -------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "text", "line"), [
+    ("patches/series.yaml", "patches:\n  - target: python/sglang/srt/speculative/dflash_worker.py\n", 2),
+    ("Dockerfile", "FROM lmsysorg/sglang:v0.5.14\n"
+                   "COPY worker.py /sgl-workspace/sglang/python/sglang/srt/speculative/dflash_worker.py\n", 2),
+    ("scripts/patch.sh", "#!/bin/bash\ncp fork/worker.py \"$SITE/sglang/srt/speculative/dflash_worker.py\"\n", 2),
+    ("configs/overrides.json", '{"replace": {"sglang/srt/speculative/dflash_worker.py": "fork/worker.py"}}\n', 1),
+])
+def test_a_removed_modules_file_path_is_found(tmp_path: Path, name: str, text: str, line: int) -> None:
+    _write(tmp_path, {name: text})
+    assert (name, line, "DFM101") in _lint(tmp_path)
+
+
+@pytest.mark.parametrize(("name", "text"), [
+    ("patches/series.yaml", "patches:\n  - target: python/sglang/srt/speculative/dflash_worker_v2.py\n"
+                            "  - target: sgl_jax/srt/speculative/dflash_worker.py\n"),
+    ("configs/docs.yaml", "source: https://github.com/sgl-project/sglang/blob/v0.5.13/python/sglang/srt/speculative/"
+                          "dflash_worker.py\n"),
+    ("Dockerfile", "FROM lmsysorg/sglang:v0.5.14\nCOPY worker.py /app/mysglang/srt/speculative/dflash_worker.py\n"),
+])
+def test_other_paths_are_not_a_removed_module(tmp_path: Path, name: str, text: str) -> None:
+    _write(tmp_path, {name: text})
+    assert _lint(tmp_path) == []

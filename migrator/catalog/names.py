@@ -154,12 +154,14 @@ def leaves() -> dict[str, set[str]]:
 
 # ---- the occurrence search: one token scan, one dict lookup per token ----------------------
 
-#: A token: a flag, a name, a dotted or ``module:attr`` path, a file path (not started inside
-#: another token).
-_TOKEN = re.compile(r"(?<![\w.:/-])-{0,2}[A-Za-z_][\w.:/-]*")
+#: A token: a flag, a name, a dotted or ``module:attr`` path, a file path, absolute too (not
+#: started inside another token).
+_TOKEN = re.compile(r"(?<![\w.:/-])(?:/+|-{0,2})[A-Za-z_][\w.:/-]*")
 #: The members a qualified spelling may be followed by (``...DFlashWorker.run``).
 _MEMBERS = re.compile(r"(?:\.[A-Za-z_]\w*)*")
 _QUALIFIED_FORMS = ("dotted", "module:attr")
+#: Where every module's file path starts.
+_PATH_ROOT = "sglang/"
 
 
 class Occurrence(NamedTuple):
@@ -184,21 +186,43 @@ def _qualified_prefix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[s
     return None
 
 
+def _path_suffix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[int, tuple[Name, ...]] | None:
+    """Where in ``token`` a module's file path starts (at the token's start or after a ``/``)."""
+    at = token.find(_PATH_ROOT)
+    while at >= 0:
+        if at == 0 or token[at - 1] == "/":
+            rows = table.get(token[at:])
+            if rows is not None:
+                return at, rows
+        at = token.find(_PATH_ROOT, at + 1)
+    return None
+
+
 def occurrences(line: str) -> Iterator[Occurrence]:
-    """Every spelling of the table in ``line``: each token is looked up whole, and a dotted
-    or ``module:attr`` token by its qualified prefixes (one dict lookup per separator)."""
+    """Every spelling of the table in ``line``: each token is looked up whole, a path by its
+    suffix from ``sglang/``, and a dotted or ``module:attr`` token by its qualified prefixes
+    (one dict lookup per separator)."""
     table = lookup()
     for match in _TOKEN.finditer(line):
-        token = match.group(0)
+        token, start = match.group(0), match.start()
         if token.startswith("-"):  # a flag ends where a name cannot go on (``--flag:512``, ``--flag/``)
             token = re.split(r"[.:/]", token, maxsplit=1)[0]
         token = token.rstrip(".:/-")
+        if "/" in token:  # a file path ending in a module's path (``python/sglang/srt/.../dflash_worker.py``)
+            found = None if "://" in token else _path_suffix(token, table)  # a URL names a release's source
+            if found is not None:
+                at, rows = found
+                yield Occurrence(start + at, start + len(token), token[at:], rows)
+                continue
+            bare = token.lstrip("/")
+            if "/" in bare:
+                continue
+            token, start = bare, start + len(token) - len(bare)
         rows = table.get(token)
         if rows is not None:
-            yield Occurrence(match.start(), match.start() + len(token), token, rows)
-            continue
-        if "." in token or ":" in token:
+            yield Occurrence(start, start + len(token), token, rows)
+        elif "." in token or ":" in token:
             found = _qualified_prefix(token, table)
             if found is not None:
                 spelled, rows = found
-                yield Occurrence(match.start(), match.start() + len(spelled), spelled, rows)
+                yield Occurrence(start, start + len(spelled), spelled, rows)

@@ -228,7 +228,9 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
       renamed as the flag is;
     * in structured data, shell, ``.env`` and Dockerfiles, a unique bare name (no other
       sglang name is spelled so) as a whole value (``hooks: [_compute_paged_keep_slots]``):
-      a TODO; so is a removed member after its class's name (``hooks: [DFlashVerifyInput.verify]``),
+      a TODO; so is a removed member after its class's name (``hooks: [DFlashVerifyInput.verify]``)
+      and, anywhere in a value or argument, a removed module's file path
+      (``COPY worker.py .../python/sglang/srt/speculative/dflash_worker.py``),
       the class proving the receiver. An ambiguous bare name (``verify``, ``draft_seq_lens``)
       alone is never reported here.
     """
@@ -254,6 +256,9 @@ def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occ
         return _qualified_finding(path, number, start, spelled, ctx, rewrite)
     if "key" in forms and handler in _KEYED and _is_key(line, start, end):
         return _key_finding(path, number, start, spelled, forms["key"].entry, ctx, rewrite)
+    path_row = forms.get("path")
+    if path_row is not None and handler in _VALUED:
+        return _bare_finding(path, number, start, spelled, path_row.entry, rewrite)
     member = forms.get("member")
     if member is not None and handler in _VALUED and not _is_key(line, start, end) and _is_whole_value(line, start, end):
         return _bare_finding(path, number, start, spelled, member.entry, rewrite)
