@@ -264,8 +264,8 @@ def test_python_code_beside_v1_names_is_not_found(tmp_path: Path, name: str, tex
 
 @pytest.mark.parametrize(("name", "text", "line"), [
     ("patches/series.yaml", "patches:\n  - target: python/sglang/srt/speculative/dflash_worker.py\n", 2),
-    ("Dockerfile", "FROM lmsysorg/sglang:v0.5.14\n"
-                   "COPY worker.py /sgl-workspace/sglang/python/sglang/srt/speculative/dflash_worker.py\n", 2),
+    ("Dockerfile", ("FROM lmsysorg/sglang:v0.5.14\n"
+                    "COPY worker.py /sgl-workspace/sglang/python/sglang/srt/speculative/dflash_worker.py\n"), 2),
     ("scripts/patch.sh", "#!/bin/bash\ncp fork/worker.py \"$SITE/sglang/srt/speculative/dflash_worker.py\"\n", 2),
     ("configs/overrides.json", '{"replace": {"sglang/srt/speculative/dflash_worker.py": "fork/worker.py"}}\n', 1),
 ])
@@ -275,10 +275,10 @@ def test_a_removed_modules_file_path_is_found(tmp_path: Path, name: str, text: s
 
 
 @pytest.mark.parametrize(("name", "text"), [
-    ("patches/series.yaml", "patches:\n  - target: python/sglang/srt/speculative/dflash_worker_v2.py\n"
-                            "  - target: sgl_jax/srt/speculative/dflash_worker.py\n"),
-    ("configs/docs.yaml", "source: https://github.com/sgl-project/sglang/blob/v0.5.13/python/sglang/srt/speculative/"
-                          "dflash_worker.py\n"),
+    ("patches/series.yaml", ("patches:\n  - target: python/sglang/srt/speculative/dflash_worker_v2.py\n"
+                             "  - target: sgl_jax/srt/speculative/dflash_worker.py\n")),
+    ("configs/docs.yaml", ("source: https://github.com/sgl-project/sglang/blob/v0.5.13/python/sglang/srt/speculative/"
+                           "dflash_worker.py\n")),
     ("Dockerfile", "FROM lmsysorg/sglang:v0.5.14\nCOPY worker.py /app/mysglang/srt/speculative/dflash_worker.py\n"),
 ])
 def test_other_paths_are_not_a_removed_module(tmp_path: Path, name: str, text: str) -> None:
