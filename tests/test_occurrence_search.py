@@ -284,3 +284,14 @@ def test_a_removed_modules_file_path_is_found(tmp_path: Path, name: str, text: s
 def test_other_paths_are_not_a_removed_module(tmp_path: Path, name: str, text: str) -> None:
     _write(tmp_path, {name: text})
     assert _lint(tmp_path) == []
+
+
+@pytest.mark.parametrize("value", ["/sgl-workspace/sglang/python/sglang/srt/speculative/dflash_worker.py",
+                                   "sglang.srt.speculative.dflash_info._compute_paged_keep_slots"])
+def test_a_todo_goes_above_a_continued_command_not_inside_it(tmp_path: Path, value: str) -> None:
+    """A comment line between ``\\``-continued lines would end the command there."""
+    _write(tmp_path, {"scripts/run.sh": f"#!/bin/bash\ndocker run \\\n  -e HOOK={value} \\\n  img\n"})
+    _fix(tmp_path)
+    lines = (tmp_path / "scripts/run.sh").read_text().splitlines()
+    assert lines[1].startswith("# TODO(dflash-migrate): ")
+    assert lines[-3:] == ["docker run \\", f"  -e HOOK={value} \\", "  img"]

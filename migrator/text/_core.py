@@ -235,14 +235,29 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
       alone is never reported here.
     """
     out: list[Finding] = []
-    for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
+    lines = [l.rstrip(BREAKS) for l in split_lines(text, reader)]
+    continued = handler in _VALUED and not of_module(handler).comment_in_continuation
+    for number, line in enumerate(lines, start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
         for occurrence in catalog_names.occurrences(line):
             found = _classified(path, number, line, occurrence, ctx, rewrite, handler)
             if found is not None:
-                out.append(found)
+                out.append(_above_continuation(found, lines, number) if continued else found)
     return out
+
+
+def _above_continuation(finding: Finding, lines: list[str], number: int) -> Finding:
+    """``finding`` with its TODO above the first line of the ``\\``-continued line it is on (a
+    comment line between continued lines ends the command there)."""
+    first = number
+    while first > 1 and lines[first - 2].rstrip().endswith("\\"):
+        first -= 1
+    if first == number or finding.fix is None:
+        return finding
+    edits = tuple(e._replace(line=first) if isinstance(e, InsertComment) and e.line == number else e
+                  for e in finding.fix.edits)
+    return finding._replace(fix=finding.fix._replace(edits=edits))
 
 
 def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occurrence, ctx: Ctx,
