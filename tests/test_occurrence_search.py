@@ -137,6 +137,11 @@ NOT_BARE = [
     ("configs/api.json", '{"api": "v1", "model_version": "v2", "MYAPP_SPEC_V2": true}\n'),
     ("scripts/run.sh", "#!/bin/bash\nexport GATEWAY_SPEC_V2=1\nAPI=v1\nWORKER=DFlashWorkerV2\n"),
     (".env", "SPECBENCH_WORKER=DFlashWorkerV2\nSPEC_V2_ROLLOUT=on\n"),
+    # a name inside a sentence or a code snippet held as text (an answer key, a report)
+    ("review/key.toml", ('why = "the V1 worker (DFlashWorker) is gone in 0.5.14"\n'
+                         'text = "def find(s: Any) -> Optional[DFlashWorker]:"\n')),
+    ("review/notes.yaml", "type: Optional[DFlashWorker]\nsnippet: 'isinstance(w, DFlashWorker)'\n"),
+    ("review/report.json", '{"text": "if isinstance(worker, DFlashWorker):", "note": "see [DFlashWorker]"}\n'),
 ]
 
 

@@ -211,8 +211,7 @@ def occurrences(line: str) -> Iterator[Occurrence]:
         if "/" in token:  # a file path ending in a module's path (``python/sglang/srt/.../dflash_worker.py``)
             found = None if "://" in token else _path_suffix(token, table)  # a URL names a release's source
             if found is not None:
-                at, rows = found
-                yield Occurrence(start + at, start + len(token), token[at:], rows)
+                yield Occurrence(start, start + len(token), token, found[1])  # the path as written
                 continue
             bare = token.lstrip("/")
             if "/" in bare:

@@ -165,13 +165,28 @@ def _is_key(line: str, start: int, end: int) -> bool:
     return (after[:1] in (":", "=") and before in ("", "-")) or (after[:1] == ":" and before.endswith(("{", ",")))
 
 
-def _is_whole_value(line: str, start: int, end: int) -> bool:
-    """The token at ``start:end`` is a whole scalar: after ``key:``/``key =``/``[``/``,``/a list
-    dash/a shell ``(`` or the line start, and before the line end, ``,``/``]``/``}``/``)``;
-    a word in a sentence (``use DFlashWorker here``) is not."""
-    before = line[:start].rstrip().rstrip(_QUOTES).rstrip()
-    after = line[end:].lstrip(_QUOTES).strip()
-    return (before == "" or before[-1] in ":=[,(-") and (after == "" or after[0] in ",]})#")
+def _is_whole_value(line: str, start: int, end: int, handler: str) -> bool:
+    """The token at ``start:end`` is a whole scalar or list item: between matching quotes
+    that open after ``key:``/``key =``/``[``/``,``/``{``/a list dash/the line start, or
+    unquoted (outside any quotes) after one of those and before the line end, ``,``/``]``/
+    ``}``/a comment; a shell array's ``(``/``)`` too. A word in a sentence (``use
+    DFlashWorker here``, ``"... (DFlashWorker) is gone"``, ``Optional[DFlashWorker]``) is not."""
+    opens = ":=[,{(-" if handler == "shell" else ":=[,{-"
+    closes = ",]})#" if handler == "shell" else ",]}#"
+    quote = line[start - 1] if start and line[start - 1] in _QUOTES else ""
+    if quote:
+        if line[end:end + 1] != quote:
+            return False
+        start, end = start - 1, end + 1
+    elif line.count('"', 0, start) % 2 or line.count("'", 0, start) % 2:
+        return False  # inside a quoted string it did not fill
+    before = line[:start].rstrip()
+    after = line[end:].strip()
+    if before and (before[-1] not in opens or before[-1] == "-" and before.strip() != "-"):
+        return False
+    if before[-1:] in ("[", "(") and len(before) > 1 and (before[-2].isalnum() or before[-2] == "_"):
+        return False  # a subscript or a call (``Optional[DFlashWorker]``), not a list
+    return after == "" or after[0] in closes
 
 
 def _qualified_finding(path: str, number: int, start: int, spelled: str, ctx: Ctx, rewrite: bool) -> Finding | None:
@@ -229,8 +244,8 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
     * in structured data, shell, ``.env`` and Dockerfiles, a unique bare name (no other
       sglang name is spelled so) as a whole value (``hooks: [_compute_paged_keep_slots]``):
       a TODO; so is a removed member after its class's name (``hooks: [DFlashVerifyInput.verify]``)
-      and, anywhere in a value or argument, a removed module's file path
-      (``COPY worker.py .../python/sglang/srt/speculative/dflash_worker.py``),
+      and a removed module's file path (a whole value in structured data, anywhere in a
+      shell or Dockerfile argument: ``COPY worker.py .../sglang/srt/speculative/dflash_worker.py``),
       the class proving the receiver. An ambiguous bare name (``verify``, ``draft_seq_lens``)
       alone is never reported here.
     """
@@ -272,14 +287,15 @@ def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occ
     if "key" in forms and handler in _KEYED and _is_key(line, start, end):
         return _key_finding(path, number, start, spelled, forms["key"].entry, ctx, rewrite)
     path_row = forms.get("path")
-    if path_row is not None and handler in _VALUED:
+    if path_row is not None and handler in _VALUED and (
+            handler not in _KEYED or _is_key(line, start, end) or _is_whole_value(line, start, end, handler)):
         return _bare_finding(path, number, start, spelled, path_row.entry, rewrite)
     member = forms.get("member")
-    if member is not None and handler in _VALUED and not _is_key(line, start, end) and _is_whole_value(line, start, end):
+    if member is not None and handler in _VALUED and not _is_key(line, start, end) and _is_whole_value(line, start, end, handler):
         return _bare_finding(path, number, start, spelled, member.entry, rewrite)
     bare = forms.get("bare")
     if bare is not None and bare.unique and bare.kind in ("class", "function", "method", "field") and handler in _VALUED \
-            and not _is_key(line, start, end) and _is_whole_value(line, start, end):
+            and not _is_key(line, start, end) and _is_whole_value(line, start, end, handler):
         return _bare_finding(path, number, start, spelled, bare.entry, rewrite)
     return None
 
