@@ -119,6 +119,12 @@ def lookup() -> dict[str, tuple[Name, ...]]:
 
 
 @cache
+def _longest() -> int:
+    """The longest spelling: a lookup never needs to look further into a token."""
+    return max(map(len, lookup()))
+
+
+@cache
 def bare_entries(*kinds: str) -> dict[str, tuple[catalog.Entry, ...]]:
     """Bare spelling -> the entries of the table ``kinds`` whose names end in it, in catalog
     order (the first is the name's own home: DFM103's ``DFlashDraftInput``, not DFM314's
@@ -174,7 +180,8 @@ class Occurrence(NamedTuple):
 def _qualified_prefix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[str, tuple[Name, ...]] | None:
     """The longest qualified spelling ``token`` starts with, followed only by ``.member``
     parts and then no word character, with what stands there (spelling and members)."""
-    cuts = [i for i, char in enumerate(token) if char in ".:"]
+    longest = _longest()
+    cuts = [i for i, char in enumerate(token[:longest + 1]) if char in ".:"]  # no spelling is longer
     for cut in reversed(cuts):
         rows = table.get(token[:cut])
         if rows is None or not any(row.form in _QUALIFIED_FORMS for row in rows):
@@ -188,7 +195,7 @@ def _qualified_prefix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[s
 
 def _path_suffix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[int, tuple[Name, ...]] | None:
     """Where in ``token`` a module's file path starts (at the token's start or after a ``/``)."""
-    at = token.find(_PATH_ROOT)
+    at = token.find(_PATH_ROOT, max(0, len(token) - _longest()))  # the path ends the token
     while at >= 0:
         if at == 0 or token[at - 1] == "/":
             rows = table.get(token[at:])

@@ -10,6 +10,7 @@ applies the fixes by splicing text, so every byte outside an edit is kept.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from functools import cache
@@ -158,14 +159,42 @@ _VALUED = (*_KEYED, "dotenv", "shell", "dockerfile")
 _QUOTES = "\"'"
 
 
-def _is_key(line: str, start: int, end: int) -> bool:
+#: How far around a token its delimiters are looked for (a line of 20,000 names stays linear).
+_WINDOW = 256
+
+
+class _Line:
+    """One line and what stands around a token on it, read in bounded windows; where its
+    quotes are is found once (for a line with many hits)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._quotes: dict[str, list[int]] | None = None
+
+    def before(self, start: int) -> str:
+        """The text before ``start``; a NUL stands for more text beyond the window."""
+        low = max(0, start - _WINDOW)
+        return ("\0" if low else "") + self.text[low:start]
+
+    def after(self, end: int) -> str:
+        high = end + _WINDOW
+        return self.text[end:high] + ("\0" if high < len(self.text) else "")
+
+    def inside_quotes(self, position: int) -> bool:
+        """Is an odd number of ``"`` or of ``'`` before ``position``?"""
+        if self._quotes is None:
+            self._quotes = {q: [i for i, c in enumerate(self.text) if c == q] for q in _QUOTES}
+        return any(bisect.bisect_left(where, position) % 2 for where in self._quotes.values())
+
+
+def _is_key(line: _Line, start: int, end: int) -> bool:
     """The token at ``start:end`` is a mapping key (YAML/JSON ``key:``, TOML ``key =``)."""
-    after = line[end:].lstrip(_QUOTES).lstrip()
-    before = line[:start].rstrip(_QUOTES).strip()
+    after = line.after(end).lstrip(_QUOTES).lstrip()
+    before = line.before(start).rstrip(_QUOTES).strip()
     return (after[:1] in (":", "=") and before in ("", "-")) or (after[:1] == ":" and before.endswith(("{", ",")))
 
 
-def _is_whole_value(line: str, start: int, end: int, handler: str) -> bool:
+def _is_whole_value(line: _Line, start: int, end: int, handler: str) -> bool:
     """The token at ``start:end`` is a whole scalar or list item: between matching quotes
     that open after ``key:``/``key =``/``[``/``,``/``{``/a list dash/the line start, or
     unquoted (outside any quotes) after one of those and before the line end, ``,``/``]``/
@@ -173,15 +202,16 @@ def _is_whole_value(line: str, start: int, end: int, handler: str) -> bool:
     DFlashWorker here``, ``"... (DFlashWorker) is gone"``, ``Optional[DFlashWorker]``) is not."""
     opens = ":=[,{(-" if handler == "shell" else ":=[,{-"
     closes = ",]})#" if handler == "shell" else ",]}#"
-    quote = line[start - 1] if start and line[start - 1] in _QUOTES else ""
+    text = line.text
+    quote = text[start - 1] if start and text[start - 1] in _QUOTES else ""
     if quote:
-        if line[end:end + 1] != quote:
+        if text[end:end + 1] != quote:
             return False
         start, end = start - 1, end + 1
-    elif line.count('"', 0, start) % 2 or line.count("'", 0, start) % 2:
+    elif line.inside_quotes(start):
         return False  # inside a quoted string it did not fill
-    before = line[:start].rstrip()
-    after = line[end:].strip()
+    before = line.before(start).rstrip()
+    after = line.after(end).strip()
     if before and (before[-1] not in opens or before[-1] == "-" and before.strip() != "-"):
         return False
     if before[-1:] in ("[", "(") and len(before) > 1 and (before[-2].isalnum() or before[-2] == "_"):
@@ -255,8 +285,9 @@ def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reade
     for number, line in enumerate(lines, start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
+        around = _Line(line)
         for occurrence in catalog_names.occurrences(line):
-            found = _classified(path, number, line, occurrence, ctx, rewrite, handler)
+            found = _classified(path, number, around, occurrence, ctx, rewrite, handler)
             if found is not None:
                 out.append(_above_continuation(found, lines, number) if continued else found)
     return out
@@ -275,7 +306,7 @@ def _above_continuation(finding: Finding, lines: list[str], number: int) -> Find
     return finding._replace(fix=finding.fix._replace(edits=edits))
 
 
-def _classified(path: str, number: int, line: str, occurrence: catalog_names.Occurrence, ctx: Ctx,
+def _classified(path: str, number: int, line: _Line, occurrence: catalog_names.Occurrence, ctx: Ctx,
                 rewrite: bool, handler: str) -> Finding | None:
     start, end, spelled, rows = occurrence
     forms: dict[str, catalog_names.Name] = {}
