@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
+from migrator.catalog import names
 from migrator.run.engine import Options, run
 from migrator.run.files import is_history
 
@@ -187,7 +188,7 @@ def test_a_module_attr_string_in_python_is_found_and_renamed(tmp_path: Path) -> 
 
 
 def test_the_qualified_spellings_come_from_the_catalog_names() -> None:
-    spellings = set(catalog.qualified_spellings())
+    spellings = set(names.qualified())
     for entry in catalog.entries_of_kind("module", "class", "function", "method", "attribute"):
         for name in entry.names:
             assert name in spellings

@@ -43,7 +43,6 @@ from migrator.catalog.lookups import (
     matching_entry,
     name_word_groups,
     qualified_entry,
-    qualified_spellings,
     respelled,
     sglang_bool,
     sglang_meaning_members,
@@ -51,9 +50,9 @@ from migrator.catalog.lookups import (
     trigger_groups,
     trigger_tokens,
 )
+from migrator.catalog.guide import DOC
 from migrator.catalog.model import (
     BEHAVIOUR_KIND,
-    DOC,
     EXAMPLE_FILE_MARKER,
     FORK_KIND,
     HISTORY_KIND,
@@ -182,7 +181,6 @@ __all__ = [
     "next_release",
     "parse_version",
     "qualified_entry",
-    "qualified_spellings",
     "respelled",
     "sglang_bool",
     "sglang_meaning_members",

@@ -94,31 +94,6 @@ def matching_entry(qualname: str) -> Entry | None:
 OBJECT_SEPARATOR = ":"
 
 
-@cache
-def qualified_spellings() -> tuple[str, ...]:
-    """Every spelling of a removed module, class, function, method or attribute as one
-    qualified reference, longest first: its dotted name and, for a name inside a module, its
-    ``module:attr`` form (the colon after the module: the owner class's module for a member).
-    Derived from the entries' names, so a name is still spelled once (in its entry)."""
-    spellings: set[str] = set()
-    for entry in _name_entries():
-        if entry.kind not in SPELLING_KINDS:
-            continue
-        for name in entry.names:
-            spellings.add(name)
-            if entry.kind == "module":
-                continue
-            if entry.kind in ("class", "function"):
-                module = name.rpartition(".")[0]
-            else:
-                owner = name.rpartition(".")[0]
-                if not owner.rpartition(".")[2][:1].isupper():
-                    continue  # an attribute of a module-level object: where its module ends is not known
-                module = owner.rpartition(".")[0]
-            spellings.add(module + OBJECT_SEPARATOR + name[len(module) + 1:])
-    return tuple(sorted(spellings, key=lambda s: (-len(s), s)))
-
-
 def dotted(spelling: str) -> str:
     """``pkg.mod:Class.member`` -> ``pkg.mod.Class.member`` (a dotted name is returned as it is)."""
     return spelling.replace(OBJECT_SEPARATOR, ".", 1)
@@ -157,9 +132,17 @@ def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
     return tuple(e.code for e in ENTRIES if e.kind in kinds)
 
 
+def _unique_bare() -> frozenset[str]:
+    """The name table's unique bare spellings (generated data, ``catalog.bare_names``)."""
+    from migrator.catalog.bare_names import UNIQUE_BARE
+
+    return UNIQUE_BARE
+
+
 def _entry_tokens(entry: Entry) -> frozenset[str]:
     """The byte triggers of one entry: for members of a class the class name (a `.verify(`
-    alone proves nothing) unless the member is ``distinctive``; for behaviour entries
+    alone proves nothing) unless the member is ``distinctive``, and the member too where its
+    name is unique in sglang (the name table's bare spellings); for behaviour entries
     ``BEHAVIOUR_TOKENS``; for everything else the last dotted component. A kwarg spelled with
     underscores is the same flag as its dashed CLI form."""
     if entry.kind == BEHAVIOUR_KIND:
@@ -172,6 +155,8 @@ def _entry_tokens(entry: Entry) -> frozenset[str]:
         owner_last = name.rpartition(".")[0].rpartition(".")[2]
         if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper() and not entry.distinctive:
             tokens.add(owner_last)
+            if entry.kind != "call-form" and name.rpartition(".")[2] in _unique_bare():
+                tokens.add(name.rpartition(".")[2])  # held as data without its class (issue 47)
         else:
             tokens.add(name.rpartition(".")[2])
     return frozenset({*tokens, *(t.replace("-", "_") for t in tokens if "-" in t)})

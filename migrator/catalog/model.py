@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from migrator.base.records import record
-from migrator.catalog.guide import DOC
 from migrator.catalog.versions import (
     NEWEST_RELEASE,
     VersionRange,

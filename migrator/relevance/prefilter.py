@@ -14,7 +14,7 @@ from migrator.base.lines import offsets
 #: Every trigger token, lower-cased, contains one of these, or every cue it needs does
 #: (``num_correct_drafts_per_req_cpu`` matters only beside ``DFlashWorker``); checked by a
 #: test. One lower() and four scans reject almost every file before the exact token scans.
-COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots", b"filter_batch")
+COARSE_MARKERS = (b"dflash", b"spec_v2", b"keep_slots", b"filter_batch", b"hidden_to_draft")
 
 
 def might_match(data: bytes) -> bool:

@@ -10,6 +10,7 @@ applies the fixes by splicing text, so every byte outside an edit is kept.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from functools import cache
@@ -18,8 +19,18 @@ from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
-from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
+from migrator.base.model import (
+    FileError,
+    FileResult,
+    Finding,
+    Fix,
+    InsertComment,
+    Replace,
+    RewriteError,
+    Span,
+)
 from migrator.base.records import record
+from migrator.catalog import names as catalog_names
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.text import wording
 from migrator.text.filetypes import FileType, filetype_for, of_module
@@ -30,7 +41,6 @@ LAUNCH = catalog.LAUNCH_SERVER_MODULE
 LAUNCH_RE = re.compile(rf"(?<![\w.]){re.escape(LAUNCH)}(?![\w.])")
 FLAG = catalog.DISABLE_OVERLAP_FLAG
 ENV_ENTRY = catalog.by_name()[ENV]
-_CLI_FLAG_ENTRIES = catalog.entries_of_kind("cli-flag")
 #: What a module that reads settings of the variable and launch commands emits itself.
 ENV_AND_FLAG_CODES = (ENV_ENTRY.code, *catalog.codes_of_kind("cli-flag"))
 BOM = "\ufeff"
@@ -126,61 +136,202 @@ def disable_overlap_edits(line_no: int, line: str) -> list[Replace]:
 
 
 def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: bool = True) -> list[Finding]:
-    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file."""
+    """Renamed ``launch_server`` flags (DFM203) anywhere in a line of a non-Python file: the
+    name table's ``flag`` spellings among the line's tokens (``catalog.names.occurrences``)."""
     out = []
-    for entry in _CLI_FLAG_ENTRIES:
-        if not ctx.fires(entry.code):
+    for occurrence in catalog_names.occurrences(line):
+        entry = next((row.entry for row in occurrence.rows if row.form == "flag"), None)
+        if entry is None or not ctx.fires(entry.code):
             continue
         new = entry.replacement_for(ctx.target)
-        for m in re.finditer(rf"(?<![\w-]){re.escape(entry.old)}(?![\w-])", line):
-            span = Span.of(line_no, m.start(), line_no, m.end())
-            fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
-            out.append(Finding(path, span, entry.code, entry.message, fix))
+        span = Span.of(line_no, occurrence.start, line_no, occurrence.end)
+        fix = Fix(entry.fix, (Replace(span, new),) if rewrite else (), new) if new else None
+        out.append(Finding(path, span, entry.code, entry.message, fix))
     return out
 
 
-#: The kinds of entry whose qualified names the text rules look for (``catalog.qualified_spellings``).
+#: The kinds of entry whose qualified names the text rules look for (``catalog.names.qualified``).
 DOTTED_KINDS = ("module", "class", "function", "method", "attribute")
+#: Handlers whose files are structured data: a key there may be a launcher's flag.
+_KEYED = ("yaml", "toml", "jsonfile")
+#: Handlers whose whole values may name an object a loader or ``getattr`` resolves.
+_VALUED = (*_KEYED, "dotenv", "shell", "dockerfile")
+_QUOTES = "\"'"
 
 
-def _qualified_pattern() -> "re.Pattern[str]":
-    alternatives = "|".join(re.escape(spelling) for spelling in catalog.qualified_spellings())
-    return re.compile(rf"(?<![\w.:])(?:{alternatives})(?:\.[A-Za-z_]\w*)*(?![\w])")
+#: How far around a token its delimiters are looked for (a line of 20,000 names stays linear).
+_WINDOW = 256
 
 
-_QUALIFIED = _qualified_pattern()
+class _Line:
+    """One line and what stands around a token on it, read in bounded windows; where its
+    quotes are is found once (for a line with many hits)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._quotes: dict[str, list[int]] | None = None
+
+    def before(self, start: int) -> str:
+        """The text before ``start``; a NUL stands for more text beyond the window."""
+        low = max(0, start - _WINDOW)
+        return ("\0" if low else "") + self.text[low:start]
+
+    def after(self, end: int) -> str:
+        high = end + _WINDOW
+        return self.text[end:high] + ("\0" if high < len(self.text) else "")
+
+    def inside_quotes(self, position: int) -> bool:
+        """Is an odd number of ``"`` or of ``'`` before ``position``?"""
+        if self._quotes is None:
+            self._quotes = {q: [i for i, c in enumerate(self.text) if c == q] for q in _QUOTES}
+        return any(bisect.bisect_left(where, position) % 2 for where in self._quotes.values())
+
+
+def _is_key(line: _Line, start: int, end: int) -> bool:
+    """The token at ``start:end`` is a mapping key (YAML/JSON ``key:``, TOML ``key =``)."""
+    after = line.after(end).lstrip(_QUOTES).lstrip()
+    before = line.before(start).rstrip(_QUOTES).strip()
+    return (after[:1] in (":", "=") and before in ("", "-")) or (after[:1] == ":" and before.endswith(("{", ",")))
+
+
+def _is_whole_value(line: _Line, start: int, end: int, handler: str) -> bool:
+    """The token at ``start:end`` is a whole scalar or list item: between matching quotes
+    that open after ``key:``/``key =``/``[``/``,``/``{``/a list dash/the line start, or
+    unquoted (outside any quotes) after one of those and before the line end, ``,``/``]``/
+    ``}``/a comment; a shell array's ``(``/``)`` too. A word in a sentence (``use
+    DFlashWorker here``, ``"... (DFlashWorker) is gone"``, ``Optional[DFlashWorker]``) is not."""
+    opens = ":=[,{(-" if handler == "shell" else ":=[,{-"
+    closes = ",]})#" if handler == "shell" else ",]}#"
+    text = line.text
+    quote = text[start - 1] if start and text[start - 1] in _QUOTES else ""
+    if quote:
+        if text[end:end + 1] != quote:
+            return False
+        start, end = start - 1, end + 1
+    elif line.inside_quotes(start):
+        return False  # inside a quoted string it did not fill
+    before = line.before(start).rstrip()
+    after = line.after(end).strip()
+    if before and (before[-1] not in opens or before[-1] == "-" and before.strip() != "-"):
+        return False
+    if before[-1:] in ("[", "(") and len(before) > 1 and (before[-2].isalnum() or before[-2] == "_"):
+        return False  # a subscript or a call (``Optional[DFlashWorker]``), not a list
+    return after == "" or after[0] in closes
+
+
+def _qualified_finding(path: str, number: int, start: int, spelled: str, ctx: Ctx, rewrite: bool,
+                       kind: str = "") -> Finding | None:
+    from migrator.python.analysis import rename_qualname
+
+    entry = catalog.qualified_entry(spelled)
+    if entry is None or not ctx.fires(entry.code):
+        return None
+    new = catalog.respelled(rename_qualname(catalog.dotted(spelled), ctx.target), spelled)
+    span = Span.of(number, start, number, start + len(spelled))
+    if new != spelled and rewrite:
+        fix = Fix("safe", (Replace(span, new),), new)
+    elif rewrite:  # no replacement: a TODO above the line (every such format has # comments), in the file's words
+        fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, wording.removed_api(kind, entry))),))
+    else:
+        fix = Fix("manual", (), new if new != spelled else None)
+    return Finding(path, span, entry.code, entry.message, fix)
+
+
+def _key_finding(path: str, number: int, start: int, spelled: str, entry: catalog.Entry, ctx: Ctx,
+                 rewrite: bool) -> Finding:
+    """A removed flag spelled as a config key: a TODO naming the key as the new flag would be
+    spelled (dashes or underscores as written). Not renamed: a key is the file's structure
+    (the YAML write guard refuses a changed key) and who reads it is not known here."""
+    new_flag = entry.replacement_for(ctx.target)
+    new = None if new_flag is None else new_flag.lstrip("-")
+    if new is not None and "_" in spelled:
+        new = new.replace("-", "_")
+    detail = f"a launcher turns the key `{spelled}` into the flag" + (f"; rename it `{new}`" if new else "")
+    span = Span.of(number, start, number, start + len(spelled))
+    fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, detail)),) if rewrite else (), new)
+    return Finding(path, span, entry.code, entry.message, fix)
+
+
+def _bare_finding(path: str, number: int, start: int, spelled: str, entry: catalog.Entry, rewrite: bool) -> Finding:
+    """A unique bare name (or a removed member after its class's name) held as data (a hook
+    list, a registry value): what resolves it is not known here, so a TODO."""
+    span = Span.of(number, start, number, start + len(spelled))
+    detail = f"`{spelled}` held as data: {entry.message}"
+    fix = Fix("manual", (InsertComment(number, catalog.todo_comment(entry, detail)),) if rewrite else ())
+    return Finding(path, span, entry.code, entry.message, fix)
 
 
 def dotted_name_findings(path: str, text: str, ctx: Ctx, *, rewrite: bool, reader: str = "python",
-                         kind: str = "") -> list[Finding]:
-    """Qualified removed names in config, data and scripts, in any value or key: dotted
-    (``worker_cls: sglang.srt.speculative.dflash_worker.DFlashWorker``) or as a loader's
-    ``module:attr`` (``draft = "sglang.srt.speculative.dflash_info:DFlashDraftInput"``), looked
-    up in the catalog's one table of qualified spellings: renamed (in the same spelling) where
-    the catalog has a replacement for the target, otherwise reported with a TODO. Comment
-    lines are skipped; ``kind``: the file type, for the TODO's words."""
-    from migrator.python.analysis import rename_qualname
+                         handler: str = "", kind: str = "") -> list[Finding]:
+    """The name table's spellings (``catalog.names.occurrences``) in config, data and scripts,
+    classified by where they stand (comment lines are skipped):
 
+    * a qualified spelling, in any value or key: dotted (``worker_cls: sglang...DFlashWorker``)
+      or a loader's ``module:attr``: renamed (in the same spelling) where the catalog has a
+      replacement for the target, otherwise a TODO;
+    * in structured data (``handler`` YAML, TOML, JSON), a removed flag spelled as a key
+      (``speculative_dflash_draft_window_size: 512``, which a launcher turns into the flag):
+      renamed as the flag is;
+    * in structured data, shell, ``.env`` and Dockerfiles, a unique bare name (no other
+      sglang name is spelled so) as a whole value (``hooks: [_compute_paged_keep_slots]``):
+      a TODO; so is a removed member after its class's name (``hooks: [DFlashVerifyInput.verify]``)
+      and a removed module's file path (a whole value in structured data, anywhere in a
+      shell or Dockerfile argument: ``COPY worker.py .../sglang/srt/speculative/dflash_worker.py``),
+      the class proving the receiver. An ambiguous bare name (``verify``, ``draft_seq_lens``)
+      alone is never reported here.
+
+    ``kind``: the file type, for the TODO's words (``migrator.text.wording``).
+    """
     out: list[Finding] = []
-    for number, line in enumerate((l.rstrip(BREAKS) for l in split_lines(text, reader)), start=1):
+    lines = [l.rstrip(BREAKS) for l in split_lines(text, reader)]
+    continued = handler in _VALUED and not of_module(handler).comment_in_continuation
+    for number, line in enumerate(lines, start=1):
         if line.lstrip().startswith(("#", "//")):
             continue
-        for m in _QUALIFIED.finditer(line):
-            spelled = m.group(0)
-            entry = catalog.qualified_entry(spelled)
-            if entry is None or not ctx.fires(entry.code):
-                continue
-            new = catalog.respelled(rename_qualname(catalog.dotted(spelled), ctx.target), spelled)
-            span = Span.of(number, m.start(), number, m.end())
-            if new != spelled and rewrite:
-                fix = Fix("safe", (Replace(span, new),), new)
-            elif rewrite:  # no replacement: a TODO above the line (every such format has # comments)
-                todo = catalog.todo_comment(entry, wording.removed_api(kind, entry))
-                fix = Fix("manual", (InsertComment(number, todo),))
-            else:
-                fix = Fix("manual", (), new if new != spelled else None)
-            out.append(Finding(path, span, entry.code, entry.message, fix))
+        around = _Line(line)
+        for occurrence in catalog_names.occurrences(line):
+            found = _classified(path, number, around, occurrence, ctx, rewrite, handler, kind)
+            if found is not None:
+                out.append(_above_continuation(found, lines, number) if continued else found)
     return out
+
+
+def _above_continuation(finding: Finding, lines: list[str], number: int) -> Finding:
+    """``finding`` with its TODO above the first line of the ``\\``-continued line it is on (a
+    comment line between continued lines ends the command there)."""
+    first = number
+    while first > 1 and lines[first - 2].rstrip().endswith("\\"):
+        first -= 1
+    if first == number or finding.fix is None:
+        return finding
+    edits = tuple(e._replace(line=first) if isinstance(e, InsertComment) and e.line == number else e
+                  for e in finding.fix.edits)
+    return finding._replace(fix=finding.fix._replace(edits=edits))
+
+
+def _classified(path: str, number: int, line: _Line, occurrence: catalog_names.Occurrence, ctx: Ctx,
+                rewrite: bool, handler: str, kind: str = "") -> Finding | None:
+    start, end, spelled, rows = occurrence
+    forms: dict[str, catalog_names.Name] = {}
+    for row in rows:  # the first entry of a spelling (``DFlashDraftInput``: DFM103, not its re-export's)
+        if ctx.fires(row.code):
+            forms.setdefault(row.form, row)
+    if "dotted" in forms or "module:attr" in forms:
+        return _qualified_finding(path, number, start, spelled, ctx, rewrite, kind)
+    if "key" in forms and handler in _KEYED and _is_key(line, start, end):
+        return _key_finding(path, number, start, spelled, forms["key"].entry, ctx, rewrite)
+    path_row = forms.get("path")
+    if path_row is not None and handler in _VALUED and (
+            handler not in _KEYED or _is_key(line, start, end) or _is_whole_value(line, start, end, handler)):
+        return _bare_finding(path, number, start, spelled, path_row.entry, rewrite)
+    member = forms.get("member")
+    if member is not None and handler in _VALUED and not _is_key(line, start, end) and _is_whole_value(line, start, end, handler):
+        return _bare_finding(path, number, start, spelled, member.entry, rewrite)
+    bare = forms.get("bare")
+    if bare is not None and bare.unique and bare.kind in ("class", "function", "method", "field") and handler in _VALUED \
+            and not _is_key(line, start, end) and _is_whole_value(line, start, end, handler):
+        return _bare_finding(path, number, start, spelled, bare.entry, rewrite)
+    return None
 
 
 # ---- the driver -----------------------------------------------------------------------
@@ -222,9 +373,11 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     if bom:
         text = text[1:]
     found = analyze(path, text, ctx)
-    if rule.dotted_names:
-        found += dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader,
+    if rule.dotted_names:  # one finding per place and code: a qualified name's own fix wins over embedded Python's TODO
+        dotted = dotted_name_findings(path, text, ctx, rewrite=rule.fixes, reader=reader, handler=rule.name,
                                       kind=filetype.name)
+        places = {(f.line, f.column, f.code) for f in dotted}
+        found = [f for f in found if (f.line, f.column, f.code) not in places] + dotted
     raw = [f for f in found if ctx.enabled(f.code) and ctx.fires(f.code)]
     malformed: list[tuple[int, str]] = []
     kept, suppressed, unused = filter_findings(text, raw, filetype.comments, malformed, reader, regions,

@@ -21,7 +21,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Span
 from migrator.base.records import record
-from migrator.text import _core, _guard, shell, wording
+from migrator.text import _core, _guard, embedded_python, shell, wording
 from migrator.text._shellparse import split
 
 _INSTRUCTION = re.compile(r"^(\s*)([A-Za-z]+)(\s|$)")
@@ -98,11 +98,15 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     program = instructions(lines)
     launches = _Launches(program)
     reads = [ins.first for ins in program if shell._READ.search("".join(ins.masked))]  # in order
+    if "<<" in text:
+        found += embedded_python.heredoc_findings(path, lines, ctx)
     for n, ins in enumerate(program):
         for offset, line in enumerate(ins.masked):
             if "--" in line:
                 found += _core.cli_flag_findings(path, ins.first + offset, line, ctx)
         body = "".join(ins.masked)
+        if ins.keyword == "RUN" and embedded_python.might_hold(body):
+            found += embedded_python.python_c_findings(path, split(ins.masked, ins.first), ctx, lines)
         if _core.ENV not in body:
             continue
         commands = split(ins.masked, ins.first)

@@ -17,7 +17,7 @@ import os
 
 from migrator import catalog
 from migrator.base.model import FileResult, Finding
-from migrator.text import _core, _guard, mentions
+from migrator.text import _core, _guard, embedded_python, mentions
 from migrator.text.filetypes import is_makefile
 
 #: File suffix (or whole lower-case name) -> comment style of ``mentions.STYLES``.
@@ -90,8 +90,11 @@ def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     in_recipe: set[int] = set()
     for first, group in recipes:
         in_recipe.update(range(first, first + len(group)))
-        if _core.ENV in "".join(group):
+        joined = "".join(group)
+        if _core.ENV in joined:
             out += shell.analyze_commands(path, split(group, first), lines, ctx, kind="makefile")
+        if embedded_python.might_hold(joined):
+            out += embedded_python.python_c_findings(path, split(group, first), ctx, lines)
         for offset, line in enumerate(group):
             if "--" in line:
                 out += _core.cli_flag_findings(path, first + offset, _core.strip_comment(line), ctx)

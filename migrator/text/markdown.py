@@ -85,7 +85,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
                 out += mentions.line_findings(path, k + 1, lines[k], ctx)
         else:  # the block alone, then moved to the file's lines (linear in the number of blocks)
             block = "\n".join(_unprompt(lang, lines[k]) for k in body) + "\n"
-            out += [_moved(f, body.start) for f in analyzer(path, block, ctx)]
+            out += [_moved(f, body.start) for f in _fence_findings(path, lang, block, analyzer, ctx)]
     for i, line in enumerate(lines):
         if i in in_fence:
             continue
@@ -95,6 +95,20 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         said = mentions.line_findings(path, i + 1, text_of_line, ctx)
         out += said + doc_prose.line_findings(path, i + 1, text_of_line, ctx, said)
     return mentions.without_covered(out)
+
+
+def _fence_findings(path: str, lang: str, block: str, analyzer: _core.Analyzer, ctx: _core.Ctx) -> list[Finding]:
+    """A fence's own rules, and the name table's occurrence search where its file type has it
+    (``worker: sglang...:DFlashWorker`` in a ``yaml`` fence), report-only; one finding per
+    place and code."""
+    found = analyzer(path, block, ctx)
+    filetype = fence_type(lang)
+    rule = import_module(filetype.module).RULE
+    if not rule.dotted_names:
+        return found
+    named = _core.dotted_name_findings(path, block, ctx, rewrite=False, reader=filetype.reader, handler=rule.name)
+    places = {(f.line, f.column, f.code) for f in named}
+    return [f for f in found if (f.line, f.column, f.code) not in places] + named
 
 
 def _in_inline_code(line: str, found: list[Finding]) -> list[Finding]:

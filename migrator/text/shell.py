@@ -31,7 +31,7 @@ from typing import NamedTuple
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
 from migrator.base.records import record
-from migrator.text import _core, wording
+from migrator.text import _core, embedded_python, wording
 from migrator.text._shellparse import ShellCommand, Word, split
 
 _ASSIGN = re.compile(rf"^{re.escape(_core.ENV)}=(.*)$", re.S)
@@ -386,10 +386,14 @@ def _position_in(word: Word, offset: int, lines: list[str]) -> tuple[int, int]:
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = _core.split_lines(text, "shell")
     findings: list[Finding] = []
-    if _core.ENV in text:
+    if _core.ENV in text or embedded_python.might_hold(text):
         heredoc: set[int] = set()
         commands = split(lines, 1, heredoc)
-        findings += analyze_commands(path, commands, lines, ctx, heredoc_lines=heredoc)
+        if _core.ENV in text:
+            findings += analyze_commands(path, commands, lines, ctx, heredoc_lines=heredoc)
+        findings += embedded_python.python_c_findings(path, commands, ctx, lines)
+    if "<<" in text:
+        findings += embedded_python.heredoc_findings(path, lines, ctx)
     for number, line in enumerate(lines, start=1):
         if "--" in line:
             findings += _core.cli_flag_findings(path, number, _core.strip_comment(line), ctx)
@@ -408,4 +412,4 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True)
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True, embeds=("python",))

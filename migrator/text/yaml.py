@@ -25,7 +25,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
-from migrator.text import _core, shell
+from migrator.text import _core, embedded_python, shell
 from migrator.text._shellparse import split
 from migrator.text.dotenv import unquote
 
@@ -175,6 +175,10 @@ class _Structure:
         self.scripts: dict[int, tuple[int, int]] = {}
         #: Content lines of every literal block under a script key (0-based).
         self.script_lines: set[int] = set()
+        #: Literal blocks under a script key, and under a key naming a Python file (a
+        #: ConfigMap's ``patch.py: |``): (line of the indicator, last line), 0-based.
+        self.script_blocks: list[tuple[int, int]] = []
+        self.python_blocks: list[tuple[int, int]] = []
         self.parsed = True
         loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
         try:
@@ -205,7 +209,10 @@ class _Structure:
         last = end.line - 1 if end.column == 0 else end.line
         if last > start.line:
             self.inside.update(range(start.line + 1, last + 1))
+            if node.style == "|" and under.endswith(".py"):
+                self.python_blocks.append((start.line, last))
             if node.style == "|" and under in SCRIPT_KEYS:
+                self.script_blocks.append((start.line, last))
                 self.script_lines.update(range(start.line + 1, last + 1))
                 if _core.ENV in node.value:
                     self.scripts.update(dict.fromkeys(range(start.line + 1, last + 1), (start.line, last)))
@@ -222,6 +229,7 @@ def text_regions(text: str) -> tuple[set[int], set[int]]:
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     found = _analyze(path, text, ctx, structure := _Structure(text))
+    found += _embedded_python(path, text, ctx, structure)
     if structure.parsed:
         return found
     return [f._replace(fix=Fix("manual", ())) if f.fix is not None else f for f in found]
@@ -295,6 +303,22 @@ def _script(path: str, index: _Lines, key: int, last: int, ctx: _core.Ctx) -> li
     commands = split(index.lines[key + 1:last + 1], key + 2, heredoc)
     extra = _sites_around(index, key, range(key + 2, last + 2))
     return shell.analyze_commands(path, commands, index.lines, ctx, extra, heredoc_lines=heredoc)
+
+
+def _embedded_python(path: str, text: str, ctx: _core.Ctx, structure: _Structure) -> list[Finding]:
+    """Python in the file's literal blocks: a block under a key naming a Python file, and
+    ``python -c`` in a script block (``migrator.text.embedded_python``)."""
+    if not (structure.python_blocks or structure.script_blocks):
+        return []
+    lines = _core.split_lines(text, "yaml")
+    out: list[Finding] = []
+    for key, last in structure.python_blocks:
+        out += embedded_python.block_findings(path, lines, key + 1, last + 1, ctx)
+    for key, last in structure.script_blocks:
+        block = lines[key + 1:last + 1]
+        if embedded_python.might_hold("".join(block)):
+            out += embedded_python.python_c_findings(path, split(block, key + 2), ctx, lines)
+    return out
 
 
 def _sites_around(index: _Lines, key: int | None, script: range) -> list[shell.Site]:

@@ -17,21 +17,18 @@ pair is checked against the catalog:
 from __future__ import annotations
 
 import ast
-from functools import cache
 
 from migrator import catalog
 from migrator.python.analysis import rename_qualname
 from migrator.python.rules.context import Rule, RuleContext, literal_with
 
 
-@cache
 def _by_last_name() -> dict[str, tuple[catalog.Entry, ...]]:
-    """Last part of each removed class or function -> the entries naming it."""
-    table: dict[str, list[catalog.Entry]] = {}
-    for entry in catalog.entries_of_kind("class", "function"):
-        for name in entry.names:
-            table.setdefault(name.rpartition(".")[2], []).append(entry)
-    return {name: tuple(entries) for name, entries in table.items()}
+    """Last part of each removed class or function -> the entries naming it (the name table's
+    bare rows)."""
+    from migrator.catalog import names
+
+    return names.bare_entries("class", "function")
 
 
 def check(ctx: RuleContext) -> None:

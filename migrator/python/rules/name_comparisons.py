@@ -28,10 +28,9 @@ _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 def _named_entries() -> dict[str, catalog.Entry]:
     """Last name of a removed class or function -> its entry: the first entry with that name,
     the class's own home (DFM103's ``dflash_info.DFlashDraftInput``, not DFM314's re-export)."""
-    table: dict[str, catalog.Entry] = {}
-    for entry in catalog.entries_of_kind("class", "function"):
-        table.setdefault(entry.old.rpartition(".")[2], entry)
-    return table
+    from migrator.catalog import names
+
+    return {spelling: entries[0] for spelling, entries in names.bare_entries("class", "function").items()}
 
 
 def check(ctx: RuleContext) -> None:

@@ -1,4 +1,4 @@
-"""The removed API reached by its unique names on receivers nothing resolves.
+"""The removed API reached by its unique names on receivers nothing resolves, or held as data.
 
 A module object handed around as a value (``def install(module): cls = module.DFlashWorker``)
 or a package the file imports without the fork index knowing it has no static type, yet some
@@ -12,6 +12,11 @@ attribute names say V1 whatever the receiver: no other library names a class
   patched``) or on a local name the same function (or module) assigned one
   (``cls = module.DFlashWorker`` then ``cls._prepare_for_speculative_decoding = ...``): the
   member's code.
+
+* a whole string that is one of the name table's unique bare names, a removed member after its
+  class's name (``"DFlashVerifyInput.verify"``) or a removed flag's config key
+  (``{"speculative_dflash_draft_window_size": 512}``): data another module resolves
+  (``getattr``, ``patch.object``, a registry, a launcher), a TODO (issue 47).
 
 Chains that resolve to a V1 name are the reference and fork rules'; V2 names
 (``.DFlashWorkerV2``) and the team's own classes spelled otherwise never match.
@@ -28,12 +33,16 @@ from migrator.python.rules.context import Rule, RuleContext, assigned_values, re
 
 @cache
 def _unique_names() -> dict[str, catalog.Entry]:
-    """Last name of a removed class or function that no replacement keeps -> its first entry."""
+    """Unique bare name of a removed class or function (the name table's, from the wheels)
+    that no replacement keeps -> its first entry."""
+    from migrator.catalog import names
+
     table: dict[str, catalog.Entry] = {}
-    for entry in catalog.entries_of_kind("class", "function"):
-        last = entry.old.rpartition(".")[2]
-        if (entry.replacement_for(catalog.NEWEST_RELEASE) or "").rpartition(".")[2] != last:
-            table.setdefault(last, entry)
+    for row in names.table():
+        if row.form == "bare" and row.unique and row.kind in ("class", "function"):
+            entry = row.entry
+            if (entry.replacement_for(catalog.NEWEST_RELEASE) or "").rpartition(".")[2] != row.spelling:
+                table.setdefault(row.spelling, entry)
     return table
 
 
@@ -53,6 +62,7 @@ def check(ctx: RuleContext) -> None:
         for node in by_name.get(name, ()):
             if _unknown_root(ctx, node) and ctx.entry(entry.code) is not None and (node.lineno, entry.code) not in seen:
                 ctx.todo(node, entry, f"`.{name}` on a receiver of unknown type is the V1 `{name}`: {entry.message}")
+    _held_as_data(ctx, seen)
     owners = _owners()
     for member, entries in removed_members().items():
         for node in by_name.get(member, ()):
@@ -61,6 +71,58 @@ def check(ctx: RuleContext) -> None:
             if (entry is not None and ctx.entry(entry.code) is not None and id(node) not in ctx.claimed
                     and (node.lineno, entry.code) not in seen):
                 ctx.todo(node, ctx.entry(entry.code), f"`{ctx.analysis.segment(node)}`: {entry.message}")
+
+
+@cache
+def _bare_strings() -> dict[str, catalog.Entry]:
+    """Unique bare name of a removed class, function, method or field, or a removed member
+    after its class's name (``"DFlashVerifyInput.verify"``), or a removed flag as the config
+    key a launcher turns into it (``{"speculative_dflash_draft_window_size": 512}``; the name
+    table's) -> its first entry: such a name held as a whole string is data some other code resolves
+    (a hook list fed to ``getattr``/``patch.object``, a registry of class names)."""
+    from migrator.catalog import names
+
+    table: dict[str, catalog.Entry] = {}
+    for row in names.table():
+        if (row.form == "bare" and row.unique and row.kind in ("class", "function", "method", "field")
+                or row.form in ("member", "key")):
+            table.setdefault(row.spelling, row.entry)
+    return table
+
+
+def _held_as_data(ctx: RuleContext, seen: set[tuple[int, str]]) -> None:
+    """Whole strings that are a unique bare name: a TODO (what resolves them is not known
+    here). Not: a name the module binds itself (its own class, an import the reference rules
+    report), a part of a built string (``"DFlashWorker" + "V2"``), a comparison, a lazy
+    ``(module, name)`` pair (another package's ``DFlashWorker``), one side of a
+    ``{"old": "new"}`` map (the other side spells it with more), a probe (``hasattr``, ``getattr`` with a
+    default), a line where another rule reported the same code."""
+    table = _bare_strings()
+    for node in ctx.analysis.strings:
+        entry = table.get(node.value)
+        if entry is None or ctx.entry(entry.code) is None or (node.lineno, entry.code) in seen or (
+                entry.kind == "cli-flag" and any(line == node.lineno for line, _ in seen)):
+            continue
+        if node.value in ctx.analysis.module_scope.names or _mapped_or_probed(ctx, node):
+            continue
+        ctx.todo(node, ctx.entry(entry.code), f"`\"{node.value}\"` held as a string: {entry.message}")
+
+
+def _mapped_or_probed(ctx: RuleContext, node: ast.Constant) -> bool:
+    parent = ctx.analysis.parents.get(node)
+    if isinstance(parent, (ast.BinOp, ast.JoinedStr, ast.Compare)):
+        return True  # a part of a built string; a comparison is ``name_comparisons``' to decide
+    if isinstance(parent, ast.Tuple) and len(parent.elts) == 2 and "." not in node.value and any(
+            isinstance(e, ast.Constant) and isinstance(e.value, str) and "." in e.value for e in parent.elts):
+        return True  # a ``(module, name)`` pair: ``lazy_pairs`` knows which module it names
+    if isinstance(parent, ast.Dict):  # {"DFlashWorker": "DFlashWorkerV2"} (either way round)
+        pairs = list(zip(parent.keys, parent.values))
+        other = next((v if k is node else k for k, v in pairs if node is k or node is v), None)
+        return (isinstance(other, ast.Constant) and isinstance(other.value, str)
+                and node.value in other.value and other.value != node.value)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name):
+        return parent.func.id == "hasattr" or (parent.func.id == "getattr" and len(parent.args) == 3)
+    return False
 
 
 def _unknown_root(ctx: RuleContext, node: ast.expr) -> bool:
@@ -102,7 +164,8 @@ def _own_package(ctx: RuleContext, name: ast.Name) -> bool:
 
 RULE = Rule(
     "unique_names", 530, check,
-    shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
+    shares=catalog.codes_of_kind("class", "function", "method", "attribute", "cli-flag"),
     why="removed classes, functions and members reached by their unique names on receivers of unknown "
-    "type; each name's own code, as the rules that resolve them use",
+    "type, or held as whole strings (with a removed flag's config key); each name's own code, as the "
+    "rules that resolve them use",
 )
