@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
-from migrator.base.model import FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
+from migrator.base.model import Examples, FileError, FileResult, Finding, Fix, InsertComment, Replace, RewriteError, Span
 from migrator.base.records import record
 from migrator.edit import applied, apply_text, chosen_edits, comments_written
 from migrator.text import wording
@@ -71,7 +71,9 @@ class TextRule(NamedTuple):
       are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
       classes and functions), renamed unless ``fixes`` is False (report-only formats);
     * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
-      block in shell, a notebook cell); ``"python"`` is the Python rules.
+      block in shell, a notebook cell); ``"python"`` is the Python rules;
+    * ``examples``: its own valid and invalid files (:class:`~migrator.base.model.Examples`,
+      ``path`` naming a file of its type), which ``tests/test_rule_examples.py`` runs.
 
     What its files are (names, comments, quoting, where lines end, the write guard): the
     file type declarations, :mod:`migrator.text.filetypes`.
@@ -84,6 +86,7 @@ class TextRule(NamedTuple):
     dotted_names: bool = False
     fixes: bool = True
     embeds: tuple[str, ...] = ()
+    examples: Examples | None = None
 
 
 def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Finding:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 KEYWORD = "v1_spec_info_filtered"
 
@@ -85,4 +85,19 @@ def check(ctx: RuleContext) -> None:
         ctx.replace(call, replacement, entry, applicability="safe" if safe else "unsafe", detail=detail)
 
 
-RULE = Rule("filter_batch", 365, check, owns=("DFM112",))
+RULE = Rule("filter_batch", 365, check, owns=("DFM112",),
+    examples=Examples(
+        invalid=(
+            (
+                "def keep(batch, keep_indices):\n"
+                "    batch.filter_batch(keep_indices=keep_indices, v1_spec_info_filtered=True)\n"
+            ),
+        ),
+        valid=(
+            (
+                "def keep(batch, keep_indices):\n"
+                "    batch.filter_batch(keep_indices=keep_indices)\n"
+            ),
+        ),
+    ),
+)

@@ -21,7 +21,7 @@ from functools import cache
 
 from migrator import catalog
 from migrator.python.analysis import rename_qualname
-from migrator.python.rules.context import Rule, RuleContext, literal_with
+from migrator.python.rules.context import Examples, Rule, RuleContext, literal_with
 
 
 @cache
@@ -77,4 +77,12 @@ RULE = Rule(
     shares=catalog.codes_of_kind("class", "function"),
     why="removed classes and functions named by a lazy registry's (module, name) string pair, each "
     "with its own code, as the rules finding them in code use",
+    examples=Examples(
+        invalid=(
+            'LAZY = [("sglang.srt.speculative.dflash_worker_v2", "DFlashWorker")]\n',
+        ),
+        valid=(
+            'LAZY = {"mine": ("mypkg.workers", "DFlashWorker")}\n',
+        ),
+    ),
 )

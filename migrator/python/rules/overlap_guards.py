@@ -32,7 +32,7 @@ import re
 from bisect import bisect_left
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 DFLASH = re.compile(r"dflash", re.IGNORECASE)
 OVERLAP = "overlap"
@@ -113,4 +113,21 @@ def check(ctx: RuleContext) -> None:
             ctx.todo(statement, forced)
 
 
-RULE = Rule("overlap_guards", 370, check, owns=("DFM210", "DFM211"))
+RULE = Rule("overlap_guards", 370, check, owns=("DFM210", "DFM211"),
+    examples=Examples(
+        invalid=(
+            (
+                "def create_worker(enable_overlap):\n"
+                "    if enable_overlap:\n"
+                '        raise ValueError("DFLASH does not support overlap scheduling (spec v2).")\n'
+            ),
+        ),
+        valid=(
+            (
+                "def create_worker(enable_overlap):\n"
+                "    if enable_overlap:\n"
+                '        raise ValueError("NGRAM does not support overlap scheduling.")\n'
+            ),
+        ),
+    ),
+)

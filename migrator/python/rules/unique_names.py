@@ -23,7 +23,7 @@ import ast
 from functools import cache
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, assigned_values, removed_members
+from migrator.python.rules.context import Examples, Rule, RuleContext, assigned_values, removed_members
 
 
 @cache
@@ -105,4 +105,18 @@ RULE = Rule(
     shares=catalog.codes_of_kind("class", "function", "method", "attribute"),
     why="removed classes, functions and members reached by their unique names on receivers of unknown "
     "type; each name's own code, as the rules that resolve them use",
+    examples=Examples(
+        invalid=(
+            (
+                "def install(module):\n"
+                "    return module.DFlashWorker\n"
+            ),
+        ),
+        valid=(
+            (
+                "def install(module):\n"
+                "    return module.DFlashWorkerV2\n"
+            ),
+        ),
+    ),
 )
