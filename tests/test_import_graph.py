@@ -1,5 +1,9 @@
-"""No import cycle inside ``migrator/``, and no module hides an import of the project's own
-code behind ``except ImportError``.
+"""No import cycle inside ``migrator/``, the layers as import-linter's contract, and no module
+hides an import of the project's own code behind ``except ImportError``.
+
+The layers are a ``layers`` contract of import-linter in ``pyproject.toml``
+(``[tool.importlinter]``); :func:`test_layers_import_only_layers_below` runs ``lint-imports``.
+import-linter checks no circle inside one layer, so the circle tests below stay.
 
 The graph is read with ``ast`` by ``scripts/import_graph.py`` (which prints it: floors,
 circles, the arrows inside them): every ``import`` statement of every module, at any depth
@@ -15,10 +19,17 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
+import shutil
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "import_graph.py"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "import_graph.py"
 _spec = importlib.util.spec_from_file_location("import_graph", SCRIPT)
 assert _spec is not None and _spec.loader is not None
 import_graph = importlib.util.module_from_spec(_spec)
@@ -30,16 +41,22 @@ dependencies = import_graph.dependencies
 graph = import_graph.graph
 cycles = import_graph.cycles
 
+#: The layers contract of ``pyproject.toml``.
+CONTRACT = next(contract for contract in tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+                if contract["id"] == "layers")
 #: The layers of ``migrator/``, top down (README's layout lists them in this order): a folder
 #: imports only folders below it.
-LAYERS = ("cli", "verify", "run", "relevance", "text", "python", "report", "edit", "catalog", "releases", "base")
+LAYERS: tuple[str, ...] = tuple(CONTRACT["layers"])
 
 
-def upward_imports(edges: dict[str, set[str]]) -> set[tuple[str, str]]:
-    """Every import from a module of one layer into a module of a layer above it."""
-    rank = {f"migrator.{name}/": floor for floor, name in enumerate(LAYERS)}
-    return {(source, target) for source, targets in edges.items() for target in targets
-            if rank.get(import_graph.room_of(target), len(LAYERS)) < rank.get(import_graph.room_of(source), -1)}
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """``lint-imports`` on the ``migrator`` package and ``pyproject.toml`` under ``root``."""
+    linter = shutil.which("lint-imports")
+    if linter is None:
+        pytest.skip("import-linter is not installed (it is in the test extra: pip install -e '.[test]')")
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([linter, "--config", str(root / "pyproject.toml"), "--no-cache"], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
 
 
 def test_the_graph_reader_sees_a_cycle() -> None:
@@ -79,16 +96,27 @@ def test_every_folder_is_a_layer() -> None:
 
 
 def test_layers_import_only_layers_below() -> None:
-    """Annotation imports included: a layer that names a type of a layer above it still
-    depends on it."""
-    found = upward_imports(graph(annotations=True))
-    print(f"imports running back up: {len(found)}: {sorted(found)}")
-    assert found == set(), sorted(found)
+    """import-linter's layers contract holds on ``migrator/`` (every folder a layer: ``exhaustive``)."""
+    result = lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 kept, 0 broken" in result.stdout
 
 
-def test_the_layer_reader_sees_an_upward_import() -> None:
-    assert upward_imports({"migrator.base.lines": {"migrator.run.engine"}, "migrator.run.engine": {"migrator.base.lines"}}) \
-        == {("migrator.base.lines", "migrator.run.engine")}
+@pytest.mark.parametrize("where", ["top", "function", "type_checking"])
+def test_the_contract_breaks_on_an_upward_import(tmp_path: Path, where: str) -> None:
+    """The contract itself: a copy of ``migrator/`` where a ``base`` module imports the ``run``
+    layer breaks it, at the top of the module, inside a function (a lazy import is an import
+    all the same) or under ``if TYPE_CHECKING:``."""
+    shutil.copytree(ROOT / "migrator", tmp_path / "migrator", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    statement = {"top": "import migrator.run.engine\n",
+                 "function": "def _later():\n    import migrator.run.engine\n",
+                 "type_checking": "TYPE_CHECKING = False\nif TYPE_CHECKING:\n    import migrator.run.engine\n"}[where]
+    lines = tmp_path / "migrator" / "base" / "lines.py"
+    lines.write_text(lines.read_text() + "\n\n" + statement)
+    result = lint_imports(tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "migrator.base.lines -> migrator.run.engine" in result.stdout
 
 
 def test_the_layer_view_sees_a_package_circle() -> None:

@@ -1,7 +1,7 @@
 """Adding a release is a data-only change (issue 44).
 
 A copy of the package gets a synthetic sglang 0.5.24 the way a contributor adds a release
-(``docs/contributing-release.md``): one line in the wheel table (``migrator/releases/hashes.py``)
+(``CONTRIBUTING.md``, "A release"): one line in the wheel table (``migrator/releases/hashes.py``)
 and one catalog entry for the name it removes, nothing else. The copy's ``lint``, ``fix`` and
 ``verify`` then know 0.5.24: it is the newest release, the removed name is reported and
 rewritten for it and not before it, and ``verify`` resolves against its wheel. The wheel is a

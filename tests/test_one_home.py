@@ -243,3 +243,39 @@ def test_the_line_a_todo_goes_above_is_found_in_one_function() -> None:
                        and any(isinstance(n, ast.Attribute) and n.attr == "lineno" for a in call.args for n in ast.walk(a))
                        for call in ast.walk(function))]
     assert len(readers) == 1 and readers[0].startswith("migrator/python/fallbacks.py:"), readers
+
+
+def test_the_default_target_is_set_in_one_function() -> None:
+    """Three places gave a run without a target one (``engine.run`` and ``process_bytes``: the
+    newest release; the text rules' context: the installed sglang, a third answer it never
+    reached). ``migrator.run.pipeline.with_target`` is the one: no other function in ``run/``
+    tests for a missing target or reads ``NEWEST_RELEASE`` (the command line names a target
+    where it builds the options, ``choose_target``)."""
+    setters = sorted({f"{path}:{function.name}" for path, tree in _modules().items() if path.startswith("migrator/run/")
+                      for function in ast.walk(tree) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      for node in ast.walk(function)
+                      if (isinstance(node, ast.Attribute) and node.attr in ("NEWEST_RELEASE", "default_target_version"))
+                      or (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
+                          and isinstance(node.values[0], ast.Attribute) and node.values[0].attr == "target_version")})
+    assert setters == ["migrator/run/pipeline.py:with_target"], setters
+
+
+def test_a_run_without_a_target_is_a_run_for_the_newest_release(tmp_path: Path) -> None:
+    """The library entries give ``Options()`` the newest release: the same findings as naming it,
+    in Python and in a text file with embedded Python (the text rules' context included)."""
+    from migrator.base.options import Options
+    from migrator.catalog import NEWEST_RELEASE
+    from migrator.run import engine
+    from migrator.run.pipeline import process_bytes
+
+    (tmp_path / "m.py").write_text("from sglang.srt.speculative.dflash_worker import DFlashWorker\n")
+    (tmp_path / "n.md").write_text("```python\nfrom sglang.srt.speculative.dflash_worker import DFlashWorker\n```\n")
+
+    def found(options: Options) -> list[tuple[str, int, str]]:
+        outcome = engine.run([tmp_path], options)
+        by_bytes = [f for name in ("m.py", "n.md") for f in process_bytes(str(tmp_path / name), (tmp_path / name).read_bytes(),
+                                                                           options).findings]
+        return sorted((Path(f.path).name, f.line, f.code) for f in [*by_bytes, *(f for r in outcome.results for f in r.findings)])
+
+    named = found(Options(mode="lint", jobs=1, target_version=NEWEST_RELEASE))
+    assert found(Options(mode="lint", jobs=1)) == named and {name for name, _, _ in named} == {"m.py", "n.md"}

@@ -178,3 +178,26 @@ class TestJunit:
         root = ET.fromstring(report.render("junit", *clean()))
         cases = list(root.iter("testcase"))
         assert len(cases) == 1 and not list(cases[0])
+
+
+def test_fix_prints_the_text_reports_lines_with_a_status_column(tmp_path: Path) -> None:
+    """``fix`` has no line printer of its own: each of its lines is the text report's
+    ``format_finding`` with the status (``fix_status``) where lint puts its fix marker."""
+    import subprocess
+    import sys
+
+    from migrator.report.text import fix_status, format_finding
+    from migrator.run import engine
+
+    source = ("from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+              "from sglang.srt.speculative.dflash_info import _compute_paged_keep_slots\n")
+    (tmp_path / "m.py").write_text(source)
+    options = engine.Options(mode="check", target_version="0.5.17", jobs=1)
+    done = subprocess.run([sys.executable, "-m", "migrator", "fix", "--check", "--allow-dirty", "--target-version", "0.5.17",
+                           "m.py"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    printed = [line for line in done.stdout.splitlines() if line.startswith("m.py:")]
+    outcome = engine.run([tmp_path / "m.py"], options)
+    findings = [f._replace(path="m.py") for r in outcome.results for f in r.findings]
+    assert printed == [format_finding(f, fix_status(f, "check", False, False)) for f in findings], done.stdout
+    assert {line.rsplit(" [", 1)[1] for line in printed} == {"fixable]", "manual]"}
+    assert format_finding(findings[0]).endswith(" [*]") and not format_finding(findings[0]).endswith("[fixable]")

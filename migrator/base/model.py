@@ -283,3 +283,16 @@ class RunSummary(NamedTuple):
     left_out: int = 0
     #: The tool's own reports and baselines left out of the scan (``migrator.run.files.OWN_OUTPUT``).
     own_outputs: int = 0
+
+
+@record
+class Examples(NamedTuple):
+    """A rule's own cases, declared on the rule (as Fixit's ``VALID``/``INVALID``) and run by
+    ``tests/test_rule_examples.py``: each ``invalid`` source gives one of the codes the rule
+    emits, each ``valid`` one gives none of them. ``path``: the file each source is written
+    to; a source that starts with ``# file: NAME`` lines holds several files of one fork (the
+    last one is the file checked)."""
+
+    invalid: tuple[str, ...]
+    valid: tuple[str, ...]
+    path: str = "example.py"

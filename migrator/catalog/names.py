@@ -31,6 +31,7 @@ from functools import cache
 from typing import NamedTuple
 
 from migrator import catalog
+from migrator.base.records import record
 
 #: Catalog kind -> the table's kind.
 KINDS = {"module": "module", "class": "class", "function": "function", "method": "method",
@@ -39,6 +40,7 @@ KINDS = {"module": "module", "class": "class", "function": "function", "method":
 _PYTHON_KINDS = ("module", "class", "function", "method", "attribute", "server-arg")
 
 
+@record
 class Name(NamedTuple):
     spelling: str
     code: str
@@ -170,6 +172,7 @@ _QUALIFIED_FORMS = ("dotted", "module:attr")
 _PATH_ROOT = "sglang/"
 
 
+@record
 class Occurrence(NamedTuple):
     start: int
     end: int

@@ -3,7 +3,9 @@
 The ``path:line:col`` prefix is what editors and terminals make clickable. A trailing
 ``[*]`` marks a safe fix, ``[unsafe fix]`` one that needs ``--unsafe-fixes``. Files that
 could not be processed and suppression comments that suppress nothing follow, then one
-summary line. Paths and messages pass through :func:`migrator.report.escape.visible`, so a
+summary line. ``fix`` prints the same lines with a status column in place of the marker
+(``[fixed]``, ``[manual]``, ...: :func:`fix_status`) and its own summary
+(:func:`fix_summary_line`). Paths and messages pass through :func:`migrator.report.escape.visible`, so a
 file name or a TODO comment cannot move the cursor or retitle the terminal.
 """
 
@@ -28,10 +30,49 @@ def _fix_marker(finding: Finding) -> str:
     return " [*]" if finding.fix.applicability == "safe" else " [unsafe fix]"
 
 
-def format_finding(finding: Finding) -> str:
-    marker = INFO_MARKER if finding.informational else ""
-    return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {marker}{finding.message}"
-                   f"{_fix_marker(finding)}")
+def format_finding(finding: Finding, status: str | None = None) -> str:
+    """The finding's line; ``status``: ``fix``'s column (:func:`fix_status`) in place of the
+    fix marker (the status says what an informational finding is, so no marker either)."""
+    marker = INFO_MARKER if finding.informational and status is None else ""
+    tail = _fix_marker(finding) if status is None else f" [{status}]"
+    return visible(f"{finding.path}:{finding.line}:{finding.column + 1}: {finding.code} {marker}{finding.message}{tail}")
+
+
+def fix_status(finding: Finding, mode: str, unsafe_fixes: bool, written: bool) -> str:
+    """What became of a finding's fix in a ``fix`` run of ``mode`` (``fix``, ``check``,
+    ``diff``): ``fixed`` only where its file was written."""
+    fix = finding.fix
+    if finding.informational:
+        return "info: still resolves on the target; not changed"
+    if fix is None or fix.applicability == "manual":
+        return "manual"
+    if fix.applicability == "unsafe" and not unsafe_fixes:
+        return "unsafe fix available with --unsafe-fixes; TODO left" if mode == "fix" else "unsafe fix available"
+    if mode != "fix":
+        return "fixable"
+    return "fixed" if written else "fixable; file left unchanged"
+
+
+def fix_summary_line(summary: RunSummary, mode: str, target: tuple[tuple[str, ...], str], config: str | None,
+                     interrupted: bool) -> str:
+    """``fix``'s one summary line (to stderr: stdout may carry the diff or the fixed source)."""
+    from migrator.report.common import target_text
+
+    verb = {"fix": "changed", "check": "would change", "diff": "would change"}[mode]
+    line = (
+        f"dflash-migrate: {counted(summary.files_scanned, 'file')} scanned, {summary.files_changed} {verb}, "
+        f"{counted(summary.fixes_applied, 'fix', 'fixes')} {'applied' if mode == 'fix' else 'available'}, "
+        f"{counted(summary.todos_left, 'manual TODO')} left, {counted(summary.files_with_errors, 'file')} with errors"
+        + (f", {counted(summary.left_out, 'path')} left out by ignore files and excludes" if summary.left_out else "")
+        + (f", {counted(summary.fixes_refused, 'fix', 'fixes')} refused by the write guard (left as TODOs)"
+           if summary.fixes_refused else "")
+        + f" (target {target_text(target)}{f'; config {config}' if config else ''})"
+    )
+    if summary.own_outputs:
+        line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
+    if interrupted:
+        line += "; INTERRUPTED: files not yet processed were left untouched"
+    return visible(line)  # the target names the repository's pins as written
 
 
 def summary_line(results: list[FileResult], summary: RunSummary, subject: str = "V1 reference",

@@ -18,13 +18,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from migrator import catalog
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
 from migrator.run.files import PIN_FILE_ENDINGS, discover, is_pin_file
 from migrator.run.fork import through_the_fork
-from migrator.run.pipeline import process_bytes, process_chunk, warm_up
+from migrator.run.pipeline import process_bytes, process_chunk, warm_up, with_target
 from migrator.run.python_file import FIRST_PASS, Pass
 from migrator.run.result import RunResult
 from migrator.run.write import write_result
@@ -71,8 +70,7 @@ def run(
     import gc
 
     outcome = RunResult(options.mode, options.unsafe_fixes)
-    if options.target_version is None:
-        options = options._replace(target_version=catalog.NEWEST_RELEASE)
+    options = with_target(options)
     # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
     # collector only costs time, ~15% of a lint run (BENCHMARKS.md).
     collecting = gc.isenabled()
@@ -136,11 +134,11 @@ def _with_release_scopes(options: Options, files: Sequence[str]) -> Options:
     return options._replace(release_scopes=release_scopes(candidates, options.pin_folder))
 
 
-def _as_if_narrowed(outcome: RunResult, scan, analysed: set[str]) -> None:  # noqa: ANN001 - gitscan.GitScan
-    """The named files analysed without git's narrowing (``analysed``) get what it would
+def _as_if_narrowed(outcome: RunResult, scan, analyzed: set[str]) -> None:  # noqa: ANN001 - gitscan.GitScan
+    """The named files analyzed without git's narrowing (``analyzed``) get what it would
     have given them: a file git settles (searched, no marker) has an empty result, even
     where reading it failed (too large, say), as in a folder's run."""
-    failed = [result.path for result in outcome.results if result.error is not None and result.path in analysed]
+    failed = [result.path for result in outcome.results if result.error is not None and result.path in analyzed]
     if not failed:
         return
     settled: list[FileResult] = []

@@ -38,6 +38,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, NamedTuple
 
 from migrator import catalog
+from migrator.base.records import record
 from migrator.run.files import PIN_FILE_ENDINGS, is_pin_file
 
 _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
@@ -56,6 +57,7 @@ _RELEASE_ONLY = re.compile(r"^0\.\d+\.\d+$")
 _BOUND = re.compile(rb"MIN|MAX|LEAST|LATEST|NEWEST|OLDEST|LOWEST|HIGHEST|FLOOR|CEIL")
 
 
+@record
 class ReleaseScope(NamedTuple):
     """Part of the tree the repository names releases for: the files under ``folder`` (absolute)
     or, with a ``group``, those of them in a folder or module named so; ``releases``: the V2

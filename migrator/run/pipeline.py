@@ -22,6 +22,17 @@ from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, proces
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
 
 
+def with_target(options: Options) -> Options:
+    """``options`` with a target: the one place a run's default target is set. The command line
+    always names one (``migrator.cli.commands.common.build_options``: the flag, the config, the
+    fork's sglang pin, else every V2 release); a library caller's ``Options()`` without one
+    gets the newest release here, at the two entries (:func:`process_bytes`,
+    ``migrator.run.engine.run``), so nothing below them meets a run without a target."""
+    if options.target_version is None:
+        return options._replace(target_version=catalog.NEWEST_RELEASE)
+    return options
+
+
 def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None,
                   this_pass: Pass = FIRST_PASS) -> FileResult:
     """Findings (and, unless linting, the fixed bytes) for one file's content.
@@ -29,8 +40,7 @@ def process_bytes(path: str, data: bytes, options: Options, module_name: str | N
     Never raises for bad input: whatever goes wrong becomes the result's ``error`` and the
     caller moves on to the next file.
     """
-    if options.target_version is None:
-        options = options._replace(target_version=catalog.NEWEST_RELEASE)
+    options = with_target(options)
     guide.use(options.guide)  # one address a run, in every worker
     try:
         return _process_bytes(path, data, options, module_name, this_pass)

@@ -76,7 +76,8 @@ def text_context(path: str, options: Options) -> Ctx:
     def python(source: str, where: str, report_only: bool = False) -> tuple[list[Finding], str | None]:
         return analyze_python(source, where, lint if report_only else options)
 
-    return Ctx(options.target_version or catalog.default_target_version(), python, enabled_for(path, options),
+    assert options.target_version is not None, "set by migrator.run.pipeline.with_target"
+    return Ctx(options.target_version, python, enabled_for(path, options),
                options.fixes, options.unsafe_fixes)
 
 

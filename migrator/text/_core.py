@@ -23,6 +23,7 @@ from migrator.base.model import (
     FileError,
     FileResult,
     Finding,
+    Examples,
     Fix,
     InsertComment,
     Replace,
@@ -81,7 +82,9 @@ class TextRule(NamedTuple):
       are looked for too (:func:`dotted_name_findings`, the codes of the catalog's modules,
       classes and functions), renamed unless ``fixes`` is False (report-only formats);
     * ``embeds``: the modules whose rules it runs on text embedded in its files (a Markdown
-      block in shell, a notebook cell); ``"python"`` is the Python rules.
+      block in shell, a notebook cell); ``"python"`` is the Python rules;
+    * ``examples``: its own valid and invalid files (:class:`~migrator.base.model.Examples`,
+      ``path`` naming a file of its type), which ``tests/test_rule_examples.py`` runs.
 
     What its files are (names, comments, quoting, where lines end, the write guard): the
     file type declarations, :mod:`migrator.text.filetypes`.
@@ -94,6 +97,7 @@ class TextRule(NamedTuple):
     dotted_names: bool = False
     fixes: bool = True
     embeds: tuple[str, ...] = ()
+    examples: Examples | None = None
 
 
 def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Finding:

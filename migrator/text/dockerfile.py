@@ -203,4 +203,20 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
 
 
 RULE = _core.TextRule("dockerfile", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      embeds=("shell",))
+                      embeds=("shell",),
+    examples=_core.Examples(
+        invalid=(
+            (
+                "FROM python:3.11\n"
+                "ENV SGLANG_ENABLE_SPEC_V2=0\n"
+            ),
+        ),
+        valid=(
+            (
+                "FROM python:3.11\n"
+                "ENV SGLANG_ENABLE_TORCH_COMPILE=0\n"
+            ),
+        ),
+        path="Dockerfile",
+    ),
+)

@@ -47,4 +47,14 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze)
 
 
-RULE = _core.TextRule("dotenv", (_core.ENV_ENTRY.code,), dotted_names=True)
+RULE = _core.TextRule("dotenv", (_core.ENV_ENTRY.code,), dotted_names=True,
+    examples=_core.Examples(
+        invalid=(
+            "SGLANG_ENABLE_SPEC_V2=0\n",
+        ),
+        valid=(
+            "SGLANG_ENABLE_TORCH_COMPILE=0\n",
+        ),
+        path=".env",
+    ),
+)

@@ -126,4 +126,14 @@ def regions(text: str) -> tuple[set[int], set[int]]:
     return set(), {number for number, line in enumerate(text.split("\n"), start=1) if line.startswith("\t")}
 
 
-RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",))
+RULE = _core.TextRule("fallback", catalog.codes_of_kind("text"), embeds=("shell",),
+    examples=_core.Examples(
+        invalid=(
+            "# workers subclass sglang.srt.speculative.dflash_worker.DFlashWorker\n",
+        ),
+        valid=(
+            "# workers subclass sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2\n",
+        ),
+        path="notes.txt",
+    ),
+)

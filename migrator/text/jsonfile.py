@@ -35,4 +35,14 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze)
 
 
-RULE = _core.TextRule("jsonfile", _core.ENV_AND_FLAG_CODES, dotted_names=True, fixes=False)
+RULE = _core.TextRule("jsonfile", _core.ENV_AND_FLAG_CODES, dotted_names=True, fixes=False,
+    examples=_core.Examples(
+        invalid=(
+            '{"env": {"SGLANG_ENABLE_SPEC_V2": "0"}}\n',
+        ),
+        valid=(
+            '{"env": {"SGLANG_ENABLE_TORCH_COMPILE": "0"}}\n',
+        ),
+        path="config.json",
+    ),
+)

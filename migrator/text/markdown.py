@@ -205,4 +205,14 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
 
 
 RULE = _core.TextRule("markdown", (_core.ENV_ENTRY.code, *catalog.codes_of_kind("text", "cli-flag")),
-                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"))
+                        embeds=("python", "shell", "dockerfile", "dotenv", "toml", "yaml"),
+    examples=_core.Examples(
+        invalid=(
+            "Workers subclass `sglang.srt.speculative.dflash_worker.DFlashWorker`.\n",
+        ),
+        valid=(
+            "Workers subclass `sglang.srt.speculative.dflash_worker_v2.DFlashWorkerV2`.\n",
+        ),
+        path="README.md",
+    ),
+)

@@ -285,4 +285,22 @@ def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str |
     return splice_ranges(text, sorted(replacements))
 
 
-RULE = _core.TextRule("notebook", (), embeds=("python", "shell", "dotenv", "markdown"))
+RULE = _core.TextRule("notebook", (), embeds=("python", "shell", "dotenv", "markdown"),
+    examples=_core.Examples(
+        invalid=(
+            (
+                '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,\n'
+                '  "source": ["from sglang.srt.speculative.dflash_worker import DFlashWorker\\n"]}],\n'
+                ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+            ),
+        ),
+        valid=(
+            (
+                '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,\n'
+                '  "source": ["from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\\n"]}],\n'
+                ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+            ),
+        ),
+        path="demo.ipynb",
+    ),
+)

@@ -412,4 +412,14 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True, embeds=("python",))
+RULE = _core.TextRule("shell", _core.ENV_AND_FLAG_CODES, dotted_names=True, embeds=("python",),
+    examples=_core.Examples(
+        invalid=(
+            "python -m sglang.launch_server --speculative-dflash-draft-window-size 8\n",
+        ),
+        valid=(
+            "python -m sglang.launch_server --speculative-draft-window-size 8\n",
+        ),
+        path="serve.sh",
+    ),
+)

@@ -98,4 +98,20 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
     return _core.run(path, data, ctx, RULE, analyze, regions=regions)
 
 
-RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True)
+RULE = _core.TextRule("toml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
+    examples=_core.Examples(
+        invalid=(
+            (
+                "[env]\n"
+                'SGLANG_ENABLE_SPEC_V2 = "0"\n'
+            ),
+        ),
+        valid=(
+            (
+                "[env]\n"
+                'SGLANG_ENABLE_TORCH_COMPILE = "0"\n'
+            ),
+        ),
+        path="pyproject.toml",
+    ),
+)

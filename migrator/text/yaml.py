@@ -333,4 +333,20 @@ def handle(path: str, data: bytes, ctx: _core.Ctx):
 
 
 RULE = _core.TextRule("yaml", _core.ENV_AND_FLAG_CODES, dotted_names=True,
-                      embeds=("shell",))
+                      embeds=("shell",),
+    examples=_core.Examples(
+        invalid=(
+            (
+                "env:\n"
+                '  SGLANG_ENABLE_SPEC_V2: "0"\n'
+            ),
+        ),
+        valid=(
+            (
+                "env:\n"
+                '  SGLANG_ENABLE_TORCH_COMPILE: "0"\n'
+            ),
+        ),
+        path="deploy.yaml",
+    ),
+)

@@ -84,3 +84,13 @@ def test_an_elif_guard_is_left_to_a_todo() -> None:
                             "        if server_args.x:\n            pass\n        elif enable_overlap:\n            raise")
     fixed, findings = migrate(source, unsafe=True)
     assert codes(findings) == ["DFM210", "DFM211"] and all(f.fix.applicability == "manual" for f in findings)
+
+
+def test_other_algorithms_keep_their_overlap_handling() -> None:
+    _, findings = migrate("""
+        def _handle_eagle(server_args, enable_overlap):
+            server_args.disable_overlap_schedule = True
+            if enable_overlap:
+                raise ValueError("NGRAM does not support overlap scheduling.")
+        """)
+    assert findings == []

@@ -32,7 +32,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterator
 
-    from migrator.base.model import Finding
     from migrator.base.options import Options
     from migrator.run.result import RunResult
 
@@ -54,27 +53,6 @@ PARAMS = (
 )
 
 
-def _status(finding: Finding, options: Options, written: bool) -> str:
-    """What became of a finding's fix: ``fixed`` only where its file was written."""
-    fix = finding.fix
-    if finding.informational:
-        return "info: still resolves on the target; not changed"
-    if fix is None or fix.applicability == "manual":
-        return "manual"
-    if fix.applicability == "unsafe" and not options.unsafe_fixes:
-        return "unsafe fix available with --unsafe-fixes; TODO left" if options.mode == "fix" else "unsafe fix available"
-    if options.mode != "fix":
-        return "fixable"
-    return "fixed" if written else "fixable; file left unchanged"
-
-
-def _finding_line(path: str, finding: Finding, options: Options, written: bool) -> str:
-    from migrator.report.escape import visible
-
-    return visible(f"{path}:{finding.line}:{finding.column + 1}: {finding.code} {finding.message} "
-                   f"[{_status(finding, options, written)}]")
-
-
 def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin: bool = False,
                statistics: bool = False) -> None:
     """Report lines (``path:line:col: CODE message [status]``; ``statistics``: the count per
@@ -83,16 +61,16 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     the fixed source."""
     out = sys.stderr if options.mode == "diff" or stdin else sys.stdout
     from migrator.report import colour
-    from migrator.report.common import target_text
     from migrator.report.escape import visible
-    from migrator.report.text import counted
+    from migrator.report.text import fix_status, fix_summary_line, format_finding
 
     paint = colour.coloured if colour.wanted(out) else str
     for result in outcome.results:
         if result.error is not None:
             print(visible(str(result.error)), file=sys.stderr)
         for finding in () if statistics else result.findings:
-            print(paint(_finding_line(finding.path, finding, options, result.written)), file=out)
+            status = fix_status(finding, options.mode, options.unsafe_fixes, result.written)
+            print(paint(format_finding(finding, status)), file=out)
     if statistics:
         from migrator.report.statistics import statistics as table
 
@@ -100,24 +78,8 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
     if quiet:
         return
     report_skipped(outcome.skipped)
-    summary = outcome.summary
-    verb = {"fix": "changed", "check": "would change", "diff": "would change"}[options.mode]
-    line = (
-        f"dflash-migrate: {counted(summary.files_scanned, 'file')} scanned, {summary.files_changed} {verb}, "
-        f"{counted(summary.fixes_applied, 'fix', 'fixes')} {'applied' if options.mode == 'fix' else 'available'}, "
-        f"{counted(summary.todos_left, 'manual TODO')} left, {counted(summary.files_with_errors, 'file')} with errors"
-        + (f", {counted(summary.left_out, 'path')} left out by ignore files and excludes" if summary.left_out else "")
-        + (f", {counted(summary.fixes_refused, 'fix', 'fixes')} refused by the write guard (left as TODOs)"
-           if summary.fixes_refused else "")
-        + f" (target {target_text(run_target(options))}{f'; config {options.config}' if options.config else ''})"
-    )
-    if summary.own_outputs:
-        line += f"; {counted(summary.own_outputs, 'own report')} not scanned"
-    if outcome.interrupted:
-        line += "; INTERRUPTED: files not yet processed were left untouched"
-    from migrator.report.escape import visible
-
-    print(visible(line), file=sys.stderr)  # the target names the repository's pins as written
+    print(fix_summary_line(outcome.summary, options.mode, run_target(options), options.config, outcome.interrupted),
+          file=sys.stderr)
     from migrator.report.common import narrowed_lines
 
     for number, text in enumerate(narrowed_lines(outcome.results)):

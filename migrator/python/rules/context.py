@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Callable, Iterable
 
 from migrator import catalog
-from migrator.base.model import AddImport, Edit, Finding, Fix, InsertComment, Replace, Span
+from migrator.base.model import AddImport, Edit, Examples, Finding, Fix, InsertComment, Replace, Span  # Examples: for the rule modules
 from migrator.base.records import record
 from migrator.python.analysis import Analysis, Binding, rename_qualname
 from migrator.report.locations import report_path
@@ -38,7 +38,9 @@ class Rule(NamedTuple):
       (none: in every source). Statements holding none of a source's words are not analysed
       (``migrator.relevance.words`` derives every relevance layer from these declarations);
     * ``follows``: qualified names beyond the catalog's whose aliases and subclasses the rule
-      follows (a local name bound to one makes its lines relevant too).
+      follows (a local name bound to one makes its lines relevant too);
+    * ``examples``: its own valid and invalid sources (:class:`~migrator.base.model.Examples`),
+      which ``tests/test_rule_examples.py`` runs (a rule without them fails it).
 
     ``tests/test_rule_declarations.py`` fails when a rule emits or reads an undeclared code;
     ``tests/test_shortcuts.py`` when a declared word is missing, or one is declared in vain.
@@ -53,6 +55,7 @@ class Rule(NamedTuple):
     reads: tuple[str, ...] = ()
     words: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
     follows: tuple[str, ...] = ()
+    examples: Examples | None = None
 
     @property
     def emits(self) -> frozenset[str]:

@@ -12,7 +12,7 @@ because the receiver's type must be a DFlash draft input.
 from __future__ import annotations
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
+from migrator.python.rules.context import Examples, Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 DRAFT_INPUTS = frozenset({catalog.V1_DRAFT_INPUT, catalog.V2_DRAFT_INPUT})
 
@@ -48,4 +48,25 @@ def _member(ctx: RuleContext, types: frozenset[str], member: str, anchor, label:
         rename(entry)
 
 
-RULE = Rule("draft_input", 320, check, owns=CODES, follows=(catalog.V2_DRAFT_INPUT,))
+RULE = Rule("draft_input", 320, check, owns=CODES, follows=(catalog.V2_DRAFT_INPUT,),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+                "\n"
+                "\n"
+                "def bonus(info: DFlashDraftInput):\n"
+                "    return info.verified_id\n"
+            ),
+        ),
+        valid=(
+            (
+                "from sglang.srt.speculative.eagle_info import EagleDraftInput\n"
+                "\n"
+                "\n"
+                "def bonus(info: EagleDraftInput):\n"
+                "    return info.verified_id\n"
+            ),
+        ),
+    ),
+)

@@ -17,7 +17,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Span
-from migrator.python.rules.context import Rule, RuleContext, enclosing_function, entry_for_member, literal_with
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function, entry_for_member, literal_with
 
 _LOADERS = ("importlib.import_module", "__import__")
 _MEMBER_CODES = ("DFM105", "DFM106", "DFM107", "DFM108")
@@ -121,4 +121,22 @@ RULE = Rule(
     "dynamic_modules", 520, check, shares=(*catalog.codes_of_kind("module", "class", "function"), *_MEMBER_CODES),
     why="the class and members read from the removed module obtained at run time "
     "(``importlib.import_module``), reported with the codes they have when imported",
+    examples=Examples(
+        invalid=(
+            (
+                "import importlib\n"
+                "\n"
+                'module = importlib.import_module("sglang.srt.speculative.dflash_worker")\n'
+                "worker_cls = module.DFlashWorker\n"
+            ),
+        ),
+        valid=(
+            (
+                "import importlib\n"
+                "\n"
+                'module = importlib.import_module("sglang.srt.speculative.dflash_worker_v2")\n'
+                "worker_cls = module.DFlashWorkerV2\n"
+            ),
+        ),
+    ),
 )

@@ -22,7 +22,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Replace, Span
-from migrator.python.rules.context import Rule, RuleContext, outer_literal, spans_in_literal
+from migrator.python.rules.context import Examples, Rule, RuleContext, outer_literal, spans_in_literal
 
 _NAME = re.escape(catalog.ENV_SPEC_V2)
 #: The name used as a setting: NAME=value (also after -e/--env), "NAME": value, \"NAME\": value.
@@ -90,4 +90,12 @@ def _certain_removal(ctx: RuleContext, literal: ast.expr, node: ast.Constant, sp
 RULE = Rule(
     "embedded_env", 500, check, shares=("DFM201",),
     why="the variable set inside shell or env text in a string; `spec_v2_env` owns settings in code",
+    examples=Examples(
+        invalid=(
+            'cmd = "SGLANG_ENABLE_SPEC_V2=0 python -m sglang.launch_server --model-path m"\n',
+        ),
+        valid=(
+            'cmd = "SGLANG_ENABLE_TORCH_COMPILE=0 python -m sglang.launch_server --model-path m"\n',
+        ),
+    ),
 )

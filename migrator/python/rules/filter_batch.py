@@ -47,7 +47,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Replace
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 KEYWORD = "v1_spec_info_filtered"
 #: DFM319: 0.5.22's rename of ScheduleBatch.filter_batch's first parameter
@@ -143,4 +143,19 @@ def _check_both(ctx: RuleContext) -> None:
     check_rename(ctx)
 
 
-RULE = Rule("filter_batch", 365, _check_both, owns=("DFM112", "DFM319"))
+RULE = Rule("filter_batch", 365, _check_both, owns=("DFM112", "DFM319"),
+    examples=Examples(
+        invalid=(
+            (
+                "def keep(batch, keep_indices):\n"
+                "    batch.filter_batch(keep_indices=keep_indices, v1_spec_info_filtered=True)\n"
+            ),
+        ),
+        valid=(
+            (
+                "def keep(batch, keep_indices):\n"
+                "    batch.filter_batch(keep_indices=keep_indices)\n"
+            ),
+        ),
+    ),
+)

@@ -29,7 +29,7 @@ import re
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Span
 from migrator.python.analysis import rename_qualname
-from migrator.python.rules.context import Rule, RuleContext, replaceable, through
+from migrator.python.rules.context import Examples, Rule, RuleContext, replaceable, through
 from migrator.report.locations import report_path
 
 
@@ -187,4 +187,26 @@ def _module_level_containers(body: list[ast.stmt]) -> list[ast.expr]:
     return found
 
 
-RULE = Rule("fork_names", 400, check, owns=("DFM500", "DFM502"))
+RULE = Rule("fork_names", 400, check, owns=("DFM500", "DFM502"),
+    examples=Examples(
+        invalid=(
+            (
+                "# file: pkg/__init__.py\n"
+                "# file: pkg/compat.py\n"
+                "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+                "# file: pkg/use.py\n"
+                "from .compat import DFlashWorker\n"
+            ),
+        ),
+        valid=(
+            (
+                "# file: pkg/__init__.py\n"
+                "# file: pkg/compat.py\n"
+                "class DFlashWorker:\n"
+                "    pass\n"
+                "# file: pkg/use.py\n"
+                "from .compat import DFlashWorker\n"
+            ),
+        ),
+    ),
+)

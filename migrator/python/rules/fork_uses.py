@@ -23,7 +23,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix
-from migrator.python.rules.context import Rule, RuleContext, replaceable
+from migrator.python.rules.context import Examples, Rule, RuleContext, replaceable
 from migrator.report.locations import report_path
 
 _CHECKS = frozenset({"isinstance", "issubclass"})
@@ -114,4 +114,36 @@ RULE = Rule(
     shares=("DFM500", *(e.code for e in catalog.entries_of_kind("function", "method", "attribute", "class", "module"))),
     why="each use of a fork's re-export of a V1 object: DFM500 (``fork_names``') where the fix is made where "
     "the name is bound, the name's own code where nothing replaces it",
+    examples=Examples(
+        invalid=(
+            (
+                "# file: pkg/__init__.py\n"
+                "# file: pkg/compat.py\n"
+                "try:\n"
+                "    from sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+                "except ImportError:\n"
+                "    DFlashDraftInput = None\n"
+                "# file: pkg/use.py\n"
+                "from .compat import DFlashDraftInput\n"
+                "\n"
+                "\n"
+                "def is_dflash(info):\n"
+                "    return isinstance(info, DFlashDraftInput)\n"
+            ),
+        ),
+        valid=(
+            (
+                "# file: pkg/__init__.py\n"
+                "# file: pkg/compat.py\n"
+                "class DFlashDraftInput:\n"
+                "    pass\n"
+                "# file: pkg/use.py\n"
+                "from .compat import DFlashDraftInput\n"
+                "\n"
+                "\n"
+                "def is_dflash(info):\n"
+                "    return isinstance(info, DFlashDraftInput)\n"
+            ),
+        ),
+    ),
 )

@@ -24,7 +24,7 @@ from migrator.base.model import Finding, Fix, InsertComment, InsertStatementAfte
 from migrator.python.analysis import ImportedName, ImportFromInfo, rename_qualname
 from migrator.python.deferred_import import movable, move_into_functions, name_cut
 from migrator.python.names import TRY_STATEMENTS
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:
@@ -233,4 +233,13 @@ def _module_text(info: ImportFromInfo, new_module: str) -> str | None:
     return None
 
 
-RULE = Rule("imports", 100, check, owns=catalog.codes_of_kind("module", "class", "function"))
+RULE = Rule("imports", 100, check, owns=catalog.codes_of_kind("module", "class", "function"),
+    examples=Examples(
+        invalid=(
+            "from sglang.srt.speculative.dflash_worker import DFlashWorker\n",
+        ),
+        valid=(
+            "from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n",
+        ),
+    ),
+)

@@ -20,7 +20,7 @@ import ast
 
 from migrator import catalog
 from migrator.python.analysis import rename_qualname
-from migrator.python.rules.context import Rule, RuleContext, literal_with
+from migrator.python.rules.context import Examples, Rule, RuleContext, literal_with
 
 
 def _by_last_name() -> dict[str, tuple[catalog.Entry, ...]]:
@@ -74,4 +74,12 @@ RULE = Rule(
     shares=catalog.codes_of_kind("class", "function"),
     why="removed classes and functions named by a lazy registry's (module, name) string pair, each "
     "with its own code, as the rules finding them in code use",
+    examples=Examples(
+        invalid=(
+            'LAZY = [("sglang.srt.speculative.dflash_worker_v2", "DFlashWorker")]\n',
+        ),
+        valid=(
+            'LAZY = {"mine": ("mypkg.workers", "DFlashWorker")}\n',
+        ),
+    ),
 )

@@ -19,7 +19,7 @@ from functools import cache
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment
-from migrator.python.rules.context import Rule, RuleContext, outer_literal, removed_members, span_in_literal
+from migrator.python.rules.context import Examples, Rule, RuleContext, outer_literal, removed_members, span_in_literal
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 
@@ -79,4 +79,18 @@ RULE = Rule(
     shares=catalog.codes_of_kind("module", "class", "function", "method", "attribute"),
     why="removed names compared with strings and the removed module's file path; each name's own code, "
     "as the rule that finds it in code uses",
+    examples=Examples(
+        invalid=(
+            (
+                "def is_v1(node):\n"
+                '    return node.name == "DFlashWorker"\n'
+            ),
+        ),
+        valid=(
+            (
+                "def is_v2(node):\n"
+                '    return node.name == "DFlashWorkerV2"\n'
+            ),
+        ),
+    ),
 )

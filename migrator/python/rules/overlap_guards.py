@@ -44,7 +44,7 @@ from bisect import bisect_left
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, RemoveStatement
-from migrator.python.rules.context import Rule, RuleContext, enclosing_function
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function
 
 DFLASH = re.compile(r"dflash", re.IGNORECASE)
 OVERLAP = "overlap"
@@ -194,4 +194,21 @@ def _report(ctx: RuleContext, node: ast.stmt, entry: catalog.Entry | None, edits
     ctx.report(node, entry, Fix("unsafe", edits, replacement="", fallback=fallback), f"{entry.message}: {change}")
 
 
-RULE = Rule("overlap_guards", 370, check, owns=("DFM210", "DFM211"))
+RULE = Rule("overlap_guards", 370, check, owns=("DFM210", "DFM211"),
+    examples=Examples(
+        invalid=(
+            (
+                "def create_worker(enable_overlap):\n"
+                "    if enable_overlap:\n"
+                '        raise ValueError("DFLASH does not support overlap scheduling (spec v2).")\n'
+            ),
+        ),
+        valid=(
+            (
+                "def create_worker(enable_overlap):\n"
+                "    if enable_overlap:\n"
+                '        raise ValueError("NGRAM does not support overlap scheduling.")\n'
+            ),
+        ),
+    ),
+)

@@ -18,7 +18,7 @@ import re
 from migrator import catalog
 from migrator.base.model import RemoveImportName, RemoveStatement, Span
 from migrator.python.analysis import Binding, rename_qualname
-from migrator.python.rules.context import Rule, RuleContext, renamed_text
+from migrator.python.rules.context import Examples, Rule, RuleContext, renamed_text
 
 #: Call forms have dedicated rules that look at the arguments.
 _MEMBER_KINDS = ("method", "attribute")
@@ -198,4 +198,24 @@ RULE = Rule(
     why="every use of a name the imports bind, and removed members reached through an imported "
     "module or class (``dflash_worker.DFlashWorker.verify``): the import statement is `imports`'s, "
     "a member of a typed value its member rule's",
+    examples=Examples(
+        invalid=(
+            (
+                "import sglang.srt.speculative.dflash_worker as dw\n"
+                "\n"
+                "\n"
+                "class MyWorker(dw.DFlashWorker):\n"
+                "    pass\n"
+            ),
+        ),
+        valid=(
+            (
+                "class DFlashWorker:\n"
+                "    pass\n"
+                "\n"
+                "\n"
+                "worker = DFlashWorker()\n"
+            ),
+        ),
+    ),
 )

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import cache
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, enclosing_function, removed_members
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function, removed_members
 
 
 def check(ctx: RuleContext) -> None:
@@ -148,4 +148,16 @@ RULE = Rule(
     words=((tuple(f"{quote}{member}{quote}" for member in sorted(
         {name.rpartition(".")[2] for entry in catalog.entries_of_kind("method", "attribute") if entry.owner_class
          for name in entry.names}) for quote in "\"'"), catalog.REFLECTION_CALLS),),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+                "\n"
+                'hook = getattr(DFlashWorker, "_prepare_for_speculative_decoding")\n'
+            ),
+        ),
+        valid=(
+            'hook = getattr(worker, "forward_batch_generation")\n',
+        ),
+    ),
 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.rules.context import Rule, RuleContext, literal_with, rename_attribute, rename_keyword
+from migrator.python.rules.context import Examples, Rule, RuleContext, literal_with, rename_attribute, rename_keyword
 
 
 def _registers_flag(analysis, node: ast.Constant) -> bool:  # noqa: ANN001 - Analysis
@@ -55,4 +55,13 @@ def check(ctx: RuleContext) -> None:
             rename_attribute(ctx, node, keyword_entry)
 
 
-RULE = Rule("server_args", 350, check, owns=("DFM203", "DFM204"))
+RULE = Rule("server_args", 350, check, owns=("DFM203", "DFM204"),
+    examples=Examples(
+        invalid=(
+            'argv = ["--speculative-dflash-draft-window-size", "8"]\n',
+        ),
+        valid=(
+            'argv = ["--speculative-draft-window-size", "8"]\n',
+        ),
+    ),
+)

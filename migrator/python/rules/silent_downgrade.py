@@ -16,7 +16,7 @@ import ast
 from migrator import catalog
 from migrator.base.model import Fix, Span
 from migrator.python.forkindex import v1_imports, v1_try_fallbacks
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 
 def check(ctx: RuleContext) -> None:
@@ -58,4 +58,25 @@ def _module_level_tries(body: list[ast.stmt]) -> list[ast.Try]:
     return found
 
 
-RULE = Rule("silent_downgrade", 410, check, owns=("DFM501",), reads=catalog.codes_of_kind("module", "class", "function"))
+RULE = Rule("silent_downgrade", 410, check, owns=("DFM501",), reads=catalog.codes_of_kind("module", "class", "function"),
+    examples=Examples(
+        invalid=(
+            (
+                "try:\n"
+                "    from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+                "    HAS_DFLASH = True\n"
+                "except ImportError:\n"
+                "    HAS_DFLASH = False\n"
+            ),
+        ),
+        valid=(
+            (
+                "try:\n"
+                "    from sglang.srt.speculative.dflash_worker_v2 import DFlashWorkerV2\n"
+                "    HAS_DFLASH = True\n"
+                "except ImportError:\n"
+                "    HAS_DFLASH = False\n"
+            ),
+        ),
+    ),
+)

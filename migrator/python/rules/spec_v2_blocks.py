@@ -42,7 +42,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, RemoveStatement
-from migrator.python.rules.context import Rule, RuleContext, enclosing_function
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function
 
 CODE = "DFM202"
 _LOGGING_ROOTS = ("logger", "logging", "log", "_logger", "LOGGER")
@@ -227,4 +227,21 @@ def check(ctx: RuleContext) -> None:
 
 RULE = Rule("spec_v2_blocks", 190, check, shares=(CODE,),
             why="``references`` owns DFM202 (every read of the removed member, a TODO); this rule deletes the "
-            "two blocks upstream deleted whole, before it, and claims their nodes")
+            "two blocks upstream deleted whole, before it, and claims their nodes",
+            examples=Examples(
+                invalid=(
+                    (
+                        "from sglang.srt.environ import envs\n\n\n"
+                        "def apply_defaults(server_args):\n"
+                        "    if not envs.SGLANG_ENABLE_SPEC_V2.get():\n"
+                        "        envs.SGLANG_ENABLE_SPEC_V2.set(True)\n"
+                        "    server_args.page_size = 256\n"
+                    ),
+                ),
+                valid=(
+                    (
+                        "def apply_defaults(server_args):\n"
+                        "    server_args.page_size = 256\n"
+                    ),
+                ),
+            ))

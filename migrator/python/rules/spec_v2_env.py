@@ -21,7 +21,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import AddKeyword, AppendListItem, Edit, Fix, RemoveDictEntry, RemoveStatement
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 SETTERS = ("setdefault", "putenv", "setenv")
 SPEC_KEYWORD = "speculative_algorithm"
@@ -149,4 +149,21 @@ RULE = Rule("spec_v2_env", 330, check, owns=("DFM201",),
             words=(((f'"{catalog.ENV_SPEC_V2}"', f"'{catalog.ENV_SPEC_V2}'"),
                     tuple(sorted({name.rpartition(".")[2] for name in catalog.ENGINE_CALLABLES}
                                  | {catalog.LAUNCH_SERVER_MODULE.rpartition(".")[2]}))),),
-            follows=catalog.ENGINE_CALLABLES)
+            follows=catalog.ENGINE_CALLABLES,
+    examples=Examples(
+        invalid=(
+            (
+                "import os\n"
+                "\n"
+                'os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"\n'
+            ),
+        ),
+        valid=(
+            (
+                "import os\n"
+                "\n"
+                'os.environ["SGLANG_ENABLE_TORCH_COMPILE"] = "1"\n'
+            ),
+        ),
+    ),
+)

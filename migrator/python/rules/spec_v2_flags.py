@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import ast
 
-from migrator.python.rules.context import Rule, RuleContext
+from migrator.python.rules.context import Examples, Rule, RuleContext
 
 #: Parents under which ``not x.is_none()`` needs no parentheses.
 _LOOSE_PARENTS = (ast.If, ast.While, ast.IfExp, ast.BoolOp, ast.Assert, ast.Return, ast.Assign, ast.AnnAssign,
@@ -138,4 +138,25 @@ def check(ctx: RuleContext) -> None:
                 ctx.todo(node, is_v2)
 
 
-RULE = Rule("spec_v2_flags", 340, check, owns=("DFM205", "DFM206"))
+RULE = Rule("spec_v2_flags", 340, check, owns=("DFM205", "DFM206"),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+                "\n"
+                "\n"
+                "def speculative(batch: ScheduleBatch):\n"
+                "    return batch.is_spec_v2\n"
+            ),
+        ),
+        valid=(
+            (
+                "from sglang.srt.managers.schedule_batch import ScheduleBatch\n"
+                "\n"
+                "\n"
+                "def speculative(batch: ScheduleBatch):\n"
+                "    return not batch.spec_algorithm.is_none()\n"
+            ),
+        ),
+    ),
+)

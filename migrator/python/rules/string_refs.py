@@ -16,7 +16,7 @@ import re
 
 from migrator import catalog
 from migrator.python.analysis import rename_qualname
-from migrator.python.rules.context import Rule, RuleContext, literal_with, renamed_text
+from migrator.python.rules.context import Examples, Rule, RuleContext, literal_with, renamed_text
 
 DOTTED = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)+")
 #: A loader's ``module:attr`` (entry points, plugin registries, ``pkg.mod:Class.member``).
@@ -109,4 +109,16 @@ RULE = Rule(
     shares=catalog.codes_of_kind("module", "class", "function", "method", "attribute", "call-form"),
     why="the names other rules find in code, spelled as dotted strings (``mock.patch`` targets, "
     "``import_module`` arguments, string annotations)",
+    examples=Examples(
+        invalid=(
+            (
+                "import importlib\n"
+                "\n"
+                'module = importlib.import_module("sglang.srt.speculative.dflash_worker")\n'
+            ),
+        ),
+        valid=(
+            'log.info("DFlashWorker is gone: see the sglang.srt.speculative.dflash_worker notes")\n',
+        ),
+    ),
 )

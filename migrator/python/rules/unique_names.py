@@ -28,7 +28,7 @@ import ast
 from functools import cache
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, assigned_values, removed_members
+from migrator.python.rules.context import Examples, Rule, RuleContext, assigned_values, removed_members
 
 
 @cache
@@ -168,4 +168,18 @@ RULE = Rule(
     why="removed classes, functions and members reached by their unique names on receivers of unknown "
     "type, or held as whole strings (with a removed flag's config key); each name's own code, as the "
     "rules that resolve them use",
+    examples=Examples(
+        invalid=(
+            (
+                "def install(module):\n"
+                "    return module.DFlashWorker\n"
+            ),
+        ),
+        valid=(
+            (
+                "def install(module):\n"
+                "    return module.DFlashWorkerV2\n"
+            ),
+        ),
+    ),
 )

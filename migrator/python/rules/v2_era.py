@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, assigned_values
+from migrator.python.rules.context import Examples, Rule, RuleContext, assigned_values
 
 WORKERS = frozenset({catalog.V1_WORKER_CLASS, catalog.V2_WORKER_CLASS})
 _CODES = ("DFM308", "DFM309", "DFM315", "DFM316")
@@ -80,4 +80,25 @@ def _is_dflash_result(ctx: RuleContext, value: ast.expr, typed: dict[int, frozen
                for call in candidates)
 
 
-RULE = Rule("v2_era", 380, check, owns=_CODES)
+RULE = Rule("v2_era", 380, check, owns=_CODES,
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.model_executor.model_runner import ModelRunner\n"
+                "\n"
+                "\n"
+                "def layers(runner: ModelRunner):\n"
+                "    return runner.dflash_target_layer_ids\n"
+            ),
+        ),
+        valid=(
+            (
+                "from sglang.srt.model_executor.model_runner import ModelRunner\n"
+                "\n"
+                "\n"
+                "def layers(runner: ModelRunner):\n"
+                "    return runner.spec_aux_config.dflash_target_layer_ids\n"
+            ),
+        ),
+    ),
+)

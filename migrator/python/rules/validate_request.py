@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, enclosing_function
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function
 
 CALLEES = frozenset({catalog.get("DFM306").old, catalog.get("DFM307").old})
 SCHEDULER = "sglang.srt.managers.scheduler.Scheduler"
@@ -104,4 +104,25 @@ def check(ctx: RuleContext) -> None:
 RULE = Rule("validate_request", 360, check, owns=("DFM307",), reads=("DFM306",),
             # a class's `self.enable_overlap = ...` decides the fix: kept in a lint's parse (a
             # base class blanked there is asked for by name: ``_need_unseen_bases``)
-            words=((("validate_dflash_request",), (ATTRIBUTE,)),))
+            words=((("validate_dflash_request",), (ATTRIBUTE,)),),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n"
+                "\n"
+                "\n"
+                "def check(req):\n"
+                "    validate_dflash_request(req)\n"
+            ),
+        ),
+        valid=(
+            (
+                "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n"
+                "\n"
+                "\n"
+                "def check(req):\n"
+                "    validate_dflash_request(req, False)\n"
+            ),
+        ),
+    ),
+)

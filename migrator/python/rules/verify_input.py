@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
+from migrator.python.rules.context import Examples, Rule, RuleContext, entry_for_member, rename_attribute, rename_keyword
 
 V1_ONLY_KEYWORDS = ("page_size", "build_custom_mask")
 
@@ -117,4 +117,22 @@ def check(ctx: RuleContext) -> None:
 # ``verify`` is looked at where one of its V1 keywords is written (``page_size=``, ...)
 RULE = Rule("verify_input", 310, check, owns=("DFM105", "DFM110", "DFM302"),
             words=((tuple(f"{keyword}=" for keyword in catalog.V1_VERIFY_KEYWORDS[1:]),
-                    (f"{catalog.VERIFY_INPUT}.verify".rpartition(".")[2],)),))
+                    (f"{catalog.VERIFY_INPUT}.verify".rpartition(".")[2],)),),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.speculative.dflash_info import DFlashVerifyInput\n"
+                "\n"
+                "\n"
+                "def per_request(verify_input: DFlashVerifyInput):\n"
+                "    return verify_input.num_tokens_per_batch\n"
+            ),
+        ),
+        valid=(
+            (
+                "def step(batch, logits_output, page_size):\n"
+                "    return batch.spec_info.verify(batch, logits_output, page_size)\n"
+            ),
+        ),
+    ),
+)

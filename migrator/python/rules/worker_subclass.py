@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
-from migrator.python.rules.context import Rule, RuleContext, base_origins, entry_for_member
+from migrator.python.rules.context import Examples, Rule, RuleContext, base_origins, entry_for_member
 
 REMOVED_METHOD_CODES = ("DFM106", "DFM107", "DFM108")
 
@@ -91,4 +91,24 @@ def _check_reflection(ctx: RuleContext, call: ast.Call, types: frozenset[str], w
 
 # (``super().__init__(...)``: the catalog's DFM111 entry names the constructor already, where
 # the V1 worker is named)
-RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"), follows=(catalog.V1_WORKER_CLASS,))
+RULE = Rule("worker_subclass", 300, check, owns=(*REMOVED_METHOD_CODES, "DFM111"), follows=(catalog.V1_WORKER_CLASS,),
+    examples=Examples(
+        invalid=(
+            (
+                "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
+                "\n"
+                "\n"
+                "class MyWorker(DFlashWorker):\n"
+                "    def _prepare_for_speculative_decoding(self, batch):\n"
+                "        pass\n"
+            ),
+        ),
+        valid=(
+            (
+                "class NGRAMWorker:\n"
+                "    def forward_batch_generation(self, batch):\n"
+                "        return self.target_worker.forward_batch_generation(batch)\n"
+            ),
+        ),
+    ),
+)
