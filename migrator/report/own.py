@@ -12,15 +12,18 @@ merely mentions V1 names, or holds one key more, is linted as any other.
 from __future__ import annotations
 
 import re
+from functools import cache
+from pathlib import Path
 
 from migrator.report.common import JSON_SCHEMA_VERSION
 
 _CODE = re.compile(r"DFM\d{3}\Z")
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}\Z")
-FINDING = {"path", "line", "column", "end_line", "end_column", "code", "message", "severity", "fix", "fingerprint"}
 ERROR = {"path", "message", "line", "column"}
 UNUSED = {"path", "line", "codes"}
-REPORT = {"version", "findings", "errors", "unused_suppressions", "summary", "config", "target"}
+#: The lint report's own schema (``schema/lint-v1.schema.json``) says which keys a report and a
+#: finding hold (every required key, no other), so a key added there is recognised here too.
+SCHEMA = Path(__file__).with_name("schema") / "lint-v1.schema.json"
 GITLAB = {"type", "check_name", "description", "categories", "severity", "fingerprint", "location"}
 SARIF = {"$schema", "version", "runs"}
 TOOL = "dflash-migrate"
@@ -50,9 +53,24 @@ def is_own_report(data: bytes) -> bool:
         return False
     if set(document) == SARIF:
         return _sarif(document)
-    return set(document) == REPORT and document["version"] == JSON_SCHEMA_VERSION and \
+    return _keys_fit(document, "report") and document["version"] == JSON_SCHEMA_VERSION and \
         _all(document["findings"], _finding) and _all(document["errors"], _error) and \
         _all(document["unused_suppressions"], _unused)
+
+
+@cache
+def _schema_keys(what: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(required, allowed) keys of the lint report (``"report"``) or of one finding (``"finding"``)."""
+    import json
+
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    part = schema if what == "report" else schema["$defs"][what]
+    return frozenset(part.get("required", ())), frozenset(part["properties"])
+
+
+def _keys_fit(document: dict, what: str) -> bool:
+    required, allowed = _schema_keys(what)
+    return required <= document.keys() <= allowed
 
 
 def _all(rows: object, check) -> bool:  # noqa: ANN001 - one of the row checks
@@ -60,7 +78,7 @@ def _all(rows: object, check) -> bool:  # noqa: ANN001 - one of the row checks
 
 
 def _finding(row: object) -> bool:
-    return isinstance(row, dict) and set(row) == FINDING and _is_code(row["code"]) and \
+    return isinstance(row, dict) and _keys_fit(row, "finding") and "fingerprint" in row and _is_code(row["code"]) and \
         isinstance(row["fingerprint"], str) and bool(_FINGERPRINT.match(row["fingerprint"]))
 
 

@@ -69,14 +69,15 @@ def too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYZE_
 def text_context(path: str, options: Options) -> Ctx:
     """What a text rule gets for ``path`` from the user's ``options`` (``migrator.text._core.Ctx``):
     the text layer never sees ``Options``."""
+    from migrator.run.pipeline import with_target  # the pipeline imports this module
     from migrator.text._core import Ctx
 
+    options = with_target(options)  # an entry too: a library caller may give no target
     lint = Options(mode="lint", target_version=options.target_version)
 
     def python(source: str, where: str, report_only: bool = False) -> tuple[list[Finding], str | None]:
         return analyze_python(source, where, lint if report_only else options)
 
-    assert options.target_version is not None, "set by migrator.run.pipeline.with_target"
     return Ctx(options.target_version, python, enabled_for(path, options),
                options.fixes, options.unsafe_fixes)
 

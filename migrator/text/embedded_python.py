@@ -49,7 +49,7 @@ def _code_words(commands: list[ShellCommand]) -> list[tuple[ShellCommand, Word]]
                 continue
             j = i + 1
             while j < len(words) and words[j].value.startswith("-") and words[j].value != "-c":
-                j += 2 if words[j].value in _OPTION_WITH_VALUE else 1
+                j += 1 + (words[j].value in _OPTION_WITH_VALUE)  # an option's value is the next word
             if j + 1 < len(words) and words[j].value == "-c":
                 out.append((cmd, words[j + 1]))
     return out
