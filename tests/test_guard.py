@@ -202,3 +202,38 @@ def test_a_fix_may_use_a_methods_receiver_but_not_another_parameter() -> None:
     assert guard.captured_names(guard.parsed(before), guard.parsed(receiver)) == set()
     assert guard.captured_names(guard.parsed(before), guard.parsed(parameter)) == {"flag"}
     assert guard.captured_names(guard.parsed(before), guard.parsed(static)) == {"this"}
+
+
+EXPRESSION_CASES = {
+    # (before, after, pyflakes may skip): issue 46's rewrites keep every name and binding
+    "is_spec_v2": ("def f(batch):\n    return batch.is_spec_v2\n",
+                   "def f(batch):\n    return not batch.spec_algorithm.is_none()\n", True),
+    "constant keyword dropped": ("def f(batch):\n    batch.filter_batch(v1_spec_info_filtered=True)\n",
+                                 "def f(batch):\n    batch.filter_batch()\n", True),
+    "receiver read added": ("class S:\n    def h(self, req):\n        return validate(req)\n",
+                            "class S:\n    def h(self, req):\n        return validate(req, self.enable_overlap)\n", True),
+    # a dropped read may leave a local unused: pyflakes must look
+    "local's only read dropped": ("def f(batch):\n    flag = True\n    batch.filter_batch(v1_spec_info_filtered=flag)\n",
+                                  "def f(batch):\n    flag = True\n    batch.filter_batch()\n", False),
+    "string added": ("def f(x):\n    return x.a\n", "def f(x):\n    return x.a('%s')\n", False),
+    "format added": ("def f(x):\n    return x\n", "def f(x):\n    return x.format()\n", False),
+    "statement added": ("def f(x):\n    return x\n", "def f(x):\n    x.a()\n    return x\n", False),
+    "name bound": ("def f(x):\n    return x.a\n", "def f(x):\n    y = x.a\n    return y\n", False),
+    "import alias respelled": ("from a import B as C\nC()\n", "from a import C as C\nC()\n", False),
+    "parameter renamed": ("def f(x, y):\n    return x\n", "def f(x, z):\n    return x\n", False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXPRESSION_CASES))
+def test_pyflakes_is_skipped_only_where_it_cannot_report_more(case: str) -> None:
+    """The guard skips its pyflakes passes where a fix only rewrites expressions around the
+    names they already read (``guard.expressions_only``); wherever it does, pyflakes' messages
+    of both texts are the same, and a dropped read, a new string, ``.format``, statement or
+    binding makes it look."""
+    from migrator.python.guard import Parsed, expressions_only, flake_messages
+
+    before, after, skips = EXPRESSION_CASES[case]
+    old, new = Parsed(before, "<old>"), Parsed(after, "<new>")
+    assert expressions_only(old, new) is skips
+    if skips:
+        assert flake_messages(old.tree) == flake_messages(new.tree)
