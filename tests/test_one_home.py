@@ -248,7 +248,7 @@ def test_the_line_a_todo_goes_above_is_found_in_one_function() -> None:
 def test_the_default_target_is_set_in_one_function() -> None:
     """Three places gave a run without a target one (``engine.run`` and ``process_bytes``: the
     newest release; the text rules' context: the installed sglang, a third answer it never
-    reached). ``migrator.run.pipeline.with_target`` is the one: no other function in ``run/``
+    reached). ``migrator.run.target.with_target`` is the one: no other function in ``run/``
     tests for a missing target or reads ``NEWEST_RELEASE`` (the command line names a target
     where it builds the options, ``choose_target``)."""
     setters = sorted({f"{path}:{function.name}" for path, tree in _modules().items() if path.startswith("migrator/run/")
@@ -257,7 +257,7 @@ def test_the_default_target_is_set_in_one_function() -> None:
                       if (isinstance(node, ast.Attribute) and node.attr in ("NEWEST_RELEASE", "default_target_version"))
                       or (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
                           and isinstance(node.values[0], ast.Attribute) and node.values[0].attr == "target_version")})
-    assert setters == ["migrator/run/pipeline.py:with_target"], setters
+    assert setters == ["migrator/run/target.py:with_target"], setters
 
 
 def test_a_run_without_a_target_is_a_run_for_the_newest_release(tmp_path: Path) -> None:

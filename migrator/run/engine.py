@@ -23,7 +23,8 @@ from migrator.base.options import Options, selection
 from migrator.run.batches import largest_first_chunks, narrow_with_git
 from migrator.run.files import PIN_FILE_ENDINGS, discover, is_pin_file
 from migrator.run.fork import through_the_fork
-from migrator.run.pipeline import process_bytes, process_chunk, warm_up, with_target
+from migrator.run.pipeline import process_bytes, process_chunk, warm_up
+from migrator.run.target import with_target
 from migrator.run.python_file import FIRST_PASS, Pass
 from migrator.run.result import RunResult
 from migrator.run.write import write_result

@@ -16,21 +16,11 @@ from migrator.edit import applied
 from migrator.relevance.prefilter import _groups, might_match, might_match_python
 from migrator.run.files import is_history, is_python
 from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, process_python, text_context, too_large
+from migrator.run.target import with_target
 
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
 MAX_NOTEBOOK_BYTES = 16 * 1024 * 1024
-
-
-def with_target(options: Options) -> Options:
-    """``options`` with a target: the one place a run's default target is set. The command line
-    always names one (``migrator.cli.commands.common.build_options``: the flag, the config, the
-    fork's sglang pin, else every V2 release); a library caller's ``Options()`` without one
-    gets the newest release here, at the two entries (:func:`process_bytes`,
-    ``migrator.run.engine.run``), so nothing below them meets a run without a target."""
-    if options.target_version is None:
-        return options._replace(target_version=catalog.NEWEST_RELEASE)
-    return options
 
 
 def process_bytes(path: str, data: bytes, options: Options, module_name: str | None = None,

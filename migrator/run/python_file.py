@@ -20,6 +20,7 @@ from migrator.base.records import record
 from migrator.edit import applied, apply, chosen_edits, comments_written
 from migrator.python import partial
 from migrator.relevance.prefilter import _tokens, might_match_python
+from migrator.run.target import with_target
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -69,7 +70,6 @@ def too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYZE_
 def text_context(path: str, options: Options) -> Ctx:
     """What a text rule gets for ``path`` from the user's ``options`` (``migrator.text._core.Ctx``):
     the text layer never sees ``Options``."""
-    from migrator.run.pipeline import with_target  # the pipeline imports this module
     from migrator.text._core import Ctx
 
     options = with_target(options)  # an entry too: a library caller may give no target
