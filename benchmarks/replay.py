@@ -658,9 +658,9 @@ def markdown(report: dict) -> str:
         counts = ", ".join(f"{k} {v}" for k, v in sorted(s[mode].items()))
         lines.append(f"- **{mode}**: {counts} (code changed at {s[f'{mode}_fixed']} sites)")
     run_level = report["run_level_findings"]
-    lines.append("- **run level**: " + ("; ".join(
-        f"the vendored-definitions finding present: {k['code']} ({k['severity']}) at `{k['file']}:{k['line']}`: {k['message']}"
-        for k in run_level) if run_level else "the vendored-definitions finding **absent**"))
+    shown = [f"the vendored-definitions finding present: {k['code']} ({k['severity']}) at `{k['file']}:{k['line']}`: "
+             f"{k['message']}" for k in run_level]
+    lines.append("- **run level**: " + ("; ".join(shown) if shown else "the vendored-definitions finding **absent**"))
     lines += ["", "| site (0.5.13 lines) | terms | flagged | default | --unsafe-fixes |", "|---|---|---|---|---|"]
     for site in report["sites"]:
         cells = []

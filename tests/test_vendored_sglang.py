@@ -93,6 +93,18 @@ def test_it_is_shown_in_json_and_sarif_and_honours_ignore(tmp_path: Path) -> Non
     assert CODE not in cli("--ignore", CODE).stdout
 
 
+def test_a_named_file_gets_it_on_its_own_definition_never_on_a_file_not_scanned(tmp_path: Path) -> None:
+    """``lint sglang/srt/managers/schedule_batch.py`` (pre-commit's way): the finding stays in the
+    files the run scanned; a named file that defines nothing of the kind gets none."""
+    write_tree(tmp_path, VENDORED)
+    managers = tmp_path / "sglang" / "srt" / "managers"
+    outcome = engine.run([managers / "schedule_batch.py"], engine.Options(mode="lint", target_version="0.5.14", jobs=1))
+    [vendored] = [f for r in outcome.results for f in r.findings if f.code == CODE]
+    assert (Path(vendored.path).resolve(), vendored.line) == ((managers / "schedule_batch.py").resolve(), 4)
+    outcome = engine.run([managers / "scheduler.py"], engine.Options(mode="lint", target_version="0.5.14", jobs=1))
+    assert CODE not in {f.code for r in outcome.results for f in r.findings}
+
+
 def test_a_fork_without_a_vendored_sglang_gets_none(tmp_path: Path) -> None:
     write_tree(tmp_path, {
         "plug/__init__.py": "",

@@ -123,7 +123,8 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
     """One informational finding (``catalog.VENDORED_CODE``) per scanned ``sglang`` package of
     the tree whose modules still define what a promoted safe fix assumes the released sglang
     means (``ForkIndex.vendored_definitions``, from the summaries: no file read again), on the
-    package's ``__init__.py`` line 1 (else the first definition): merge upstream first."""
+    package's ``__init__.py`` line 1 where the run scanned it (else the first definition):
+    merge upstream first."""
     from migrator import catalog
     from migrator.base.model import INFO, Finding, Span
     from migrator.base.options import enabled_for
@@ -132,12 +133,13 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
     if options.target_version is not None and not catalog.get(code).fires_for(options.target_version):
         return  # a V1-era target: the vendored definitions are the release's own
     by_path = {os.path.normpath(r.path): r for r in outcome.results}
+    scanned_paths = {os.path.normpath(p) for p in scanned}
     for package, found in sorted(index.vendored_definitions.items()):
         found = sorted(d for d in found if d[2] in scanned)
         if not found:
             continue
-        init = os.path.join(package, "__init__.py")
-        path, line = (init, 1) if os.path.normpath(init) in by_path or os.path.isfile(init) else found[0][2:]
+        init = os.path.join(package, "__init__.py")  # where scanned: a finding stays in the files the run scanned
+        path, line = (init, 1) if os.path.normpath(init) in scanned_paths else found[0][2:]
         if not enabled_for(path, options)(code):
             continue
         keywords = catalog.sglang_meaning_parameters()
