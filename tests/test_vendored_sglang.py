@@ -105,6 +105,33 @@ def test_a_named_file_gets_it_on_its_own_definition_never_on_a_file_not_scanned(
     assert CODE not in {f.code for r in outcome.results for f in r.findings}
 
 
+def test_it_survives_the_second_analysis_of_the_file_it_is_on(tmp_path: Path) -> None:
+    """The fork's own ``is_spec_v2`` sends the files reading it through the analysis again;
+    the finding on such a file is not lost with its first result."""
+    write_tree(tmp_path, {**VENDORED, "sglang/srt/managers/schedule_batch.py": """
+        import plug.batch
+
+
+        class ScheduleBatch:
+            @property
+            def is_spec_v2(self):
+                return plug.batch.MyBatch().is_spec_v2
+        """, "plug/__init__.py": "", "plug/batch.py": """
+        import sglang
+
+
+        class MyBatch:
+            @property
+            def is_spec_v2(self):
+                return True
+        """})
+    named = tmp_path / "sglang" / "srt" / "managers" / "schedule_batch.py"
+    outcome = engine.run([named], engine.Options(mode="lint", target_version="0.5.14", jobs=1))
+    findings = [f for r in outcome.results for f in r.findings]
+    assert "DFM206" in {f.code for f in findings}  # read again with the index: the fork's own definition named
+    assert [Path(f.path).resolve() for f in findings if f.code == CODE] == [named.resolve()]
+
+
 def test_a_fork_without_a_vendored_sglang_gets_none(tmp_path: Path) -> None:
     write_tree(tmp_path, {
         "plug/__init__.py": "",

@@ -91,7 +91,16 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
         return
     _read_wanted(summaries, (*files, *index_only), cache)
     index = _completed(summaries, cache)
-    _report_vendored(outcome, index, scanned, options)
+    _analyse_again(workers, outcome, files, options, jobs, kind, summaries, index_only, cache, index)
+    _report_vendored(outcome, index, scanned, options)  # last: the step above replaces results
+
+
+def _analyse_again(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
+                   kind: str, summaries: dict[str, ModuleSummary], index_only: set[str],
+                   cache: SummaryCache | None, index: ForkIndex) -> None:
+    """The names the index re-exports looked for in the files not parsed yet (to a fixed
+    point), then the files it concerns analysed again, their results replacing the first ones."""
+    scanned = set(files)
     carriers = index.carriers()
     if not carriers and not index.own_definitions and not any(summary.wanted for summary in summaries.values()):
         return
@@ -125,6 +134,8 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
     means (``ForkIndex.vendored_definitions``, from the summaries: no file read again), on the
     package's ``__init__.py`` line 1 where the run scanned it (else the first definition):
     merge upstream first."""
+    if not index.vendored_definitions:  # most runs: nothing to look at
+        return
     from migrator import catalog
     from migrator.base.model import INFO, Finding, Span
     from migrator.base.options import enabled_for
