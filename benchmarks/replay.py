@@ -56,6 +56,10 @@ Per site and mode the outcome is one of:
 * ``untouched``: the code is unchanged and no comment was added (a miss if not flagged,
   unless judged ``not-needed``).
 
+The run-level finding for a tree that vendors its own ``sglang`` (``catalog.VENDORED_CODE``, on
+``__init__.py`` line 1) is about the whole tree, not a site: it is listed apart
+(``run_level_findings``) and must be present (the script exits 1 without it).
+
 ``flagged``: a lint finding on the site's statement, or whose span covers it (a whole block
 deleted) (for a statement related only by its text,
 also on the statement before it in the same hunk: the message belongs to that guard or setting).
@@ -529,6 +533,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.compare_only:
             timings = run_modes(old_root, work, args.jobs)
         findings = json.loads((work / "lint.json").read_text(encoding="utf-8"))["findings"]
+        run_level = [f for f in findings if f["code"] == catalog.VENDORED_CODE]  # about the tree, not a site
+        findings = [f for f in findings if f["code"] != catalog.VENDORED_CODE]
         trees = {mode: work / mode / "sglang" for mode in MODES}
         by_file: dict[str, list[dict]] = {}
         for finding in findings:
@@ -566,7 +572,10 @@ def main(argv: list[str] | None = None) -> int:
         "other_findings": other,
         "findings_in_removed_files": removed_file_findings,
         "stale_judgments": stale,
-        "summary": summary(sites, other, hunks),
+        "run_level_findings": [{"file": Path(f["path"]).as_posix().split("sglang/", 1)[1], "line": f["line"],
+                                "code": f["code"], "severity": f["severity"], "message": f["message"]}
+                               for f in run_level],
+        "summary": {**summary(sites, other, hunks), "vendored_definitions_finding": bool(run_level)},
     }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "replay.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -577,6 +586,8 @@ def main(argv: list[str] | None = None) -> int:
     problems += [f"unjudged finding outside the sites: {k['file']}:{k['line']} {k['code']} key={k['key']}"
                  for k in other if k["verdict"] == "unjudged"]
     problems += [f"stale judgment (matches no site any more): {key}" for key in stale]
+    if not run_level:
+        problems.append(f"the run-level vendored-definitions finding ({catalog.VENDORED_CODE}) is absent")
     for problem in problems:
         print(problem, file=sys.stderr)
     print(f"replay took {report['seconds']} s", file=sys.stderr)
@@ -646,6 +657,10 @@ def markdown(report: dict) -> str:
     for mode in ("default", "unsafe"):
         counts = ", ".join(f"{k} {v}" for k, v in sorted(s[mode].items()))
         lines.append(f"- **{mode}**: {counts} (code changed at {s[f'{mode}_fixed']} sites)")
+    run_level = report["run_level_findings"]
+    shown = [f"the vendored-definitions finding present: {k['code']} ({k['severity']}) at `{k['file']}:{k['line']}`: "
+             f"{k['message']}" for k in run_level]
+    lines.append("- **run level**: " + ("; ".join(shown) if shown else "the vendored-definitions finding **absent**"))
     lines += ["", "| site (0.5.13 lines) | terms | flagged | default | --unsafe-fixes |", "|---|---|---|---|---|"]
     for site in report["sites"]:
         cells = []

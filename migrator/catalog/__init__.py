@@ -28,6 +28,7 @@ from migrator.catalog.entries import (
     SGLANG_MEANING_CODES,
     SGLANG_MEANING_PARAMETER_CODES,
     TEXT_MIRRORS,
+    VENDORED_CODE,
 )
 from migrator.catalog.lookups import (
     BEHAVIOUR_TOKENS,
@@ -157,6 +158,7 @@ __all__ = [
     "V2",
     "V2_DRAFT_INPUT",
     "V2_WORKER_CLASS",
+    "VENDORED_CODE",
     "VERIFY_INPUT",
     "Applicability",
     "Entry",

@@ -1091,6 +1091,56 @@ FORK_ENTRIES: tuple[Entry, ...] = (
     ),
 )
 
+#: A scanned tree that holds its own ``sglang`` package (a vendored copy, or sglang's own
+#: source) whose modules still define what a promoted safe fix assumes the released sglang
+#: means (``SGLANG_MEANING_CODES``, ``SGLANG_MEANING_PARAMETER_CODES``): the fix treats those
+#: modules as the release they will be merged to. One informational finding per vendored
+#: package, on its ``__init__.py``, emitted by the fork pass (``migrator.run.fork``) from the
+#: fork index's summaries (``ForkIndex.vendored_definitions``); no rule owns it.
+VENDORED_CODE = "DFM503"
+VENDORED_ENTRY = Entry(
+    code=VENDORED_CODE,
+    old=V1_WORKER_CLASS,
+    kind=FORK_KIND,
+    exists=V1,
+    replacements=(),
+    fix="manual",
+    message="this tree vendors its own `sglang` package whose V1-era definitions the safe fixes assume "
+    "are replaced by the released sglang's",
+    guidance="A tree that holds `sglang/` itself (a vendored copy, or sglang's own source) is upgraded by "
+    "merging upstream's release, which replaces sglang's own internals; the tool does not migrate them. "
+    "It treats the vendored `sglang.*` modules as the release they will be merged to: the use-site "
+    "rewrites (DFM112, DFM205, DFM206) are applied as upstream applied them, and the vendored "
+    "definitions of `is_spec_v2`, `supports_spec_v2` and `filter_batch(v1_spec_info_filtered=...)` do "
+    "not demote them (a fork's own definitions outside `sglang.*` do). One informational finding per "
+    "vendored package, on its `__init__.py`, names each such definition still present: merge upstream's "
+    "release into the vendored tree first (it deletes them), then run the tool on the code that uses it. "
+    "Informational: no fix, no TODO, no exit code, never in a baseline. After: the vendored module as "
+    "the merged release has it.",
+    before=(
+        "# file: sglang/__init__.py\n"
+        "# file: sglang/srt/__init__.py\n"
+        "# file: sglang/srt/managers/__init__.py\n"
+        "# file: sglang/srt/managers/schedule_batch.py\n"
+        "class ScheduleBatch:\n"
+        "    def __init__(self, spec_algorithm):\n"
+        "        self.spec_algorithm = spec_algorithm\n"
+        "\n"
+        "    @property\n"
+        "    def is_spec_v2(self):\n"
+        "        return not self.spec_algorithm.is_none()"
+    ),
+    after=(
+        "# file: sglang/__init__.py\n"
+        "# file: sglang/srt/__init__.py\n"
+        "# file: sglang/srt/managers/__init__.py\n"
+        "# file: sglang/srt/managers/schedule_batch.py\n"
+        "class ScheduleBatch:\n"
+        "    def __init__(self, spec_algorithm):\n"
+        "        self.spec_algorithm = spec_algorithm"
+    ),
+)
+
 #: Every entry: the changes, their text mirrors, the history code and the fork codes, in the
 #: order ``dflash-migrate rules`` and MIGRATION.md list them.
 ENTRIES: tuple[Entry, ...] = (
@@ -1098,6 +1148,7 @@ ENTRIES: tuple[Entry, ...] = (
     *(text_entry(mirror, CHANGES, DFLASH_WORKER) for mirror in TEXT_MIRRORS),
     HISTORY_ENTRY,
     *FORK_ENTRIES,
+    VENDORED_ENTRY,
 )
 
 

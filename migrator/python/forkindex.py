@@ -111,6 +111,15 @@ def package_root(path: Path, module: str | None) -> str:
     return str(folder)
 
 
+def _package_folder(path: str, module: str) -> str:
+    """The folder of ``module``'s top package, spelled as ``path`` is (relative stays relative)."""
+    folder = os.path.dirname(path)
+    levels = module.count(".") - (0 if os.path.basename(path) in ("__init__.py", "__init__.pyi") else 1)
+    for _ in range(levels):
+        folder = os.path.dirname(folder)
+    return folder
+
+
 @lru_cache(maxsize=1 << 16)  # asked for every bound name and attribute type of every summary
 def is_v1(qualname: str) -> bool:
     """Does ``qualname`` name a removed/renamed catalog module, class or function (or a
@@ -189,8 +198,16 @@ class ForkIndex:
                     self._needed.setdefault((target.root, target.module), set()).add(name)
         #: member -> (class qualname, path, line) of the fork's own definitions (outside ``sglang.*``)
         self.own_definitions: dict[str, list[tuple[str, str, int]]] = {}
+        #: the same facts of a vendored ``sglang`` package's modules (not the fork's own meaning:
+        #: the release they will be merged to replaces them), by that package's folder
+        #: (``migrator.run.fork`` reports them once per package, ``catalog.VENDORED_CODE``)
+        self.vendored_definitions: dict[str, list[tuple[str, str, str, int]]] = {}
         for summary in summaries:
             if summary.module == "sglang" or summary.module.startswith("sglang."):
+                if summary.own_members:
+                    package = _package_folder(summary.path, summary.module)
+                    self.vendored_definitions.setdefault(package, []).extend(
+                        (member, owner, summary.path, line) for member, owner, line in summary.own_members)
                 continue
             for member, owner, line in summary.own_members:
                 self.own_definitions.setdefault(member, []).append((owner, summary.path, line))

@@ -11,6 +11,7 @@ file name or a TODO comment cannot move the cursor or retitle the terminal.
 
 from __future__ import annotations
 
+from migrator import catalog
 from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import errors_of, findings_of, summary_dict, unused_suppressions_of
 from migrator.report.escape import visible
@@ -43,6 +44,8 @@ def fix_status(finding: Finding, mode: str, unsafe_fixes: bool, written: bool) -
     ``diff``): ``fixed`` only where its file was written."""
     fix = finding.fix
     if finding.informational:
+        if finding.code == catalog.VENDORED_CODE:  # about the tree, not a spelling
+            return "info: merge upstream's release into the vendored sglang first; not changed"
         return "info: still resolves on the target; not changed"
     if fix is None or fix.applicability == "manual":
         return "manual"

@@ -91,6 +91,16 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
         return
     _read_wanted(summaries, (*files, *index_only), cache)
     index = _completed(summaries, cache)
+    _analyse_again(workers, outcome, files, options, jobs, kind, summaries, index_only, cache, index)
+    _report_vendored(outcome, index, scanned, options)  # last: the step above replaces results
+
+
+def _analyse_again(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
+                   kind: str, summaries: dict[str, ModuleSummary], index_only: set[str],
+                   cache: SummaryCache | None, index: ForkIndex) -> None:
+    """The names the index re-exports looked for in the files not parsed yet (to a fixed
+    point), then the files it concerns analysed again, their results replacing the first ones."""
+    scanned = set(files)
     carriers = index.carriers()
     if not carriers and not index.own_definitions and not any(summary.wanted for summary in summaries.values()):
         return
@@ -113,6 +123,50 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
     outcome.results[:] = [replaced.get(r.path, r) for r in outcome.results]
     known = {r.path for r in outcome.results}
     outcome.results.extend(r for p, r in replaced.items() if p not in known)
+
+
+VENDORED_SHOWN = 6  # definitions named in the message; SARIF's related locations list every one
+
+
+def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], options: Options) -> None:
+    """One informational finding (``catalog.VENDORED_CODE``) per scanned ``sglang`` package of
+    the tree whose modules still define what a promoted safe fix assumes the released sglang
+    means (``ForkIndex.vendored_definitions``, from the summaries: no file read again), on the
+    package's ``__init__.py`` line 1 where the run scanned it (else the first definition):
+    merge upstream first."""
+    if not index.vendored_definitions:  # most runs: nothing to look at
+        return
+    from migrator import catalog
+    from migrator.base.model import INFO, Finding, Span
+    from migrator.base.options import enabled_for
+
+    code = catalog.VENDORED_CODE
+    if options.target_version is not None and not catalog.get(code).fires_for(options.target_version):
+        return  # a V1-era target: the vendored definitions are the release's own
+    by_path = {os.path.normpath(r.path): r for r in outcome.results}
+    scanned_paths = {os.path.normpath(p) for p in scanned}
+    for package, found in sorted(index.vendored_definitions.items()):
+        found = sorted(d for d in found if d[2] in scanned)
+        if not found:
+            continue
+        init = os.path.join(package, "__init__.py")  # where scanned: a finding stays in the files the run scanned
+        path, line = (init, 1) if os.path.normpath(init) in scanned_paths else found[0][2:]
+        if not enabled_for(path, options)(code):
+            continue
+        keywords = catalog.sglang_meaning_parameters()
+        named = [f"`{owner.rpartition('.')[2]}({member}=...)`" if member in keywords
+                 else f"`{owner.rpartition('.')[2]}.{member}`" for member, owner, _, _ in found]
+        named = [f"{name} ({where}:{at})" for name, (_, _, where, at) in zip(named, found)]
+        more = f" and {len(named) - VENDORED_SHOWN} more" if len(named) > VENDORED_SHOWN else ""
+        message = (f"{catalog.get(code).message}: {', '.join(named[:VENDORED_SHOWN])}{more}; "
+                   "merge upstream's release into it first")
+        finding = Finding(path, Span.of(line, 0, line, 0), code, message,
+                          related=tuple((where, at) for _, _, where, at in found), severity=INFO)
+        result = by_path.get(os.path.normpath(path))
+        if result is None:
+            result = by_path[os.path.normpath(path)] = FileResult(path)
+            outcome.results.append(result)
+        result.findings.append(finding)
 
 
 @record

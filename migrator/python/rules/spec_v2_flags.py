@@ -36,7 +36,8 @@ definition and calls on ``self`` inside it get a TODO, and wherever the fork its
 through the fork index, ``ForkIndex.own_definitions``) defines a method or property of either
 name, the rewrite of every use is only *unsafe*, its message naming those definitions: which
 uses are bound to them the tool cannot tell. A vendored ``sglang/`` tree's definitions do not
-count: merging upstream replaces them.
+count: merging upstream replaces them; the fork pass names them once per run instead
+(``catalog.VENDORED_CODE``, ``ForkIndex.vendored_definitions``).
 """
 
 from __future__ import annotations
