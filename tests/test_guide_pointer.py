@@ -143,3 +143,32 @@ def test_the_pointer_is_set_per_run_and_read_back_by_the_todo_parser() -> None:
     finally:
         guide.use("")
     assert catalog.todo_comment(entry, "say it").endswith(f"(MIGRATION.md#{entry.anchor})")
+
+
+def _explain(cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([sys.executable, "-m", "migrator", "explain", "DFM307"], capture_output=True, text=True,
+                          cwd=cwd, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_explain_points_where_the_todos_point(tmp_path: Path) -> None:
+    """At 1549b23 `explain` said `See MIGRATION.md#dfm307` whatever `guide-url` the project set."""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert "See MIGRATION.md#dfm307" in _explain(bare)
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    _project(configured, f'guide-url = "{URL}"\n')
+    out = _explain(configured)
+    assert f"See {URL}#dfm307\n" in out and "MIGRATION.md" not in out, out
+
+
+def test_explain_reads_the_installed_packages_migration_guide_url(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    info = site / "dflash_migrate-99.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dflash-migrate\nVersion: 99.0\n"
+                                   f"Project-URL: Migration guide, {URL}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH"))))}
+    assert f"See {URL}#dfm307\n" in _explain(tmp_path, env)
