@@ -71,6 +71,31 @@ def test_todos_follow_ruffs_line_length_in_the_scanned_projects_pyproject(tmp_pa
     assert max(map(len, added)) > 88, "wrapped at 88 although the project allows 120"
 
 
+COMPOSE = """\
+services:
+  server:
+    environment:
+      SGLANG_ENABLE_SPEC_V2: "${SPEC_MODE}"
+    command: python -m sglang.launch_server --model m
+"""
+
+
+def test_text_file_todos_follow_ruffs_line_length_too(tmp_path: Path) -> None:
+    """At 1549b23 a YAML TODO was wrapped at 88 columns whatever the project's line length."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    compose = tmp_path / "deploy" / "compose.yaml"
+    compose.parent.mkdir()
+    compose.write_text(COMPOSE)
+    _fix(tmp_path)
+    after = compose.read_text()
+    added = _added(COMPOSE, after)
+    assert any("TODO(dflash-migrate): DFM201" in line for line in added), after
+    assert max(map(len, added)) <= 120
+    assert max(map(len, added)) > 88, "wrapped at 88 although the project allows 120"
+    _fix(tmp_path)
+    assert compose.read_text() == after, "a TODO wrapped at 120 was written again"
+
+
 def test_one_todo_per_statement_and_rule_naming_the_others() -> None:
     new, findings = migrate(NESTED)
     fields = [f for f in findings if f.code == "DFM109"]
