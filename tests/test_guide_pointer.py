@@ -40,6 +40,12 @@ def _project(tmp_path: Path, table: str) -> Path:
     return module
 
 
+def _comments(text: str) -> str:
+    """The comment lines of ``text`` as one line of words (a wrapped comment joined again)."""
+    lines = [line.strip().lstrip("#").strip() for line in text.splitlines() if line.lstrip().startswith("#")]
+    return " ".join(" ".join(lines).split())
+
+
 def test_by_default_todos_point_at_the_relative_guide(tmp_path: Path) -> None:
     module = _project(tmp_path, "")
     _fix(tmp_path)
@@ -57,10 +63,23 @@ def test_a_configured_guide_url_is_what_todos_and_tombstones_name_and_a_second_r
     todos = todo_lines(after)
     assert todos and all(line.endswith(f"({URL}#dfm307)") for line in todos), after
     assert "MIGRATION.md" not in after
-    assert f"(DFM201; {URL}#dfm201)" in after
+    assert f"(DFM201; {URL}#dfm201)" in _comments(after)
     again = _fix(tmp_path)
     assert module.read_text() == after, "a TODO pointing at the configured guide was written again"
     assert "unresolved migration TODO" not in again.stdout, again.stdout
+
+
+@pytest.mark.parametrize("line_length", [88, 120])
+def test_a_tombstone_naming_the_guide_url_fits_the_line_length(tmp_path: Path, line_length: int) -> None:
+    """At 1549b23 the tombstone was one line, 124 characters with this address."""
+    module = _project(tmp_path, f'guide-url = "{URL}"\n[tool.ruff]\nline-length = {line_length}\n')
+    module.write_text(SOURCE.replace("check(req):", "check(req):\n    if req:").replace("\n    os.environ", "\n        os.environ"))
+    _fix(tmp_path)
+    after = module.read_text()
+    assert f'removed `os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"` (DFM201; {URL}#dfm201)' in _comments(after), after
+    assert max(map(len, after.splitlines())) <= line_length, after
+    again = _fix(tmp_path)
+    assert module.read_text() == after and "unresolved" not in again.stdout, again.stdout
 
 
 def test_a_todo_written_before_the_guide_url_was_set_is_the_same_todo(tmp_path: Path) -> None:
