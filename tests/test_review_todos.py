@@ -180,3 +180,51 @@ def test_no_todo_and_no_fix_is_written_into_a_history_file(tmp_path: Path) -> No
         assert (tmp_path / name).read_text() == entry, f"{name} was rewritten"
         assert f"{name}:" in result.stdout.replace("./", ""), f"{name}'s mentions are not listed under DFM490"
     assert (tmp_path / "guide.md").read_text() != entry
+
+
+LAUNCH_JSON = """\
+{
+  "configurations": [
+    {
+      "env": {"SGLANG_ENABLE_SPEC_V2": "0"},
+      "args": ["--speculative-dflash-draft-window-size", "4"]
+    }
+  ]
+}
+"""
+
+
+def test_json_with_comments_gets_slash_slash_todos_and_strict_json_none(tmp_path: Path) -> None:
+    """VS Code's files, ``.jsonc`` and tsconfig take ``//`` comments: the TODO is written there,
+    wrapped, recognised on the next run; strict JSON stays untouched (at 1549b23 every JSON
+    file was report only)."""
+    import json
+
+    commented = [tmp_path / ".vscode" / "launch.json", tmp_path / "serve.jsonc", tmp_path / "tsconfig.base.json"]
+    strict = tmp_path / "package.json"
+    for path in (*commented, strict):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(LAUNCH_JSON)
+    _fix(tmp_path, "--target-version", "0.5.20")
+    assert strict.read_text() == LAUNCH_JSON
+    after = {path: path.read_text() for path in commented}
+    for path, text in after.items():
+        todos = [line.strip() for line in text.splitlines() if "TODO(dflash-migrate)" in line]
+        assert [todo.split()[2] for todo in todos] == ["DFM201", "DFM203"], text
+        assert all(todo.startswith("// ") for todo in todos) and max(map(len, text.splitlines())) <= 88, text
+        kept = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+        assert json.loads(kept) == json.loads(LAUNCH_JSON), text
+    done = _fix(tmp_path, "--target-version", "0.5.20")
+    assert {path: path.read_text() for path in commented} == after, "a // TODO was written again"
+    assert " 0 changed" in done.stderr, done.stderr
+
+
+def test_a_slash_slash_todo_is_read_whole_past_the_pointers_hash() -> None:
+    from migrator.edit.comments import logical, wrap
+
+    todo = "// TODO(dflash-migrate): DFM201 say it (MIGRATION.md#dfm201)"
+    assert logical(["  " + todo], 0) == (todo, 0)
+    lines = wrap(todo, 2, 40)
+    assert len(lines) > 1 and all(line.startswith("//   ") for line in lines[1:])
+    assert logical([todo, "#   a hash comment's continuation"], 0) == (todo, 0)  # another marker: not joined
+    assert logical(["  " + line for line in lines], 0) == (todo, len(lines) - 1)
