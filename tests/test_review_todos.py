@@ -228,3 +228,21 @@ def test_a_slash_slash_todo_is_read_whole_past_the_pointers_hash() -> None:
     assert len(lines) > 1 and all(line.startswith("//   ") for line in lines[1:])
     assert logical([todo, "#   a hash comment's continuation"], 0) == (todo, 0)  # another marker: not joined
     assert logical(["  " + line for line in lines], 0) == (todo, len(lines) - 1)
+
+
+def test_notebook_todos_follow_ruffs_line_length_too(tmp_path: Path) -> None:
+    """At 1549b23 a notebook cell's TODO was wrapped at 88 whatever the project's line length."""
+    import json
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+            "source": ["%env SGLANG_ENABLE_SPEC_V2=$MODE\n"]}
+    notebook = tmp_path / "serve.ipynb"
+    notebook.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    _fix(tmp_path)
+    after = notebook.read_text()
+    source = [line.rstrip("\n") for line in json.loads(after)["cells"][0]["source"]]
+    assert source[0].startswith("# TODO(dflash-migrate): DFM201"), source
+    assert 88 < max(map(len, source)) <= 120, source
+    _fix(tmp_path)
+    assert notebook.read_text() == after
