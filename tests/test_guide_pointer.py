@@ -40,6 +40,12 @@ def _project(tmp_path: Path, table: str) -> Path:
     return module
 
 
+def _comments(text: str) -> str:
+    """The comment lines of ``text`` as one line of words (a wrapped comment joined again)."""
+    lines = [line.strip().lstrip("#").strip() for line in text.splitlines() if line.lstrip().startswith("#")]
+    return " ".join(" ".join(lines).split())
+
+
 def test_by_default_todos_point_at_the_relative_guide(tmp_path: Path) -> None:
     module = _project(tmp_path, "")
     _fix(tmp_path)
@@ -57,10 +63,23 @@ def test_a_configured_guide_url_is_what_todos_and_tombstones_name_and_a_second_r
     todos = todo_lines(after)
     assert todos and all(line.endswith(f"({URL}#dfm307)") for line in todos), after
     assert "MIGRATION.md" not in after
-    assert f"(DFM201; {URL}#dfm201)" in after
+    assert f"(DFM201; {URL}#dfm201)" in _comments(after)
     again = _fix(tmp_path)
     assert module.read_text() == after, "a TODO pointing at the configured guide was written again"
     assert "unresolved migration TODO" not in again.stdout, again.stdout
+
+
+@pytest.mark.parametrize("line_length", [88, 120])
+def test_a_tombstone_naming_the_guide_url_fits_the_line_length(tmp_path: Path, line_length: int) -> None:
+    """At 1549b23 the tombstone was one line, 124 characters with this address."""
+    module = _project(tmp_path, f'guide-url = "{URL}"\n[tool.ruff]\nline-length = {line_length}\n')
+    module.write_text(SOURCE.replace("check(req):", "check(req):\n    if req:").replace("\n    os.environ", "\n        os.environ"))
+    _fix(tmp_path)
+    after = module.read_text()
+    assert f'removed `os.environ["SGLANG_ENABLE_SPEC_V2"] = "1"` (DFM201; {URL}#dfm201)' in _comments(after), after
+    assert max(map(len, after.splitlines())) <= line_length, after
+    again = _fix(tmp_path)
+    assert module.read_text() == after and "unresolved" not in again.stdout, again.stdout
 
 
 def test_a_todo_written_before_the_guide_url_was_set_is_the_same_todo(tmp_path: Path) -> None:
@@ -143,3 +162,32 @@ def test_the_pointer_is_set_per_run_and_read_back_by_the_todo_parser() -> None:
     finally:
         guide.use("")
     assert catalog.todo_comment(entry, "say it").endswith(f"(MIGRATION.md#{entry.anchor})")
+
+
+def _explain(cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([sys.executable, "-m", "migrator", "explain", "DFM307"], capture_output=True, text=True,
+                          cwd=cwd, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_explain_points_where_the_todos_point(tmp_path: Path) -> None:
+    """At 1549b23 `explain` said `See MIGRATION.md#dfm307` whatever `guide-url` the project set."""
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert "See MIGRATION.md#dfm307" in _explain(bare)
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    _project(configured, f'guide-url = "{URL}"\n')
+    out = _explain(configured)
+    assert f"See {URL}#dfm307\n" in out and "MIGRATION.md" not in out, out
+
+
+def test_explain_reads_the_installed_packages_migration_guide_url(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    info = site / "dflash_migrate-99.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: dflash-migrate\nVersion: 99.0\n"
+                                   f"Project-URL: Migration guide, {URL}\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(site), os.environ.get("PYTHONPATH"))))}
+    assert f"See {URL}#dfm307\n" in _explain(tmp_path, env)

@@ -71,6 +71,31 @@ def test_todos_follow_ruffs_line_length_in_the_scanned_projects_pyproject(tmp_pa
     assert max(map(len, added)) > 88, "wrapped at 88 although the project allows 120"
 
 
+COMPOSE = """\
+services:
+  server:
+    environment:
+      SGLANG_ENABLE_SPEC_V2: "${SPEC_MODE}"
+    command: python -m sglang.launch_server --model m
+"""
+
+
+def test_text_file_todos_follow_ruffs_line_length_too(tmp_path: Path) -> None:
+    """At 1549b23 a YAML TODO was wrapped at 88 columns whatever the project's line length."""
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    compose = tmp_path / "deploy" / "compose.yaml"
+    compose.parent.mkdir()
+    compose.write_text(COMPOSE)
+    _fix(tmp_path)
+    after = compose.read_text()
+    added = _added(COMPOSE, after)
+    assert any("TODO(dflash-migrate): DFM201" in line for line in added), after
+    assert max(map(len, added)) <= 120
+    assert max(map(len, added)) > 88, "wrapped at 88 although the project allows 120"
+    _fix(tmp_path)
+    assert compose.read_text() == after, "a TODO wrapped at 120 was written again"
+
+
 def test_one_todo_per_statement_and_rule_naming_the_others() -> None:
     new, findings = migrate(NESTED)
     fields = [f for f in findings if f.code == "DFM109"]
@@ -155,3 +180,69 @@ def test_no_todo_and_no_fix_is_written_into_a_history_file(tmp_path: Path) -> No
         assert (tmp_path / name).read_text() == entry, f"{name} was rewritten"
         assert f"{name}:" in result.stdout.replace("./", ""), f"{name}'s mentions are not listed under DFM490"
     assert (tmp_path / "guide.md").read_text() != entry
+
+
+LAUNCH_JSON = """\
+{
+  "configurations": [
+    {
+      "env": {"SGLANG_ENABLE_SPEC_V2": "0"},
+      "args": ["--speculative-dflash-draft-window-size", "4"]
+    }
+  ]
+}
+"""
+
+
+def test_json_with_comments_gets_slash_slash_todos_and_strict_json_none(tmp_path: Path) -> None:
+    """VS Code's files, ``.jsonc`` and tsconfig take ``//`` comments: the TODO is written there,
+    wrapped, recognised on the next run; strict JSON stays untouched (at 1549b23 every JSON
+    file was report only)."""
+    import json
+
+    commented = [tmp_path / ".vscode" / "launch.json", tmp_path / "serve.jsonc", tmp_path / "tsconfig.base.json"]
+    strict = tmp_path / "package.json"
+    for path in (*commented, strict):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(LAUNCH_JSON)
+    _fix(tmp_path, "--target-version", "0.5.20")
+    assert strict.read_text() == LAUNCH_JSON
+    after = {path: path.read_text() for path in commented}
+    for path, text in after.items():
+        todos = [line.strip() for line in text.splitlines() if "TODO(dflash-migrate)" in line]
+        assert [todo.split()[2] for todo in todos] == ["DFM201", "DFM203"], text
+        assert all(todo.startswith("// ") for todo in todos) and max(map(len, text.splitlines())) <= 88, text
+        kept = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+        assert json.loads(kept) == json.loads(LAUNCH_JSON), text
+    done = _fix(tmp_path, "--target-version", "0.5.20")
+    assert {path: path.read_text() for path in commented} == after, "a // TODO was written again"
+    assert " 0 changed" in done.stderr, done.stderr
+
+
+def test_a_slash_slash_todo_is_read_whole_past_the_pointers_hash() -> None:
+    from migrator.edit.comments import logical, wrap
+
+    todo = "// TODO(dflash-migrate): DFM201 say it (MIGRATION.md#dfm201)"
+    assert logical(["  " + todo], 0) == (todo, 0)
+    lines = wrap(todo, 2, 40)
+    assert len(lines) > 1 and all(line.startswith("//   ") for line in lines[1:])
+    assert logical([todo, "#   a hash comment's continuation"], 0) == (todo, 0)  # another marker: not joined
+    assert logical(["  " + line for line in lines], 0) == (todo, len(lines) - 1)
+
+
+def test_notebook_todos_follow_ruffs_line_length_too(tmp_path: Path) -> None:
+    """At 1549b23 a notebook cell's TODO was wrapped at 88 whatever the project's line length."""
+    import json
+
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+            "source": ["%env SGLANG_ENABLE_SPEC_V2=$MODE\n"]}
+    notebook = tmp_path / "serve.ipynb"
+    notebook.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    _fix(tmp_path)
+    after = notebook.read_text()
+    source = [line.rstrip("\n") for line in json.loads(after)["cells"][0]["source"]]
+    assert source[0].startswith("# TODO(dflash-migrate): DFM201"), source
+    assert 88 < max(map(len, source)) <= 120, source
+    _fix(tmp_path)
+    assert notebook.read_text() == after

@@ -118,7 +118,7 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     else:
         from migrator.edit.structural import apply_with_libcst
 
-        new = apply_with_libcst(data, edits)
+        new = apply_with_libcst(data, edits, width)
     # a file whose imports keep within the line length (black's, isort's layout) keeps them
     # within it; one that writes longer imports keeps its style
     if any(isinstance(e, Replace) for e in edits) and not any(

@@ -24,15 +24,23 @@ MIN_WRAP = 40
 
 
 def wrap(text: str, indent: int, width: int) -> list[str]:
-    """``text`` (one ``# ...`` comment) as the lines it is written on at ``indent``
-    characters of indentation, none longer than ``width`` where the words allow it (a word
-    longer than the line, a long name or URL, is never broken)."""
-    if not text.startswith("#") or indent + len(text) <= width:
+    """``text`` (one ``# ...`` or ``// ...`` comment) as the lines it is written on at
+    ``indent`` characters of indentation, none longer than ``width`` where the words allow it
+    (a word longer than the line, a long name or URL, is never broken); later lines start
+    with the comment's own marker and three spaces (:data:`CONTINUATION`)."""
+    marker = marker_of(text)
+    if marker is None or indent + len(text) <= width:
         return [text]
     import textwrap  # only a fix that writes a long TODO wraps one; lint never does (0.7 ms at start-up)
 
-    return textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=CONTINUATION,
+    return textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=marker + CONTINUATION[1:],
                          break_long_words=False, break_on_hyphens=False) or [text]
+
+
+def marker_of(comment: str) -> str | None:
+    """The comment marker ``comment`` (stripped) starts with: ``#``, ``//`` (JSON with
+    comments, ``migrator.text.jsonfile``), or None."""
+    return "#" if comment.startswith("#") else "//" if comment.startswith("//") else None
 
 
 def normalized(text: str) -> str:
@@ -51,17 +59,22 @@ def same_todo(text: str) -> str:
     return _POINTER.sub("", normalized(text))
 
 
-def is_continuation(line: str) -> bool:
-    return line.lstrip(" \t").startswith(CONTINUATION)
+def is_continuation(line: str, marker: str = "#") -> bool:
+    return line.lstrip(" \t").startswith(marker + CONTINUATION[1:])
 
 
 def logical(lines: Sequence[str], index: int) -> tuple[str, int]:
     """The comment starting at ``lines[index]`` (0-based, line endings stripped) joined with
     its continuation lines, and the index of its last line."""
     first = lines[index]
-    parts = [first[max(first.find("#"), 0):].strip()]  # a trailing comment: from its ``#`` on
+    stripped = first.lstrip(" \t")
+    if stripped.startswith("//"):  # a ``//`` comment: its ``#`` is the guide pointer's
+        marker, start = "//", len(first) - len(stripped)
+    else:
+        marker, start = "#", max(first.find("#"), 0)  # a trailing comment: from its ``#`` on
+    parts = [first[start:].strip()]
     last = index
-    while last + 1 < len(lines) and is_continuation(lines[last + 1]):
+    while last + 1 < len(lines) and is_continuation(lines[last + 1], marker):
         last += 1
-        parts.append(lines[last].strip()[1:])
+        parts.append(lines[last].strip()[len(marker):])
     return normalized(" ".join(parts)), last

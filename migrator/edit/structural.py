@@ -25,6 +25,7 @@ from migrator.base.model import (
     Replace,
     RewriteError,
 )
+from migrator.edit.comments import DEFAULT_LINE_LENGTH, wrap
 
 SpanKey = tuple[int, int, int, int]
 _STATEMENTS_WITH_LEADING_LINES = (
@@ -119,10 +120,12 @@ Node = Union[cst.CSTNode, cst.RemovalSentinel, cst.FlattenSentinel]
 class _Applier(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, plan: _Plan, module: cst.Module) -> None:
+    def __init__(self, plan: _Plan, module: cst.Module, width: int = DEFAULT_LINE_LENGTH) -> None:
         super().__init__()
         self.plan = plan
         self.module = module
+        #: The project's line length, which a tombstone is wrapped to as a TODO is.
+        self.width = width
         #: Statement lines whose every statement was removed (ids of the placeholders).
         self.dropped: set[int] = set()
 
@@ -249,12 +252,20 @@ class _Applier(cst.CSTTransformer):
                     removed = re.sub(r"([(\[{]) | ([)\]}])", r"\1\2", " ".join(removed.split()))
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
-                notes.append(cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
-                    f"# dflash-migrate: removed `{removed}`" + _named(codes))))
+                notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + _named(codes))
             placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
             self.dropped.add(id(placeholder))
             return placeholder
         return updated
+
+    def _tombstone(self, original: cst.CSTNode, text: str) -> list[cst.EmptyLine]:
+        """The comment lines saying what was removed, at ``original``'s indentation, wrapped to
+        the line length like a TODO (``migrator.edit.comments.wrap``): a published guide's
+        address can take the one line past it."""
+        position = self.get_metadata(PositionProvider, original, None)
+        indent = position.start.column if position is not None else 0
+        return [cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(line))
+                for line in wrap(text, indent, self.width)]
 
     def _removed_block(self, original: cst.If, code: str) -> cst.SimpleStatementLine:
         """A whole ``if`` block removed (``migrator.python.rules.spec_v2_blocks``): a placeholder
@@ -262,9 +273,9 @@ class _Applier(cst.CSTTransformer):
         rule kept for the next statement."""
         test_node = original.test.with_changes(lpar=[], rpar=[]) if hasattr(original.test, "lpar") else original.test
         test = " ".join(self.module.code_for_node(test_node).split())
-        note = cst.EmptyLine(indent=True, whitespace=cst.SimpleWhitespace(""), comment=cst.Comment(
-            f"# dflash-migrate: removed the `if {test}:` block" + (f" ({code})" if code else "")))
-        placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, note])
+        named = f" ({code})" if code else ""
+        notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{named}")
+        placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
         self.dropped.add(id(placeholder))
         return placeholder
 
@@ -396,15 +407,16 @@ def _named(codes: list[str]) -> str:
     return f" ({', '.join(codes)}; {address}#{catalog.get(codes[0]).anchor})"
 
 
-def apply_with_libcst(data: bytes, edits: Sequence[Edit]) -> bytes:
-    """Bytes of the module after the edits; raises RewriteError if any edit did not apply."""
+def apply_with_libcst(data: bytes, edits: Sequence[Edit], width: int = DEFAULT_LINE_LENGTH) -> bytes:
+    """Bytes of the module after the edits, the comments it writes wrapped to ``width``; raises
+    RewriteError if any edit did not apply."""
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as error:
         raise RewriteError(f"libcst cannot parse this file: {error.message} (line {error.raw_line})") from error
     plan = _Plan.of(edits)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    updated = wrapper.visit(_Applier(plan, module))
+    updated = wrapper.visit(_Applier(plan, module, width))
     missing = plan.unmatched()
     if missing:
         raise RewriteError("could not apply edits (" + ", ".join(missing[:5]) + "); file left unchanged")

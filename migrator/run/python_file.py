@@ -79,7 +79,7 @@ def text_context(path: str, options: Options) -> Ctx:
         return analyze_python(source, where, lint if report_only else options)
 
     return Ctx(options.target_version, python, enabled_for(path, options),
-               options.fixes, options.unsafe_fixes)
+               options.fixes, options.unsafe_fixes, options.line_length)
 
 
 def analyze_python(source: str, path: str, options: Options, module_name: str | None = None) -> tuple[list[Finding], str | None]:

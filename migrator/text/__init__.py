@@ -15,7 +15,7 @@ file               module
 ``*.yaml`` ``*.yml``: :mod:`.yaml`
 ``.env``, ``.env.*``, ``*.env``: :mod:`.dotenv`
 ``*.toml``: :mod:`.toml`
-``*.json`` (also ``.jsonc``, devcontainer files): :mod:`.jsonfile` (report only)
+``*.json`` (also ``.jsonc``, devcontainer files): :mod:`.jsonfile` (nothing rewritten; `//` TODOs in JSON with comments)
 ``*.md`` ``*.markdown`` ``*.mdx``: :mod:`.markdown`
 ``*.ipynb``: :mod:`.notebook`
 any other file     :mod:`.fallback` (V1 names in text, report-only; Makefile recipe

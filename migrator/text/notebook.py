@@ -211,13 +211,13 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
     unsafe = ctx.unsafe_fixes
     if ctx.fixes:
         try:
-            out = _rewrite(edited, text, unsafe, result)
+            out = _rewrite(edited, text, unsafe, result, ctx.line_length)
             reason = None if out is None else _guard.verdict(guard, path, text, out)
             if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
                 edited = [(cell, source, [_core.refused(f, reason) if applied(f.fix, unsafe) else f for f in found],
                            None) for cell, source, found, _ in edited]
                 result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
-                out = _rewrite(edited, text, unsafe, result)
+                out = _rewrite(edited, text, unsafe, result, ctx.line_length)
         except RewriteError as error:  # the rules' edits do not fit together: nothing is written
             result.error, out = FileError(path, f"{error}; file left unchanged"), None
             result.fixes_applied = result.todos_added = 0
@@ -264,16 +264,16 @@ def guard(path: str, before: str, after: str) -> str | None:
     return None
 
 
-def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult) -> str | None:
-    """The notebook with each cell's chosen fixes applied (None: nothing changes); counts
-    the fixes and TODOs into ``result``."""
+def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult, width: int) -> str | None:
+    """The notebook with each cell's chosen fixes applied (None: nothing changes), TODOs wrapped
+    to ``width``; counts the fixes and TODOs into ``result``."""
     replacements: list[tuple[int, int, str]] = []
     for cell, source, found, rewritten in edited:
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
                                                             for e in f.fix.edits)]
         edits, fixes, todos = chosen_edits(textual, unsafe), sum(applied(f.fix, unsafe) for f in textual), 0
         if rewritten is None:
-            new_source, todos = apply_text(source, edits), comments_written(source, edits)
+            new_source, todos = apply_text(source, edits, width=width), comments_written(source, edits)
         else:
             new_source = rewritten
         if new_source != source:

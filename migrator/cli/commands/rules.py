@@ -18,8 +18,10 @@ def rules_table() -> str:
     return "".join(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]}\n" for r in rows)
 
 
-def explain(code: str) -> str:
-    """What rule ``code`` catches, why, and how to fix it; raises KeyError for an unknown code."""
+def explain(code: str, guide_url: str = "") -> str:
+    """What rule ``code`` catches, why, and how to fix it; raises KeyError for an unknown code.
+    It points where the TODOs a fix writes point (``migrator.catalog.guide``): ``guide_url``
+    where the project publishes the guide, else this copy's MIGRATION.md."""
     e = catalog.get(code)
     replacements = "\n".join(f"  {r.targets}: {r.new or '(none)'}" for r in e.replacements)
     return (
@@ -31,7 +33,7 @@ def explain(code: str) -> str:
         f"Replaced by:\n{replacements}\n\n"
         f"{e.guidance}\n\n"
         f"Before:\n  {e.before}\nAfter:\n  {e.after}\n\n"
-        f"See {catalog.DOC}#{e.anchor}{_guide_location()}\n"
+        f"See {_see(guide_url, e.anchor)}\n"
     )
 
 
@@ -45,9 +47,21 @@ def guide_path() -> Path | None:
     return None
 
 
-def _guide_location() -> str:
+def _see(guide_url: str, anchor: str) -> str:
+    if guide_url:
+        return f"{guide_url}#{anchor}"
     path = guide_path()
-    return f" ({path})" if path is not None else ""
+    return f"{catalog.DOC}#{anchor}" + (f" ({path})" if path is not None else "")
+
+
+def published_guide() -> str:
+    """The address a fix run started here would write into its TODOs: the ``guide-url`` of the
+    nearest ``[tool.dflash-migrate]`` (from the current folder), else the installed package's
+    ``Migration guide`` address, else "" (the relative MIGRATION.md)."""
+    from migrator.catalog.guide import from_metadata
+    from migrator.cli.commands.common import load_config
+
+    return load_config(()).guide_url or from_metadata()
 
 
 def run_rules() -> int:
@@ -57,7 +71,7 @@ def run_rules() -> int:
 
 def run_explain(code: str) -> int:
     try:
-        text = explain(code)
+        text = explain(code, published_guide())
     except KeyError as error:
         raise UsageError(error.args[0]) from None
     sys.stdout.write(text)
