@@ -303,6 +303,12 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
             blanked.append((first, end))
     if not blanked or sum(end - first for first, end in blanked) < MIN_BLANKED_SHARE * len(lines):
         return None
+    return _blanked_source(original, blanked, passes), [(first + 1, end) for first, end in blanked]
+
+
+def _blanked_source(original: list[str], blanked: list[tuple[int, int]], passes: dict[int, str]) -> str:
+    """``original``'s lines with each 0-based [first, end) range of ``blanked`` emptied, line
+    count kept: its first line becomes ``passes``' ``pass`` where a body would be left empty."""
     pieces: list[str] = []
     kept_from = 0
     for first, end in blanked:
@@ -311,7 +317,7 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
         pieces.extend([""] * (end - first - 1))
         kept_from = end
     pieces.extend(original[kept_from:])
-    return "\n".join(pieces), [(first + 1, end) for first, end in blanked]
+    return "\n".join(pieces)
 
 
 def _lines_holding(code: str, word: str) -> list[int]:
