@@ -71,3 +71,12 @@ def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "c
         slow = process_bytes(str(path), path.read_bytes(), options)
         assert (fast[path].findings, fast[path].new_bytes) == (slow.findings, slow.new_bytes), path
     return candidates
+
+
+def project_root(start: Path) -> Path:
+    """The highest folder the configuration search looks at from ``start``: the repository
+    top, or outside a repository the scanned folder (``start``, a file's folder). In a
+    repository the fork index (``migrator.run.fork.index_scope``) covers the same folder."""
+    from migrator.run.config import _search_path
+
+    return _search_path(start)[-1]

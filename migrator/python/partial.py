@@ -213,20 +213,6 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
     return found
 
 
-def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
-    """Top-level statement starts and, per top-level class, its members' (for tests)."""
-    top = top_level_starts(lines, starts)
-    members: dict[int, list[int]] = {}
-    for position, first in enumerate(top):
-        end = top[position + 1] if position + 1 < len(top) else len(lines)
-        found = body_members(lines, starts, first, end, CLASS_HEADS)
-        if found is None:
-            return None
-        if found:
-            members[first] = found
-    return top, members
-
-
 def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]] | None:
     """(source with cold statements blanked, blanked 1-based inclusive line ranges), or
     None to parse the whole file. ``hot_lines``: sorted 1-based lines holding a relevant word."""
