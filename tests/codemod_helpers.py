@@ -80,3 +80,12 @@ def project_root(start: Path) -> Path:
     from migrator.run.config import _search_path
 
     return _search_path(start)[-1]
+
+
+def comments_written(text: str, edits: list, reader: str = "python") -> int:
+    """How many comment lines applying ``edits`` to ``text`` adds (a TODO already present
+    in the comment block above its line is not written again)."""
+    from migrator.base.lines import split_lines
+    from migrator.edit import new_comments
+
+    return len(new_comments([line.rstrip("\r\n") for line in split_lines(text, reader)], edits))
