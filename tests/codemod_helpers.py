@@ -71,3 +71,21 @@ def assert_shortcut_changes_nothing(tree: Path, disable_shortcut, mode: str = "c
         slow = process_bytes(str(path), path.read_bytes(), options)
         assert (fast[path].findings, fast[path].new_bytes) == (slow.findings, slow.new_bytes), path
     return candidates
+
+
+def project_root(start: Path) -> Path:
+    """The highest folder the configuration search looks at from ``start``: the repository
+    top, or outside a repository the scanned folder (``start``, a file's folder). In a
+    repository the fork index (``migrator.run.fork.index_scope``) covers the same folder."""
+    from migrator.run.config import _search_path
+
+    return _search_path(start)[-1]
+
+
+def comments_written(text: str, edits: list, reader: str = "python") -> int:
+    """How many comment lines applying ``edits`` to ``text`` adds (a TODO already present
+    in the comment block above its line is not written again)."""
+    from migrator.base.lines import split_lines
+    from migrator.edit import new_comments
+
+    return len(new_comments([line.rstrip("\r\n") for line in split_lines(text, reader)], edits))

@@ -81,28 +81,26 @@ def test_stdin_to_stdout(tmp_path: Path) -> None:
     assert result.returncode == 0
 
 
-def test_default_target_is_newest_without_v2_sglang() -> None:
+def test_the_installed_sglang_is_the_one_importlib_metadata_finds() -> None:
+    """``installed_version`` does ``importlib.metadata.version``'s lookup without its import."""
     from importlib import metadata
 
     try:
-        installed = metadata.version("sglang")
+        expected = metadata.version("sglang")
     except metadata.PackageNotFoundError:
-        installed = None
-    expected = catalog.NEWEST_RELEASE
-    if installed and catalog.parse_version(installed) >= catalog.parse_version(catalog.FIRST_V2_RELEASE):
-        expected = ".".join(map(str, catalog.parse_version(installed)[:3]))
-    assert catalog.default_target_version() == expected
+        expected = None
+    assert catalog.installed_version("sglang") == expected
 
 
-def test_default_target_reads_metadata_without_importing(tmp_path: Path) -> None:
-    """A fake sglang distribution (metadata only, no importable code) sets the default target."""
+def test_the_installed_sglang_is_read_from_metadata_without_importing(tmp_path: Path) -> None:
+    """A fake sglang distribution (metadata only, no importable code) is found, never imported."""
     site = tmp_path / "site"
     dist = site / "sglang-0.5.17.dist-info"
     dist.mkdir(parents=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.17\n")
-    code = "from migrator import catalog; import sys; print(catalog.default_target_version(), 'sglang' in sys.modules)"
+    code = "from migrator import catalog; import sys; print(catalog.installed_version('sglang'), 'sglang' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": str(site)})
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join((str(site), str(Path(__file__).resolve().parents[1])))})
     assert out.stdout.split() == ["0.5.17", "False"]
 
 

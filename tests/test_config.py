@@ -118,7 +118,7 @@ def test_outside_a_repository_the_current_folder_does_not_widen_the_search(tmp_p
     """``cd parent && dflash-migrate lint project``: the parent's ``pyproject.toml`` is above
     the scanned folder, so it does not apply (it did while the search stopped at the current
     folder), and the fork index covers the same folder as the search."""
-    from migrator.run.config import project_root  # also the folder the run's fork index covers
+    from codemod_helpers import project_root  # also the folder the run's fork index covers
 
     (tmp_path / "pyproject.toml").write_text('[tool.dflash-migrate]\nignore = ["DFM"]\n')
     project = tmp_path / "project"

@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import pytest
+from codemod_helpers import comments_written
 
 from migrator import edit
 from migrator.base.model import InsertComment, RemoveStatement, Replace, RewriteError, Span
@@ -20,7 +21,7 @@ def test_a_todo_in_the_comment_block_above_is_not_added_again_in_yaml() -> None:
     text = f"env:\n  {TODO}\n  # kept by hand\n  SGLANG_ENABLE_SPEC_V2: '1'\n"
     again = edit.apply_text(text, [InsertComment(4, TODO)], reader="yaml")
     assert again == text
-    assert edit.comments_written(text, [InsertComment(4, TODO)], reader="yaml") == 0
+    assert comments_written(text, [InsertComment(4, TODO)], reader="yaml") == 0
 
 
 def test_a_todo_below_a_blank_line_is_another_block() -> None:
@@ -32,7 +33,7 @@ def test_identical_edits_count_once_and_comment_lines_are_counted_as_written() -
     text = "a: 1\nb: 2\n"
     edits = [Replace(Span.of(1, 3, 1, 4), "3"), Replace(Span.of(1, 3, 1, 4), "3"), InsertComment(2, "# x"), InsertComment(2, "# x")]
     assert edit.apply_text(text, edits, reader="yaml") == "a: 3\n# x\nb: 2\n"
-    assert edit.comments_written(text, edits, reader="yaml") == 1
+    assert comments_written(text, edits, reader="yaml") == 1
 
 
 @pytest.mark.parametrize("second", [Replace(Span.of(2, 2, 2, 6), "zz"), RemoveStatement(Span.of(2, 0, 2, 9))])

@@ -35,7 +35,7 @@ def test_a_declaration_cannot_leave_a_field_out() -> None:
             FileType(**partial)
 
 
-@pytest.mark.parametrize("filetype", filetypes.declarations(), ids=lambda f: f.name)
+@pytest.mark.parametrize("filetype", tuple(filetypes.DECLARATIONS), ids=lambda f: f.name)
 def test_each_declaration_names_values_every_table_knows(filetype: FileType) -> None:
     module = importlib.import_module(filetype.module)
     assert callable(module.handle)
@@ -57,10 +57,10 @@ def test_each_declaration_names_values_every_table_knows(filetype: FileType) -> 
 
 
 def test_fence_languages_and_suffixes_belong_to_one_type_each() -> None:
-    languages = [lang for f in filetypes.declarations() for lang in f.fence_languages]
-    suffixes = [s for f in filetypes.declarations() for s in f.suffixes]
+    languages = [lang for f in tuple(filetypes.DECLARATIONS) for lang in f.fence_languages]
+    suffixes = [s for f in tuple(filetypes.DECLARATIONS) for s in f.suffixes]
     assert len(languages) == len(set(languages)) and len(suffixes) == len(set(suffixes))
-    for filetype in filetypes.declarations():
+    for filetype in tuple(filetypes.DECLARATIONS):
         for language in filetype.fence_languages:
             assert filetypes.fence_type(language) == filetype
             assert filetypes.fence_quoting(language) == filetype.quoting

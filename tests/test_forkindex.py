@@ -272,7 +272,7 @@ def test_outside_a_repository_the_index_covers_the_scanned_folder_not_the_curren
     read: list[str] = []
     real = batches.analyze_files
     monkeypatch.setattr(batches, "analyze_files", lambda *args, **kwargs: read.extend(args[1]) or real(*args, **kwargs))
-    from migrator.run.config import project_root  # the folder the run's fork index covers
+    from codemod_helpers import project_root  # also the folder the run's fork index covers
 
     assert project_root(Path("proj")) == (tmp_path / "proj").resolve()
     assert project_root(Path("proj/a.py")) == (tmp_path / "proj").resolve()

@@ -254,7 +254,7 @@ def test_the_default_target_is_set_in_one_function() -> None:
     setters = sorted({f"{path}:{function.name}" for path, tree in _modules().items() if path.startswith("migrator/run/")
                       for function in ast.walk(tree) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                       for node in ast.walk(function)
-                      if (isinstance(node, ast.Attribute) and node.attr in ("NEWEST_RELEASE", "default_target_version"))
+                      if (isinstance(node, ast.Attribute) and node.attr == "NEWEST_RELEASE")
                       or (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or)
                           and isinstance(node.values[0], ast.Attribute) and node.values[0].attr == "target_version")})
     assert setters == ["migrator/run/target.py:with_target"], setters

@@ -41,6 +41,20 @@ def real_starts(tree: ast.Module) -> tuple[list[int], dict[int, list[int]]]:
     return top, members
 
 
+def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
+    """Top-level statement starts and, per top-level class, its members', as ``partial`` finds them."""
+    top = partial.top_level_starts(lines, starts)
+    members: dict[int, list[int]] = {}
+    for position, first in enumerate(top):
+        end = top[position + 1] if position + 1 < len(top) else len(lines)
+        found = partial.body_members(lines, starts, first, end, partial.CLASS_HEADS)
+        if found is None:
+            return None
+        if found:
+            members[first] = found
+    return top, members
+
+
 def assert_same_starts(source: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DeprecationWarning, SyntaxWarning))
@@ -50,7 +64,7 @@ def assert_same_starts(source: str) -> None:
         assert lexed is None
         return
     assert lexed is not None
-    found = partial.statement_starts(*lexed)
+    found = statement_starts(*lexed)
     assert found is not None
     top, members = real_starts(tree)
     assert found[0] == top

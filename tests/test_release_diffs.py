@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from migrator import catalog
-from migrator.catalog.scope import DIFF_TO, RELEASE_NOTES, note_for, release_note_for
+from migrator.catalog.scope import DIFF_TO, RELEASE_NOTES, SCOPE_NOTES
 from migrator.verify import wheel_diff
 
 #: Consecutive pairs from the first release that has a DFLASH worker to the newest one.
@@ -27,9 +27,9 @@ def covered(change: wheel_diff.Change) -> bool:
     replaced = {r.new for entry in catalog.ENTRIES for r in entry.replacements}
     if change.name in names or callable_name in names or callable_name in replaced:
         return True
-    if change.new == DIFF_TO and note_for(change.name) is not None:  # the 0.5.13 -> 0.5.14 notes of issue 14
+    if change.new == DIFF_TO and any(note.name == change.name for note in SCOPE_NOTES):  # the 0.5.13 -> 0.5.14 notes of issue 14
         return True
-    note = release_note_for(change.name)
+    note = next((note for note in RELEASE_NOTES if note.name == change.name), None)
     return note is not None and note.release == change.new
 
 

@@ -11,10 +11,10 @@ import sys
 import textwrap
 from pathlib import Path
 
-from codemod_helpers import migrate, todo_lines
+from codemod_helpers import comments_written, migrate, todo_lines
 
 from migrator.base.model import InsertComment
-from migrator.edit import apply_text, comments_written
+from migrator.edit import apply_text
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Findings whose TODO runs well past 88 characters at 8ed1b04, eight columns deep.

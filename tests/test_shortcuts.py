@@ -94,7 +94,7 @@ def _result(source: str, mode: str = "fix") -> tuple[list[tuple], bytes | None]:
 def _clear_word_tables() -> None:
     from migrator.relevance import words
 
-    for cached in (words.word_groups, words.relevant_words, words._searched_preconditions, words._followed):
+    for cached in (words.word_groups, words._searched_preconditions, words._followed):
         cached.cache_clear()
 
 

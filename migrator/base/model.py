@@ -221,7 +221,7 @@ class FileError(NamedTuple):
 class FileResult:
     """What happened to one file (mutable: the engine fills it in as it goes)."""
 
-    __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "todos_added", "suppressed",
+    __slots__ = ("path", "findings", "new_bytes", "error", "fixes_applied", "suppressed",
                  "unused_suppressions", "written", "module", "original", "refused", "own_report", "narrowed")
 
     def __init__(
@@ -238,7 +238,6 @@ class FileResult:
         self.new_bytes: bytes | None = None
         self.error = error
         self.fixes_applied = 0
-        self.todos_added = 0
         #: Findings hidden by ``# dflash-migrate: ignore[...]`` comments.
         self.suppressed = suppressed
         #: Suppression comments that suppressed nothing: (line, codes).

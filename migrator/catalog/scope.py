@@ -72,10 +72,6 @@ SCOPE_NOTES: tuple[ScopeNote, ...] = (
 )
 
 
-def note_for(name: str) -> ScopeNote | None:
-    return next((note for note in SCOPE_NOTES if note.name == name), None)
-
-
 # ---- every consecutive pair of releases, on the DFLASH surface (issue 44) ------------------
 #
 # ``migrator.verify.wheel_diff.surface`` reads the DFLASH surface of each release and
@@ -167,7 +163,3 @@ RELEASE_NOTES: tuple[ReleaseNote, ...] = (
       for param in ("req_pool_indices", "paged_kernel_lens", "paged_kernel_lens_sum", "req_to_token", "kv_start_idx",
                     "kv_indices_buf", "translator", "plan")),
 )
-
-
-def release_note_for(name: str) -> ReleaseNote | None:
-    return next((note for note in RELEASE_NOTES if note.name == name), None)

@@ -1,6 +1,6 @@
 """The sglang releases the catalog knows and the arithmetic of their numbers: the release
 list (one per wheel of ``migrator.releases.hashes``), ``VersionRange``, the check of a
-``--target-version`` and the default target (the installed sglang if it is V2).
+``--target-version`` and the installed sglang's version (read from its metadata).
 
 Import-light: the CLI's ``--version`` path and the shim import it.
 """
@@ -83,20 +83,6 @@ class VersionRange(NamedTuple):
         if self.last is None:
             return f"{self.first}+"
         return self.first if self.last == self.first else f"{self.first}–{self.last}"
-
-
-def default_target_version() -> str:
-    """Installed sglang if it is V2 (read from metadata, never imported), else the newest."""
-    installed = installed_version("sglang")
-    if installed is None:
-        return NEWEST_RELEASE
-    try:
-        parsed = parse_version(installed)
-    except ValueError:
-        return NEWEST_RELEASE
-    if parsed >= parse_version(FIRST_V2_RELEASE):
-        return ".".join(str(p) for p in parsed[:3])
-    return NEWEST_RELEASE
 
 
 def installed_version(distribution: str) -> str | None:

@@ -9,8 +9,7 @@ One contract for both:
   statement half migrated);
 * an edit outside the file raises;
 * a TODO comment is already present when the same text stands in the comment block
-  directly above its line (:func:`already_present`), and is then not written again;
-  :func:`comments_written` counts the comment lines an edit list really adds.
+  directly above its line (:func:`already_present`), and is then not written again.
 
 Python edits are spliced where they are atom-like (``migrator.edit.splice``) and go through
 libcst where they are structural (``migrator.edit.structural``).
@@ -91,12 +90,6 @@ def new_comments(lines: Sequence[str], edits: Iterable[Edit]) -> list[InsertComm
             if not already_present(lines, edit.line, edit.text):
                 kept.append(edit)
     return kept
-
-
-def comments_written(text: str, edits: Iterable[Edit], reader: str = "python") -> int:
-    """How many comment lines applying ``edits`` to ``text`` adds ("TODOs added")."""
-    lines = [line.rstrip("\r\n") for line in split_lines(text, reader)]
-    return len(new_comments(lines, edits))
 
 
 def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: int = DEFAULT_LINE_LENGTH) -> bytes:

@@ -213,20 +213,6 @@ def body_members(lines: list[str], starts: list[bool], first: int, end: int,
     return found
 
 
-def statement_starts(lines: list[str], starts: list[bool]) -> tuple[list[int], dict[int, list[int]]] | None:
-    """Top-level statement starts and, per top-level class, its members' (for tests)."""
-    top = top_level_starts(lines, starts)
-    members: dict[int, list[int]] = {}
-    for position, first in enumerate(top):
-        end = top[position + 1] if position + 1 < len(top) else len(lines)
-        found = body_members(lines, starts, first, end, CLASS_HEADS)
-        if found is None:
-            return None
-        if found:
-            members[first] = found
-    return top, members
-
-
 def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]] | None:
     """(source with cold statements blanked, blanked 1-based inclusive line ranges), or
     None to parse the whole file. ``hot_lines``: sorted 1-based lines holding a relevant word."""
@@ -303,6 +289,12 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
             blanked.append((first, end))
     if not blanked or sum(end - first for first, end in blanked) < MIN_BLANKED_SHARE * len(lines):
         return None
+    return _blanked_source(original, blanked, passes), [(first + 1, end) for first, end in blanked]
+
+
+def _blanked_source(original: list[str], blanked: list[tuple[int, int]], passes: dict[int, str]) -> str:
+    """``original``'s lines with each 0-based [first, end) range of ``blanked`` emptied, line
+    count kept: its first line becomes ``passes``' ``pass`` where a body would be left empty."""
     pieces: list[str] = []
     kept_from = 0
     for first, end in blanked:
@@ -311,7 +303,7 @@ def mask(source: str, hot_lines: list[int]) -> tuple[str, list[tuple[int, int]]]
         pieces.extend([""] * (end - first - 1))
         kept_from = end
     pieces.extend(original[kept_from:])
-    return "\n".join(pieces), [(first + 1, end) for first, end in blanked]
+    return "\n".join(pieces)
 
 
 def _lines_holding(code: str, word: str) -> list[int]:

@@ -140,6 +140,12 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
 
         decided.append((finding, entry, f"{entry.message}; no single spelling serves sglang {label(scope)}: "
                         f"{served_text(spellings(entry, scope))}"))
+    return _with_todos(tree, decided)
+
+
+def _with_todos(tree: ast.Module, decided: list[tuple[Finding, catalog.Entry | None, str | None]]) -> list[Finding]:
+    """The findings, each one with a TODO detail turned into a manual fix: the TODO comment
+    inserted above its statement."""
     anchors = anchor_lines(tree, {f.span.start.line for f, _, detail in decided if detail is not None})
     kept: list[Finding] = []
     for finding, entry, detail in decided:

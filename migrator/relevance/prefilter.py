@@ -115,11 +115,6 @@ def markers_of(token: bytes, cues: tuple[bytes, ...]) -> tuple[bytes, ...]:
     return tuple(sorted({m for markers in by_cue for m in markers})) if all(by_cue) else ()
 
 
-def uncovered_tokens() -> list[bytes]:
-    """Trigger tokens (and the TODO marker) for which no marker is needed (must be empty)."""
-    return [token for token, cues, _ in _groups() if not markers_of(token, cues)]
-
-
 @cache
 def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, int | None, tuple[bytes, ...],
                                                           tuple[re.Pattern[bytes], ...]], ...]], ...]:

@@ -25,12 +25,6 @@ def word_groups() -> tuple[Group, ...]:
 
 
 @cache
-def relevant_words() -> tuple[str, ...]:
-    """Every word any rule may look for, whatever the source (the union of the groups)."""
-    return tuple(sorted({word for _, words in word_groups() for word in words}))
-
-
-@cache
 def _followed() -> frozenset[str]:
     from migrator.python.rules import RULES
 

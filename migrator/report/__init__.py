@@ -12,18 +12,6 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from migrator.report.common import (  # noqa: F401 - the helpers the formats share (migrator.report.common), also named here
-    JSON_SCHEMA_VERSION,
-    TOOL_NAME,
-    docs_url,
-    errors_of,
-    findings_of,
-    fingerprinted,
-    summary_dict,
-    tool_version,
-    unused_suppressions_of,
-)
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from migrator.base.model import FileResult, RunSummary

@@ -18,7 +18,7 @@ For GitHub code scanning:
   line moves), so uploads through the REST API do not duplicate alerts;
 * each rule has ``tags``, ``precision`` and ``problem.severity``, and a ``helpUri`` to its
   MIGRATION.md section where the documentation's URL is known
-  (:func:`migrator.report.docs_url`; the GitHub Action sets it);
+  (:func:`migrator.report.common.docs_url`; the GitHub Action sets it);
 * ``automationDetails.id`` is ``dflash-migrate/``, the analysis category;
 * at most :data:`MAX_RESULTS` results (GitHub accepts 25,000 per run); the rest are
   counted in a warning notification and in ``properties.omitted_results``.

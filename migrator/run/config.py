@@ -26,8 +26,8 @@ for a file), walks up and stops at the first ``pyproject.toml`` that has the tab
 the git repository (a folder holding ``.git``): a fork checked out inside another project
 is configured by its own files only. Outside any repository only the scanned folder (a
 file's folder) is searched, wherever the run starts, so a ``pyproject.toml`` in some
-writable parent folder (``/tmp``, a shared home) can never switch rules off. That folder,
-:func:`project_root`, is also the one the fork index covers in a repository (outside one,
+writable parent folder (``/tmp``, a shared home) can never switch rules off. The highest
+folder searched is also the one the fork index covers in a repository (outside one,
 ``migrator.run.fork.index_scope`` bounds it to the named files' packages). Paths in the table
 are relative to the file's folder.
 Unknown keys and unknown codes are errors, so a typo never silently lints with the wrong
@@ -189,13 +189,6 @@ def _search_path(start: Path) -> list[Path]:
 
     here = start.resolve()
     return [Path(folder) for folder in up_to_top(str(here if here.is_dir() else here.parent))]
-
-
-def project_root(start: Path) -> Path:
-    """The highest folder the configuration search looks at from ``start``: the repository
-    top, or outside a repository the scanned folder (``start``, a file's folder). In a
-    repository the fork index (``migrator.run.fork.index_scope``) covers the same folder."""
-    return _search_path(start)[-1]
 
 
 def _read_config(path: Path) -> bytes:

@@ -85,7 +85,7 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
 
     from migrator.base.fileio import decode_python
     from migrator.base.model import Fix, InsertComment
-    from migrator.edit import apply, chosen_edits, comments_written
+    from migrator.edit import apply, chosen_edits
     from migrator.python.fallbacks import anchor_lines
 
     if b"coding" in data:
@@ -105,7 +105,7 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
         return  # the findings stay, without TODOs
     result.findings = findings
     if new != data:
-        result.new_bytes, result.todos_added = new, comments_written(source, edits)
+        result.new_bytes = new
 
 
 def _process_for_target(path: str, data: bytes, options: Options, module_name: str | None,
@@ -127,7 +127,7 @@ def _as_history(result: FileResult, options: Options) -> FileResult:
     wanted = options.select is not None and enabled_for(result.path, options)(code)
     result.findings = [f._replace(code=code, message=f"{catalog.get(code).message} ({f.code}: {f.message})", fix=None,
                                   severity=INFO) for f in result.findings] if wanted else []
-    result.new_bytes, result.fixes_applied, result.todos_added = None, 0, 0
+    result.new_bytes, result.fixes_applied = None, 0
     return result
 
 

@@ -17,7 +17,7 @@ from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import INFO, FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
 from migrator.base.records import record
-from migrator.edit import applied, apply, chosen_edits, comments_written
+from migrator.edit import applied, apply, chosen_edits
 from migrator.python import partial
 from migrator.relevance.prefilter import _tokens, might_match_python
 from migrator.run.target import with_target
@@ -337,7 +337,5 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     findings, new = _guarded(result, data, source, findings, options, exported, module_name)
     if new == data:
         return
-    edits = chosen_edits(findings, options.unsafe_fixes)
     result.new_bytes = new
-    result.todos_added = comments_written(source, edits)
     result.fixes_applied = sum(applied(f.fix, options.unsafe_fixes) for f in findings)

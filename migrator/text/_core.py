@@ -32,7 +32,7 @@ from migrator.base.model import (
 )
 from migrator.base.records import record
 from migrator.catalog import names as catalog_names
-from migrator.edit import applied, apply_text, chosen_edits, comments_written
+from migrator.edit import applied, apply_text, chosen_edits
 from migrator.edit.comments import DEFAULT_LINE_LENGTH
 from migrator.text import wording
 from migrator.text.filetypes import FileType, filetype_for, of_module
@@ -395,15 +395,15 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     if ctx.fixes:
         guard = guard_of(filetype)
         try:
-            kept, new_text, fixes, todos, result.refused = guarded(guard, path, text, kept, ctx.unsafe_fixes, reader,
-                                                                       ctx.line_length)
+            kept, new_text, fixes, result.refused = guarded(guard, path, text, kept, ctx.unsafe_fixes, reader,
+                                                            ctx.line_length)
         except RewriteError as error:  # the rules' edits do not fit together: nothing is written
             result.error = FileError(path, f"{error}; file left unchanged")
             return result
         result.findings = sorted(kept, key=Finding.sort_key)
         if new_text is not None and new_text != text:
             result.new_bytes = ((BOM if bom else "") + new_text).encode("utf-8")
-            result.fixes_applied, result.todos_added = fixes, todos
+            result.fixes_applied = fixes
     return result
 
 
@@ -417,16 +417,15 @@ def refused(finding: Finding, reason: str) -> Finding:
 
 
 def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], unsafe: bool,
-            reader: str = "python", width: int = DEFAULT_LINE_LENGTH) -> tuple[list[Finding], str | None, int, int, int]:
-    """(findings, fixed text, fixes, TODOs, fixes refused), TODOs wrapped to ``width``: the
-    fixes applied when the text-fix guard (``migrator.text._guard``) accepts their result, compared with the
+            reader: str = "python", width: int = DEFAULT_LINE_LENGTH) -> tuple[list[Finding], str | None, int, int]:
+    """(findings, fixed text, fixes, fixes refused), TODOs wrapped to ``width``: the fixes
+    applied when the text-fix guard (``migrator.text._guard``) accepts their result, compared with the
     same text carrying only the TODOs; otherwise the fixes to blame (each tried on its own
     in a file with few fixes, else all of them) become TODOs saying why."""
     edits, fixes = chosen_edits(findings, unsafe), sum(applied(f.fix, unsafe) for f in findings)
     new_text = apply_text(text, edits, reader, width)
-    todos = comments_written(text, edits, reader)
     if new_text == text or not fixes or guard is None:
-        return findings, new_text, fixes, todos, 0
+        return findings, new_text, fixes, 0
     from migrator.text._guard import verdict
 
     def check(chosen: list[Finding]) -> tuple[str | None, str]:
@@ -437,7 +436,7 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
 
     reason, new_text = check(findings)
     if reason is None:
-        return findings, new_text, fixes, todos, 0
+        return findings, new_text, fixes, 0
     blamed = {id(f): reason for f in findings if applied(f.fix, unsafe)}
     if len(blamed) <= MAX_SINGLY_CHECKED:  # find the fixes to blame: each checked on its own
         others = [f for f in findings if not applied(f.fix, unsafe)]
@@ -452,7 +451,7 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
             blamed = {id(f): blamed.get(id(f), reason) for f in findings if applied(f.fix, unsafe)}  # fine alone only
     findings = [refused(f, blamed[id(f)]) if id(f) in blamed else f for f in findings]
     edits, fixes = chosen_edits(findings, unsafe), sum(applied(f.fix, unsafe) for f in findings)
-    return findings, apply_text(text, edits, reader, width), fixes, comments_written(text, edits, reader), len(blamed)
+    return findings, apply_text(text, edits, reader, width), fixes, len(blamed)
 
 
 #: Up to this many fixes in a file, a refused result is tried fix by fix to find the ones to

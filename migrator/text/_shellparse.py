@@ -67,6 +67,8 @@ _ESCAPED = re.compile(r"\\(.)", re.S)
 _HEREDOC = re.compile(r"^\d*<<(-?)(.*)$")
 
 
+# long: one character-level state machine (quotes, here-documents, operators) whose state the nested
+# flushes share; cut into functions, that state would travel through every call of the hot loop
 def split(lines: list[str], first_line: int = 1, heredoc_lines: set[int] | None = None,
           string_lines: set[int] | None = None, comments: dict[int, int] | None = None) -> list[ShellCommand]:
     """Simple commands of ``lines`` (line numbers start at ``first_line``); the numbers of

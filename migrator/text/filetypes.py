@@ -174,10 +174,6 @@ def unregister(name: str) -> None:
     _TABLES = _tables()
 
 
-def declarations() -> tuple[FileType, ...]:
-    return tuple(DECLARATIONS)
-
-
 def accepts(path: str) -> bool:
     """Does some text rule read ``path`` (decided by its name only; Python files aside)?"""
     lower = os.path.basename(path).lower()

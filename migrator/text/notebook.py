@@ -44,7 +44,7 @@ from migrator.base.model import (
     RewriteError,
     Span,
 )
-from migrator.edit import applied, apply_text, chosen_edits, comments_written
+from migrator.edit import applied, apply_text, chosen_edits
 from migrator.edit.ranges import splice_ranges
 from migrator.text import _core, _guard, _jsonspan, dotenv, markdown, shell
 
@@ -216,11 +216,11 @@ def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
             if reason is not None:  # the text-fix guard refuses: every applied fix becomes a TODO saying why
                 edited = [(cell, source, [_core.refused(f, reason) if applied(f.fix, unsafe) else f for f in found],
                            None) for cell, source, found, _ in edited]
-                result.refused, result.fixes_applied, result.todos_added = result.fixes_applied, 0, 0
+                result.refused, result.fixes_applied = result.fixes_applied, 0
                 out = _rewrite(edited, text, unsafe, result, ctx.line_length)
         except RewriteError as error:  # the rules' edits do not fit together: nothing is written
             result.error, out = FileError(path, f"{error}; file left unchanged"), None
-            result.fixes_applied = result.todos_added = 0
+            result.fixes_applied = 0
         if out is not None:
             result.new_bytes = (bom + out).encode("utf-8")
     for cell, source, found, _ in edited:
@@ -266,20 +266,16 @@ def guard(path: str, before: str, after: str) -> str | None:
 
 def _rewrite(edited: list, text: str, unsafe: bool, result: FileResult, width: int) -> str | None:
     """The notebook with each cell's chosen fixes applied (None: nothing changes), TODOs wrapped
-    to ``width``; counts the fixes and TODOs into ``result``."""
+    to ``width``; counts the fixes into ``result``."""
     replacements: list[tuple[int, int, str]] = []
     for cell, source, found, rewritten in edited:
         textual = [f for f in found if f.fix is None or all(isinstance(e, (Replace, RemoveStatement, InsertComment))
                                                             for e in f.fix.edits)]
-        edits, fixes, todos = chosen_edits(textual, unsafe), sum(applied(f.fix, unsafe) for f in textual), 0
-        if rewritten is None:
-            new_source, todos = apply_text(source, edits, width=width), comments_written(source, edits)
-        else:
-            new_source = rewritten
+        edits, fixes = chosen_edits(textual, unsafe), sum(applied(f.fix, unsafe) for f in textual)
+        new_source = apply_text(source, edits, width=width) if rewritten is None else rewritten
         if new_source != source:
             replacements.append((*cell.region, _encode(new_source, cell, text)))
             result.fixes_applied += fixes
-            result.todos_added += todos
     if not replacements:
         return None
     return splice_ranges(text, sorted(replacements))

@@ -265,6 +265,31 @@ def _without(index: int, unit: _Unit, words: list[Word], scope: str = "after") -
     return _removal(cmd, words, unit.lines)
 
 
+def _settings_of(words: list[Word], start: int) -> tuple[list[tuple[list[Word], Word, str]], str, list[Word]]:
+    """The variable settings of the command ``words[start:]``, each (words to remove, the word
+    naming the variable, scope as :func:`_without` takes it), with the command's name and
+    arguments: prefix assignments, ``export``-like declarers, ``env``, a container tool's ``-e``."""
+    head = start
+    while head < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[head].value):
+        head += 1
+    settings: list[tuple[list[Word], Word, str]] = []
+    for w in words[start:head]:
+        settings.append(([w], w, "after" if head == len(words) else "command"))
+    name = words[head].value if head < len(words) else ""
+    rest = words[head + 1:]
+    if name in _DECLARERS:
+        settings += [([w], w, "after") for w in rest if _ASSIGN.match(w.value)]
+    elif name == "env":
+        settings += [([w], w, "command") for w in rest if _ASSIGN.match(w.value)]
+    elif name in _CONTAINER_TOOLS:
+        for i, w in enumerate(rest):
+            if w.value in ("-e", "--env") and i + 1 < len(rest) and _ASSIGN.match(rest[i + 1].value):
+                settings.append(([w, rest[i + 1]], rest[i + 1], "command"))
+            elif w.value.startswith("--env=") and _ASSIGN.match(w.value[6:]):
+                settings.append(([w], w, "command"))
+    return settings, name, rest
+
+
 def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], ctx: _core.Ctx,
                      extra_sites: list[Site] = (), *, whole_line: bool = False,
                      heredoc_lines: frozenset[int] | set[int] = frozenset(), kind: str = "shell") -> list[Finding]:
@@ -288,26 +313,8 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
     for index, cmd in enumerate(commands):
         handled: set[int] = set()
         words = cmd.words
-        start = unit.starts[index]
-        head = start
-        while head < len(words) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[head].value):
-            head += 1
-        settings: list[tuple[list[Word], Word, str]] = []  # (words to remove, name word, scope)
-        for w in words[start:head]:
-            settings.append(([w], w, "after" if head == len(words) else "command"))
-        name = words[head].value if head < len(words) else ""
-        rest = words[head + 1:]
-        if name in _DECLARERS:
-            settings += [([w], w, "after") for w in rest if _ASSIGN.match(w.value)]
-        elif name == "env":
-            settings += [([w], w, "command") for w in rest if _ASSIGN.match(w.value)]
-        elif name in _CONTAINER_TOOLS:
-            for i, w in enumerate(rest):
-                if w.value in ("-e", "--env") and i + 1 < len(rest) and _ASSIGN.match(rest[i + 1].value):
-                    settings.append(([w, rest[i + 1]], rest[i + 1], "command"))
-                elif w.value.startswith("--env=") and _ASSIGN.match(w.value[6:]):
-                    settings.append(([w], w, "command"))
-        elif name == "unset":
+        settings, name, rest = _settings_of(words, unit.starts[index])
+        if name == "unset":
             for w in rest:
                 if w.value == _core.ENV:
                     handled.add(id(w))

@@ -38,11 +38,13 @@ from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import TextIO
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
     from migrator.report.baseline import Baseline
+    from migrator.run.result import RunResult
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .); `-` reads standard input."),
@@ -115,8 +117,7 @@ def run(
     allow_dirty = allow_dirty or (fix and os.environ.get("PRE_COMMIT") == "1")
     options = build_options("fix" if fix else "lint", paths, unsafe_fixes=unsafe_fixes, allow_dirty=allow_dirty,
                             **shared)  # type: ignore[arg-type]
-    options = options._replace(own_outputs=frozenset(
-        os.path.abspath(path) for path in (output, baseline, write_baseline, run_report) if path is not None))
+    options = options._replace(own_outputs=_own_outputs(output, baseline, write_baseline, run_report))
     if shown(paths, options, show_files, show_settings, stdout):
         return CLEAN
     stdin = reads_stdin(paths)
@@ -131,12 +132,7 @@ def run(
 
     # stdin_data: the `full` format shows its lines
     outcome, stdin_data = run_inputs(paths, options, stdin_filename, "linting", stdout, stderr)
-    for skipped_path, reason in outcome.skipped:  # nothing is skipped silently
-        note(f"{skipped_path}: skipped: {reason}")
-    from migrator.report.common import narrowed_lines
-
-    for text in narrowed_lines(outcome.results):  # also in JSON and SARIF (run properties)
-        note(text)
+    _note_skipped_and_narrowed(outcome, note)
     results = outcome.results
     if write_baseline is not None:
         return _write_baseline(write_baseline, results, note)
@@ -144,42 +140,80 @@ def run(
         return _add_noqa(results, note, allow_dirty)
     if run_report is not None and not write_report(run_report, outcome, options, paths):  # before --fix drops the fixed
         return FAILED
-    listing = None
-    if show_fixes:
-        from migrator.report.statistics import fixes
-
-        listing = fixes(results, applied=fix, unsafe_fixes=options.unsafe_fixes)
+    listing = _fixes_listing(results, fix, options) if show_fixes else None  # before the fixed findings go
     fixed = _keep_what_is_left(results, options) if fix else 0
     if baseline is not None and known is not None:
         _apply_baseline(baseline, known, results, note)
-    if statistics:
-        from migrator.report.statistics import statistics as table
-
-        text = table(results, options.unsafe_fixes)
-    else:
-        text = report.render(fmt, results, outcome.summary, config=options.config, sources=stdin_data,
-                             target=run_target(options))
-        if quiet and fmt in report.HUMAN_FORMATS:
-            text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
+    text = _report_text(fmt, outcome, options, stdin_data, statistics=statistics, quiet=quiet)
     if listing is not None:
-        if fmt in report.HUMAN_FORMATS and output is None and not stdin:
-            text += listing
-        else:
-            stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
-    if output is not None:
-        _write_report(output, text)
-    else:
-        stream = stderr if stdin and fix else stdout
-        if fmt in report.HUMAN_FORMATS or statistics:
-            from migrator.report import colour
-
-            if colour.wanted(stream):
-                text = colour.coloured(text)
-        stream.write(text)
+        text += _place_listing(listing, fmt, stderr, in_report=fmt in report.HUMAN_FORMATS and output is None and not stdin)
+    _emit(text, output, stderr if stdin and fix else stdout, coloured=fmt in report.HUMAN_FORMATS or statistics)
     if verbose:
         verbose_note(options, outcome.summary.files_scanned, started, stderr, outcome.index_read)
     return exit_code(results, interrupted=outcome.interrupted, fixed=fix and exit_non_zero_on_fix and fixed > 0,
                      exit_zero=exit_zero)
+
+
+def _note_skipped_and_narrowed(outcome: RunResult, note: Callable[[str], None]) -> None:
+    """Nothing is skipped silently; a narrowed target is said (also in JSON and SARIF's run properties)."""
+    from migrator.report.common import narrowed_lines
+
+    for skipped_path, reason in outcome.skipped:
+        note(f"{skipped_path}: skipped: {reason}")
+    for text in narrowed_lines(outcome.results):
+        note(text)
+
+
+def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dict[str, bytes], *, statistics: bool,
+                 quiet: bool) -> str:
+    """``--statistics``' table, else the report in ``fmt`` (``-q``: without the summary line)."""
+    from migrator import report
+
+    if statistics:
+        from migrator.report.statistics import statistics as table
+
+        return table(outcome.results, options.unsafe_fixes)
+    text = report.render(fmt, outcome.results, outcome.summary, config=options.config, sources=stdin_data,
+                         target=run_target(options))
+    if quiet and fmt in report.HUMAN_FORMATS:
+        text = "".join(text.splitlines(keepends=True)[:-1])  # the summary line is the last
+    return text
+
+
+def _fixes_listing(results: list[FileResult], applied: bool, options: Options) -> str:
+    """``--show-fixes``: the fixes applied (with ``--fix``) or those ``--fix`` would apply."""
+    from migrator.report.statistics import fixes
+
+    return fixes(results, applied=applied, unsafe_fixes=options.unsafe_fixes)
+
+
+def _place_listing(listing: str, fmt: str, stderr: TextIO, *, in_report: bool) -> str:
+    """The text to append to the report: the listing itself where it belongs there, else nothing
+    (it goes to ``stderr``, in ``fmt``'s stderr lines)."""
+    from migrator import report
+
+    if in_report:
+        return listing
+    stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
+    return ""
+
+
+def _own_outputs(*paths: Path | None) -> frozenset[str]:
+    """The files this run writes (report, baselines, run record): never scanned by it."""
+    return frozenset(os.path.abspath(path) for path in paths if path is not None)
+
+
+def _emit(text: str, output: Path | None, stream: TextIO, *, coloured: bool) -> None:
+    """The report to ``--output``, else to ``stream`` (coloured for a human format on a terminal)."""
+    if output is not None:
+        _write_report(output, text)
+        return
+    if coloured:
+        from migrator.report import colour
+
+        if colour.wanted(stream):
+            text = colour.coloured(text)
+    stream.write(text)
 
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
