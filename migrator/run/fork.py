@@ -91,11 +91,11 @@ def _through_the_index(workers, outcome: RunResult, files: list[str], options: O
         return
     _read_wanted(summaries, (*files, *index_only), cache)
     index = _completed(summaries, cache)
-    _analyse_again(workers, outcome, files, options, jobs, kind, summaries, index_only, cache, index)
+    _analyze_again(workers, outcome, files, options, jobs, kind, summaries, index_only, cache, index)
     _report_vendored(outcome, index, scanned, options)  # last: the step above replaces results
 
 
-def _analyse_again(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
+def _analyze_again(workers, outcome: RunResult, files: list[str], options: Options, jobs: int,  # noqa: ANN001
                    kind: str, summaries: dict[str, ModuleSummary], index_only: set[str],
                    cache: SummaryCache | None, index: ForkIndex) -> None:
     """The names the index re-exports looked for in the files not parsed yet (to a fixed
