@@ -143,14 +143,14 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
     code = catalog.VENDORED_CODE
     if options.target_version is not None and not catalog.get(code).fires_for(options.target_version):
         return  # a V1-era target: the vendored definitions are the release's own
-    by_path = {os.path.normpath(r.path): r for r in outcome.results}
-    scanned_paths = {os.path.normpath(p) for p in scanned}
+    # paths compared normalised, but only those that can match (a run has thousands)
+    inits = {os.path.normpath(p) for p in scanned if p.endswith("__init__.py")}
     for package, found in sorted(index.vendored_definitions.items()):
         found = sorted(d for d in found if d[2] in scanned)
         if not found:
             continue
         init = os.path.join(package, "__init__.py")  # where scanned: a finding stays in the files the run scanned
-        path, line = (init, 1) if os.path.normpath(init) in scanned_paths else found[0][2:]
+        path, line = (init, 1) if os.path.normpath(init) in inits else found[0][2:]
         if not enabled_for(path, options)(code):
             continue
         keywords = catalog.sglang_meaning_parameters()
@@ -162,9 +162,10 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
                    "merge upstream's release into it first")
         finding = Finding(path, Span.of(line, 0, line, 0), code, message,
                           related=tuple((where, at) for _, _, where, at in found), severity=INFO)
-        result = by_path.get(os.path.normpath(path))
+        wanted, name = os.path.normpath(path), os.path.basename(path)
+        result = next((r for r in outcome.results if r.path.endswith(name) and os.path.normpath(r.path) == wanted), None)
         if result is None:
-            result = by_path[os.path.normpath(path)] = FileResult(path)
+            result = FileResult(path)
             outcome.results.append(result)
         result.findings.append(finding)
 
