@@ -682,11 +682,13 @@ MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the fi
 
 def settle(findings: list[Finding], data: bytes, source: str, target: str | tuple[str, ...],
            unsafe: bool, module_name: str | None = None, is_package: bool = False,
-           exported: frozenset[str] = frozenset(), width: int = DEFAULT_LINE_LENGTH) -> tuple[list[Finding], bytes]:
+           exported: frozenset[str] = frozenset(), width: int = DEFAULT_LINE_LENGTH,
+           written_first: bytes | None = None) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and
     the bytes those findings give (``data``, whose text is ``source``, with their edits). A
     fix is refused when the text with it has a problem the original has not; the fixes whose
-    replacement text names what is wrong are refused first, then all of them."""
+    replacement text names what is wrong are refused first, then all of them.
+    ``written_first``: the bytes all of ``findings``' edits give, where the caller has them."""
     from migrator.edit import applied as is_applied
     from migrator.edit import apply, chosen_edits
 
@@ -695,7 +697,7 @@ def settle(findings: list[Finding], data: bytes, source: str, target: str | tupl
 
     current = findings
     for round_number in range(MAX_ROUNDS + 1):
-        new = written(current)
+        new = written_first if round_number == 0 and written_first is not None else written(current)
         try:
             text = decode_python(new)
         except SourceError as error:

@@ -291,13 +291,16 @@ def _first_trigger_line(data: bytes) -> int | None:
 
 
 def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
-             exported: frozenset[str], module_name: str | None) -> tuple[list[Finding], bytes]:
-    """``migrator.python.guard``: the fixes whose output would break the file become TODOs."""
+             exported: frozenset[str], module_name: str | None, written: bytes | None = None) -> tuple[list[Finding], bytes]:
+    """``migrator.python.guard``: the fixes whose output would break the file become TODOs.
+    ``written``: the bytes every chosen edit gives, where the caller has them (the guard's
+    first round needs exactly those, and a structural edit's libcst pass is not cheap)."""
     from migrator.python.guard import settle
 
     settled, new = settle(findings, data, source,
                           options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
-                          Path(result.path).name in ("__init__.py", "__init__.pyi"), exported, options.line_length)
+                          Path(result.path).name in ("__init__.py", "__init__.pyi"), exported, options.line_length,
+                          written)
     result.findings = settled
     result.refused = (sum(applied(f.fix, options.unsafe_fixes) for f in findings)
                       - sum(applied(f.fix, options.unsafe_fixes) for f in settled))
@@ -334,7 +337,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
     if new == data:
         return
-    findings, new = _guarded(result, data, source, findings, options, exported, module_name)
+    findings, new = _guarded(result, data, source, findings, options, exported, module_name, new)
     if new == data:
         return
     result.new_bytes = new
