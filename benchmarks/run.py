@@ -300,6 +300,7 @@ def build_replicated(source: Path, dest: Path, replicas: int) -> None:
     marker = dest / ".complete"
     stamp = f"{source} x{replicas}"
     if marker.exists() and marker.read_text() == stamp:
+        restore_tree(dest)
         return
     if dest.exists():
         shutil.rmtree(dest)
@@ -398,6 +399,15 @@ def git_commit_tree(tree: Path) -> None:
     subprocess.run([*GIT, "init", "-q", str(tree)], check=True)
     subprocess.run([*GIT, "-C", str(tree), "add", "-A"], check=True)
     subprocess.run([*GIT, "-C", str(tree), "commit", "-q", "-m", "sglang tree"], check=True)
+
+
+def restore_tree(tree: Path) -> None:
+    """Undo whatever an earlier run wrote into a reused tree (an interrupted fix, a pre-commit
+    hook with ``--fix``): a lint of a fixed tree measures other work than a lint of the wheel."""
+    if (tree / ".git").exists():
+        subprocess.run(["git", "-C", str(tree), "checkout", "-q", "--", "."], check=True)
+        subprocess.run(["git", "-C", str(tree), "clean", "-qfd", "-e", ".complete"], check=True)
+        refresh_git_index(tree)
 
 
 def refresh_git_index(tree: Path) -> None:
@@ -633,6 +643,14 @@ def pre_commit_specs(tree: Path, dfm: list[str], env: dict, workdir: Path, repea
     config_text, lint_args = documented_pre_commit_hooks(dfm)
     config = workdir / "pre-commit-config.yaml"
     config.write_text(config_text)
+    if "--fix" in lint_args:
+        # the hook's --fix writes into the tree: give it a copy, so that the lint cases
+        # interleaved with it keep measuring the wheel's own tree
+        copy = workdir / "tree-precommit"
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(tree, copy, symlinks=True)
+        tree = copy
 
     def restore(tree: Path = tree) -> None:
         subprocess.run(["git", "-C", str(tree), "checkout", "-q", "--", "."], check=True)
