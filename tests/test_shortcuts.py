@@ -67,20 +67,13 @@ NEEDS_DECLARED_WORDS = {
     "reflection_names": ("from sglang.srt.speculative.dflash_worker import DFlashWorker\n\n"
                          "NAMES = (\"_prepare_for_speculative_decoding\",)\n\n\ndef patch(cls):\n"
                          "    for name in NAMES:\n        setattr(cls, name, None)\n"),
-    # a member of the class decides the fix; a lint parses a large file partly (migrator.python.partial),
-    # and only the declared words keep ``__init__``'s ``self.enable_overlap = ...`` in it
-    "validate_request": ("from sglang.srt.speculative.dflash_utils import validate_dflash_request\n\n\n"
-                         "class MyScheduler:\n    def __init__(self, server_args):\n"
-                         "        self.enable_overlap = not server_args.disable_overlap_schedule\n\n"
-                         + "".join(f"    def helper_{i}(self):\n        return {i}\n\n" for i in range(800))
-                         + "    def handle(self, req):\n        return validate_dflash_request(req)\n"),
 }
 #: Declared groups that only the fork pass needs (where another module types the receiver,
 #: a file that spells no V1 class but writes its V1 keywords), which analyses without
 #: shortcuts: no single file shows them; the corpora's equivalence above covers them.
 FORK_PASS_ONLY = {"verify_input"}
 #: Cases whose words matter only to a lint, the one mode that parses a file partly.
-LINT_CASES = {"validate_request"}
+LINT_CASES: set[str] = set()
 
 
 def _result(source: str, mode: str = "fix") -> tuple[list[tuple], bytes | None]:
@@ -137,3 +130,31 @@ def test_no_declared_word_repeats_the_catalogs() -> None:
     repeated = [(rule.name, word) for rule in RULES for preconditions, words in rule.words for word in words
                 if any(word in given and implied(condition, preconditions) for condition, given in catalog.name_word_groups())]
     assert repeated == []
+
+
+#: A member of the class decides DFM307's fix; a lint parses a large file partly
+#: (``migrator.python.partial``), which blanks ``__init__``: the rule asks for the attribute
+#: by name (``Analysis.need_word``) only where a one-argument call depends on it.
+ASKED_FOR_BY_NAME = (
+    "from sglang.srt.speculative.dflash_utils import validate_dflash_request\n\n\n"
+    "class MyScheduler:\n    def __init__(self, server_args):\n"
+    "        self.enable_overlap = not server_args.disable_overlap_schedule\n\n"
+    + "".join(f"    def helper_{i}(self):\n        return {i}\n\n" for i in range(800))
+    + "    def handle(self, req):\n        return validate_dflash_request(req)\n"
+)
+
+
+def test_a_word_asked_for_by_a_rule_gives_a_partial_parse_the_whole_files_result() -> None:
+    from migrator.base.options import Options
+    from migrator.python import partial
+    from migrator.relevance import words
+    from migrator.run.pipeline import process_bytes
+
+    source = ASKED_FOR_BY_NAME
+    assert partial.mask(source, words.hot_text(source).lines_hot) is not None, "the case must be parsed partly"
+    results = []
+    for parse_all in (False, True):
+        result = process_bytes("m.py", source.encode(), Options(mode="lint", target_version="0.5.17", parse_all=parse_all))
+        results.append(sorted((f.line, f.code, f.message, repr(f.fix)) for f in result.findings))
+    assert results[0] == results[1]
+    assert [(code, "safe" in fix) for _, code, _, fix in results[0]] == [("DFM307", True)], results[0]

@@ -16,10 +16,10 @@ NEL, LS, PS); Markdown (CommonMark) like Python. Text embedded in another file (
 
 from __future__ import annotations
 
-import re
+from migrator.base.patterns import on_first_use
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-_YAML_LINE = re.compile("[^\r\n\x85\u2028\u2029]*(?:\r\n|[\r\n\x85\u2028\u2029])|[^\r\n\x85\u2028\u2029]+$")
+_LINE = on_first_use(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_YAML_LINE = on_first_use("[^\r\n\x85\u2028\u2029]*(?:\r\n|[\r\n\x85\u2028\u2029])|[^\r\n\x85\u2028\u2029]+$")
 _YAML_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 #: Which lines each reader sees: "python" (also Markdown), "shell" (LF only), "yaml".
 READERS = ("python", "markdown", "shell", "yaml")
@@ -40,9 +40,9 @@ def split_lines(text: str, reader: str = "python") -> list[str]:
     """Lines with their endings kept, as ``reader`` (one of ``READERS``) ends them;
     ``"".join(split_lines(t, reader)) == t``."""
     if reader == "yaml" and any(ch in text for ch in _YAML_BREAKS):
-        return _YAML_LINE.findall(text)
+        return _YAML_LINE().findall(text)
     if "\r" in text and reader in ("python", "markdown"):
-        return _LINE.findall(text)
+        return _LINE().findall(text)
     lines = text.split("\n")  # ~10x faster than the pattern on the usual LF-only source
     last = lines.pop()
     lines = [line + "\n" for line in lines]

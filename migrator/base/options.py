@@ -251,7 +251,7 @@ def _split_stars(glob: str) -> list[str]:
 
 #: How pathspec spells ``**`` inside a pattern (a leading ``**/``, an inner ``/**/``): any
 #: number of whole folders, by ``.+``, so that several of them backtrack into each other.
-_ANY_FOLDERS = re.compile(r"(\(\?:\.\+/\)\?|\(\?:/\.\+\)\?)")
+_ANY_FOLDERS = r"(\(\?:\.\+/\)\?|\(\?:/\.\+\)\?)"  # compiled on first use (``re``'s cache)
 
 
 def _leftmost_folders(regex: str, atomic: Callable[[str], str]) -> str:
@@ -264,7 +264,7 @@ def _leftmost_folders(regex: str, atomic: Callable[[str], str]) -> str:
     up any folders in between. The last ``**`` stays pathspec's (greedy, one scan), so the
     match, and its directory mark, are pathspec's.
     """
-    parts = _ANY_FOLDERS.split(regex)
+    parts = re.split(_ANY_FOLDERS, regex)
     if len(parts) <= 3:
         return regex
     out = [parts[0]]

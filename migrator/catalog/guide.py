@@ -20,21 +20,21 @@ has no ``guide-url`` and writes a TODO (:data:`FROM_METADATA`): importing
 
 from __future__ import annotations
 
-import re
+from migrator.base.patterns import on_first_use
 
 DOC = "MIGRATION.md"
 #: The ``Project-URL`` label read from the package metadata (compared case-insensitively).
 METADATA_LABEL = "migration guide"
 #: ``Options.guide`` of a fix run without ``guide-url``: the package metadata's address, else DOC.
 FROM_METADATA = "package metadata"
-_ADDRESS = re.compile(r"^https?://[^\s#()]+$")
+_ADDRESS = on_first_use(r"^https?://[^\s#()]+$")
 _current = DOC
 _found: dict[str, str] = {}  # FROM_METADATA -> the address read once in this process
 
 
 def valid(address: str) -> bool:
     """An ``http(s)`` address with no space, fragment or parenthesis (a TODO ends with it)."""
-    return _ADDRESS.match(address) is not None
+    return _ADDRESS().match(address) is not None
 
 
 def use(address: str) -> None:

@@ -75,6 +75,7 @@ def _leaves() -> frozenset[str]:
     return frozenset(name.rpartition(".")[2] for name in by_name())
 
 
+@cache  # asked for the same names file after file
 def matching_entry(qualname: str) -> Entry | None:
     """The entry naming the longest dotted prefix of ``qualname`` among removed modules,
     classes and functions (``a.dflash_worker.DFlashWorker.run`` -> DFM102), or None."""

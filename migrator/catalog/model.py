@@ -6,6 +6,7 @@ entry and the TODO comment the fix writes for it. No entry is spelled here
 
 from __future__ import annotations
 
+from functools import cache
 from typing import NamedTuple
 
 from migrator.base.records import record
@@ -53,6 +54,22 @@ class Replacement(NamedTuple):
 
     targets: VersionRange
     new: str | None
+
+
+# Rules ask these of the same few entries and targets in every file: answered once each.
+@cache
+def _first_target(fires_from: str | None, last: str | None, code: str) -> str:
+    if fires_from:
+        return fires_from
+    assert last is not None, code
+    nxt = next_release(last)
+    assert nxt is not None, code
+    return nxt
+
+
+@cache
+def _fires_for(fires_from: str | None, last: str | None, code: str, target: str) -> bool:
+    return parse_version(target) >= parse_version(_first_target(fires_from, last, code))
 
 
 @record
@@ -108,15 +125,10 @@ class Entry(NamedTuple):
 
     @property
     def first_target(self) -> str:
-        if self.fires_from:
-            return self.fires_from
-        assert self.exists.last is not None, self.code
-        nxt = next_release(self.exists.last)
-        assert nxt is not None, self.code
-        return nxt
+        return _first_target(self.fires_from, self.exists.last, self.code)
 
     def fires_for(self, target: str) -> bool:
-        return parse_version(target) >= parse_version(self.first_target)
+        return _fires_for(self.fires_from, self.exists.last, self.code, target)
 
     def replacement_for(self, target: str) -> str | None:
         for replacement in self.replacements:

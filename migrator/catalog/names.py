@@ -31,6 +31,7 @@ from functools import cache
 from typing import NamedTuple
 
 from migrator import catalog
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 
 #: Catalog kind -> the table's kind.
@@ -164,9 +165,9 @@ def leaves() -> dict[str, set[str]]:
 
 #: A token: a flag, a name, a dotted or ``module:attr`` path, a file path, absolute too (not
 #: started inside another token).
-_TOKEN = re.compile(r"(?<![\w.:/-])(?:/+|-{0,2})[A-Za-z_][\w.:/-]*")
+_TOKEN = on_first_use(r"(?<![\w.:/-])(?:/+|-{0,2})[A-Za-z_][\w.:/-]*")
 #: The members a qualified spelling may be followed by (``...DFlashWorker.run``).
-_MEMBERS = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+_MEMBERS = on_first_use(r"(?:\.[A-Za-z_]\w*)*")
 _QUALIFIED_FORMS = ("dotted", "module:attr")
 #: Where every module's file path starts.
 _PATH_ROOT = "sglang/"
@@ -189,7 +190,7 @@ def _qualified_prefix(token: str, table: dict[str, tuple[Name, ...]]) -> tuple[s
         rows = table.get(token[:cut])
         if rows is None or not any(row.form in _QUALIFIED_FORMS for row in rows):
             continue
-        members = _MEMBERS.match(token, cut)
+        members = _MEMBERS().match(token, cut)
         end = members.end() if members else cut
         if end == len(token) or not (token[end].isalnum() or token[end] == "_"):
             return token[:end], rows
@@ -213,7 +214,7 @@ def occurrences(line: str) -> Iterator[Occurrence]:
     suffix from ``sglang/``, and a dotted or ``module:attr`` token by its qualified prefixes
     (one dict lookup per separator)."""
     table = lookup()
-    for match in _TOKEN.finditer(line):
+    for match in _TOKEN().finditer(line):
         token, start = match.group(0), match.start()
         if token.startswith("-"):  # a flag ends where a name cannot go on (``--flag:512``, ``--flag/``)
             token = re.split(r"[.:/]", token, maxsplit=1)[0]

@@ -19,14 +19,14 @@ starts no slower.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import NamedTuple
 
 from migrator import catalog
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 
-_RANGE = re.compile(r"^\s*([^.\s][^\s]*?)\s*\.\.\s*([^\s]+)\s*$")
+_RANGE = on_first_use(r"^\s*([^.\s][^\s]*?)\s*\.\.\s*([^\s]+)\s*$")
 _SPECIFIER_CHARS = set("<>=!~,")
 
 
@@ -72,7 +72,7 @@ def v2_releases() -> tuple[str, ...]:
 def parse(text: str, where: str) -> Target:
     """``text`` (one release, ``A..B`` or a PEP 440 specifier) as a target; ``where`` names
     the flag or file for the summary and for errors (TargetError)."""
-    match = _RANGE.match(text)
+    match = _RANGE().match(text)
     if match:
         first, last = (_release(part, where) for part in match.groups())
         if catalog.parse_version(first) > catalog.parse_version(last):

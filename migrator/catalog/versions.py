@@ -98,9 +98,9 @@ def installed_version(distribution: str) -> str | None:
             names = os.listdir(folder or ".")
         except OSError:
             continue
-        for name in names:
-            lowered = name.lower()
-            if not (lowered.startswith(prefix) and lowered.endswith((".dist-info", ".egg-info"))):
+        width = len(prefix)
+        for name in [name for name in names if name[:width].lower() == prefix]:  # site-packages: hundreds
+            if not name.lower().endswith((".dist-info", ".egg-info")):
                 continue
             base = os.path.join(folder or ".", name)
             for metadata in (os.path.join(base, "METADATA"), os.path.join(base, "PKG-INFO"), base):

@@ -21,8 +21,17 @@ import re
 from collections.abc import Iterable, Sequence
 
 from migrator.base.lines import split_lines
-from migrator.base.model import (Edit, Finding, Fix, InsertComment, InsertStatementBefore, RemoveStatement, Replace,
-                                 RewriteError)
+from migrator.base.model import (
+    Edit,
+    Finding,
+    Fix,
+    InsertComment,
+    InsertStatementBefore,
+    RemoveStatement,
+    Replace,
+    RewriteError,
+)
+from migrator.base.patterns import on_first_use
 from migrator.edit.comments import DEFAULT_LINE_LENGTH, logical, same_todo, wrap
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
 
@@ -115,12 +124,12 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     # a file whose imports keep within the line length (black's, isort's layout) keeps them
     # within it; one that writes longer imports keeps its style
     if any(isinstance(e, Replace) for e in edits) and not any(
-            len(line) > width for line in lines if _ONE_LINE_FROM.match(line)):
+            len(line) > width for line in lines if _ONE_LINE_FROM().match(line)):
         return imports_laid_out(new, set(lines), width, declared_encoding(data))
     return new
 
 
-_ONE_LINE_FROM = re.compile(r"^([ \t]*)(from[ \t]+[\w.]+[ \t]+import)[ \t]+([\w., \t]+?)[ \t]*(\r?\n|\r|$)", re.M)
+_ONE_LINE_FROM = on_first_use(r"^([ \t]*)(from[ \t]+[\w.]+[ \t]+import)[ \t]+([\w., \t]+?)[ \t]*(\r?\n|\r|$)", re.M)
 
 
 def imports_laid_out(data: bytes, kept: set[str], width: int, encoding: str) -> bytes:
@@ -138,7 +147,7 @@ def imports_laid_out(data: bytes, kept: set[str], width: int, encoding: str) -> 
         inner = "".join(f"{indent}    {name.strip()},{ending}" for name in names.split(",") if name.strip())
         return f"{indent}{head} ({ending}{inner}{indent}){match.group(4)}"
 
-    new = _ONE_LINE_FROM.sub(laid_out, text)
+    new = _ONE_LINE_FROM().sub(laid_out, text)
     return data if new == text else new.encode(encoding)
 
 

@@ -14,8 +14,8 @@ probe and what it now means.
 from __future__ import annotations
 
 import ast
-import re
 
+from migrator.base.patterns import on_first_use
 from migrator.python.names import IMPORT_ERRORS, catches
 
 IMPORTERS = frozenset({"import_module", "__import__"})
@@ -142,9 +142,9 @@ def probe_at(literals: dict[tuple[int, int, int, int], str], line: int, column: 
 
 
 #: a string that names the API generation a probe reports (``"V1 worker present"``) ...
-_GENERATION = re.compile(r"(?<![A-Za-z0-9])[Vv][12](?![0-9])|legacy|LEGACY|Legacy")
+_GENERATION = on_first_use(r"(?<![A-Za-z0-9])[Vv][12](?![0-9])|legacy|LEGACY|Legacy")
 #: ... and a flag that holds it (``IS_V1``, ``use_v2``, ``LEGACY_WORKER``)
-_GENERATION_FLAG = re.compile(r"(?i)(?:^|_)(?:v1|v2|legacy)(?:_|$)")
+_GENERATION_FLAG = on_first_use(r"(?i)(?:^|_)(?:v1|v2|legacy)(?:_|$)")
 
 
 def reporting_tries(tree: ast.Module, lines: tuple[int, ...]) -> dict[tuple[int, int], str]:
@@ -185,8 +185,8 @@ def _names_generation(body: list[ast.stmt]) -> str | None:
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                     name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
-                    if _GENERATION_FLAG.search(name):
+                    if _GENERATION_FLAG().search(name):
                         return f"sets `{name}` from its outcome"
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _GENERATION.search(node.value):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _GENERATION().search(node.value):
                 return f"reports its outcome as {node.value!r}"
     return None

@@ -47,11 +47,18 @@ def merged(findings: list[Finding], tree: ast.Module, lines: Sequence[str], unsa
         if len(texts) > 1 and not any(already_present(lines, line, text) for text in texts):
             joined = _joined(catalog.get(code), texts)
             statement.update({(line, text): (line, joined) for text in texts})
-    function_of = _functions(tree)
+    lines_of: dict[str, set[int]] = defaultdict(set)
+    for line, text, _ in comments:
+        line, text = statement.get((line, text), (line, text))
+        lines_of[text].add(line)
+    repeated = {text for text, at in lines_of.items() if len(at) > 1}
+    function_of = _functions(tree) if repeated else None  # the walk only where a TODO repeats
     by_fact: dict[tuple[int, str], list[int]] = defaultdict(list)  # one TODO per fact in a function
     for line, text, _ in sorted(comments):
         line, text = statement.get((line, text), (line, text))
-        function = function_of(line)
+        if text not in repeated:
+            continue
+        function = function_of(line)  # type: ignore[misc]
         if function is not None and line not in by_fact[(function, text)]:
             by_fact[(function, text)].append(line)
     fact: dict[tuple[int, str], tuple[int, str]] = {}

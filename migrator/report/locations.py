@@ -16,8 +16,8 @@ three, counted in line order. Line and column are not part of it. Baselines, SAR
 from __future__ import annotations
 
 import os
-import re
 
+from migrator.base.patterns import on_first_use
 from migrator.base.repository import repo_root, root_of
 from migrator.base.repository import top_of as _top_of
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from migrator.base.model import Finding
 
-_CELL_POSITION = re.compile(r" \[cell \d+, line \d+\]$")
+_CELL_POSITION = on_first_use(r" \[cell \d+, line \d+\]$")
 
 
 def _below(absolute: str, root: str) -> str | None:
@@ -77,7 +77,7 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
     seen: dict[tuple[str, str, str], int] = {}
     out = []
     for finding in findings:
-        key = (report_path(finding.path), finding.code, _CELL_POSITION.sub("", finding.message))
+        key = (report_path(finding.path), finding.code, _CELL_POSITION().sub("", finding.message))
         occurrence = seen.get(key, 0)
         seen[key] = occurrence + 1
         digest = hashlib.sha256()

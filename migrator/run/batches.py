@@ -44,25 +44,36 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | N
         return list(files)
     # Discovery joins names onto the root exactly as given, so a file's path relative to
     # its root (what git prints) is a slice of its text.
-    roots = [(scan.root.rstrip(os.sep) + os.sep, answer) for scan, answer in zip(scans, answers)]
-    todo = []
-    for path in files:
-        # a file named on the command line is spelled as given: matched by its absolute path too
-        if _known_clean(path, roots) or (not os.path.isabs(path) and _known_clean(os.path.abspath(path), roots)):
-            if results is not None:
-                results.append(FileResult(path))
+    roots = [(scan.root.rstrip(os.sep) + os.sep, searched - hits) for scan, (searched, hits) in zip(scans, answers)]
+    if len(roots) == 1:  # a folder's run: one test per file, in a comprehension (3,000 files)
+        prefix, clean = roots[0]
+        cut = len(prefix)
+        settled = [path for path in files if path[cut:] in clean and path.startswith(prefix)]
+        if len(settled) == len(files):
+            todo: list[str] = []
         else:
-            todo.append(path)
+            known = set(settled)
+            todo = [path for path in files if path not in known]
+    else:
+        settled, todo = [], []
+        for path in files:
+            (settled if _known_clean(path, roots) else todo).append(path)
+    if todo:  # a file named on the command line is spelled as given: matched by its absolute path too
+        again = [path for path in todo if not os.path.isabs(path) and _known_clean(os.path.abspath(path), roots)]
+        if again:
+            settled += again
+            known = set(again)
+            todo = [path for path in todo if path not in known]
+    if results is not None:
+        results.extend(map(FileResult, settled))
     return todo
 
 
-def _known_clean(path: str, roots: list[tuple[str, tuple[set[str], set[str]]]]) -> bool:
+def _known_clean(path: str, roots: list[tuple[str, set[str]]]) -> bool:
     """Did git search ``path`` under one of ``roots`` and find no marker in it?"""
-    for prefix, (searched, hits) in roots:
-        if path.startswith(prefix):
-            relative = path[len(prefix):]
-            if relative in searched and relative not in hits:
-                return True
+    for prefix, clean in roots:
+        if path.startswith(prefix) and path[len(prefix):] in clean:
+            return True
     return False
 
 

@@ -17,11 +17,11 @@ reported, not dropped silently.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from pathlib import Path
 
 from migrator.base.options import compile_ignore, relative_below
+from migrator.base.patterns import on_first_use
 from migrator.base.repository import up_to_top
 
 TYPE_CHECKING = False
@@ -82,12 +82,12 @@ def is_python(path: Path | str) -> bool:
 #: and prose or logs named after an sglang release (``TESTLOGS/run_sglang-0.5.12_a100.md``): they
 #: record what was, so a fix never rewrites them and no TODO is written into them, and their
 #: mentions are reported only as DFM490 (``migrator.run.pipeline``). The one definition.
-_HISTORY_NAME = re.compile(r"(?i)^(?:changelog|changes|history|news|release[-_ .]?notes)|\.(?:log|patch|diff)$"
-                           r"|^release.*notes")
+_HISTORY_NAME = on_first_use(r"(?i)^(?:changelog|changes|history|news|release[-_ .]?notes)|\.(?:log|patch|diff)$"
+                             r"|^release.*notes")
 _HISTORY_FOLDERS = frozenset({"changelog", "changelogs", "changelog.d", "release-notes", "release_notes", "releasenotes"})
 #: A log or report of a past run is prose named after the release it ran on; a config file
 #: named so (``values-sglang-0.5.13.yaml``) is for that release, not about it (``own_release``).
-_RELEASE_NAMED_PROSE = re.compile(r"(?i)sglang[-_ ]?v?\d+\.\d+\.\d+.*\.(?:md|markdown|txt|rst|log)$")
+_RELEASE_NAMED_PROSE = on_first_use(r"(?i)sglang[-_ ]?v?\d+\.\d+\.\d+.*\.(?:md|markdown|txt|rst|log)$")
 
 
 def is_pin_file(path: str) -> bool:
@@ -103,7 +103,7 @@ def is_history(path: Path | str) -> bool:
     if text.endswith(PYTHON_SUFFIXES):
         return False
     folders, _, name = text.rpartition("/")
-    return (bool(_HISTORY_NAME.search(name) or _RELEASE_NAMED_PROSE.search(name))
+    return (bool(_HISTORY_NAME().search(name) or _RELEASE_NAMED_PROSE().search(name))
             or any(part.lower() in _HISTORY_FOLDERS for part in folders.split("/")))
 
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from migrator.base.fileio import SourceError, decode_python, read_bytes
 from migrator.base.model import FileResult
 from migrator.base.options import Options, selection
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 from migrator.relevance.prefilter import might_match
 from migrator.run import batches
@@ -223,7 +224,7 @@ def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
                       "outside a repository: the named files' packages and the packages they import")
 
 
-IMPORTED_TOP = re.compile(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
+IMPORTED_TOP = on_first_use(rb"^[ \t]*(?:from[ \t]+([A-Za-z_]\w*)|import[ \t]+([^\n#;]+))", re.MULTILINE)
 
 
 def _imported_packages(scope: IndexScope, files: list[str], given: set[str], options: Options) -> tuple[list[str], list[Path]]:
@@ -241,7 +242,7 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
                 data = read_bytes(path)
             except SourceError:
                 continue
-            for from_name, import_names in IMPORTED_TOP.findall(data):
+            for from_name, import_names in IMPORTED_TOP().findall(data):
                 if from_name:
                     names.add(from_name.decode("ascii"))
                 else:

@@ -38,6 +38,7 @@ from pathlib import Path, PurePath
 from typing import Iterable, NamedTuple
 
 from migrator import catalog
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 from migrator.run.files import PIN_FILE_ENDINGS, is_pin_file
 
@@ -46,15 +47,15 @@ _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
 _NAMED = re.compile(r"(?:^|sglang[-_])" + _RELEASE + r"$", re.IGNORECASE)
 #: the image a file runs on, in its own text: a Dockerfile's ``FROM`` or ``ARG SGLANG_VERSION=``,
 #: an ``image:`` key (compose, Kubernetes, chart values); a mention in prose or a table is not
-_IN_TEXT = re.compile(rb"^[ \t]*(?:FROM[ \t]+(?:--\S+[ \t]+)*|(?:-[ \t]*)?image:[ \t]*[\"']?)lmsysorg/sglang:v?(0\.\d+\.\d+)"
-                      rb"|^[ \t]*ARG[ \t]+SGLANG_VERSION[ \t]*=[ \t]*[\"']?v?(0\.\d+\.\d+)", re.MULTILINE)
+_IN_TEXT = on_first_use(rb"^[ \t]*(?:FROM[ \t]+(?:--\S+[ \t]+)*|(?:-[ \t]*)?image:[ \t]*[\"']?)lmsysorg/sglang:v?(0\.\d+\.\d+)"
+                        rb"|^[ \t]*ARG[ \t]+SGLANG_VERSION[ \t]*=[ \t]*[\"']?v?(0\.\d+\.\d+)", re.MULTILINE)
 #: a version constant at the top level (column 0: a module's, a shell script's, a ``.env``'s):
 #: ``SGLANG_VERSION = "0.5.12"``, ``export TARGET_SGLANG_VERSION=0.5.12``; group 1 is the name
-_CONSTANT = re.compile(rb"^(?:export[ \t]+)?([A-Z_]*SGLANG_(?:VERSION|RELEASE))(?:[ \t]*:[ \t]*str)?[ \t]*=[ \t]*"
-                       rb"([\"']?)v?(0\.\d+\.\d+)(?:\.post\d+)?\2[ \t]*(?:#.*)?\r?$", re.MULTILINE)
-_RELEASE_ONLY = re.compile(r"^0\.\d+\.\d+$")
+_CONSTANT = on_first_use(rb"^(?:export[ \t]+)?([A-Z_]*SGLANG_(?:VERSION|RELEASE))(?:[ \t]*:[ \t]*str)?[ \t]*=[ \t]*"
+                         rb"([\"']?)v?(0\.\d+\.\d+)(?:\.post\d+)?\2[ \t]*(?:#.*)?\r?$", re.MULTILINE)
+_RELEASE_ONLY = on_first_use(r"^0\.\d+\.\d+$")
 #: a constant naming a bound or the newest release, not the one the file is for
-_BOUND = re.compile(rb"MIN|MAX|LEAST|LATEST|NEWEST|OLDEST|LOWEST|HIGHEST|FLOOR|CEIL")
+_BOUND = on_first_use(rb"MIN|MAX|LEAST|LATEST|NEWEST|OLDEST|LOWEST|HIGHEST|FLOOR|CEIL")
 
 
 @record
@@ -91,9 +92,9 @@ def own_release(path: str, data: bytes, scopes: tuple[ReleaseScope, ...] = ()) -
 def _named_in_text(data: bytes) -> set[str]:
     named: set[str] = set()
     if b"lmsysorg/sglang:" in data or b"SGLANG_VERSION" in data:
-        named = {(m.group(1) or m.group(2)).decode() for m in _IN_TEXT.finditer(data)}
+        named = {(m.group(1) or m.group(2)).decode() for m in _IN_TEXT().finditer(data)}
     if b"SGLANG_VERSION" in data or b"SGLANG_RELEASE" in data:
-        named |= {m.group(3).decode() for m in _CONSTANT.finditer(data) if not _BOUND.search(m.group(1))}
+        named |= {m.group(3).decode() for m in _CONSTANT().finditer(data) if not _BOUND().search(m.group(1))}
     return named
 
 
@@ -158,7 +159,7 @@ def _scope(folder: str, group: str, pins: list[tuple[str, str, str]]) -> Release
     except InvalidSpecifier:
         sets = []
     # the releases the catalog knows, and those a pin names itself (``==0.5.6``: before the catalog)
-    named = {s.version.rstrip(".*") for spec in sets for s in spec if _RELEASE_ONLY.match(s.version.rstrip(".*"))}
+    named = {s.version.rstrip(".*") for spec in sets for s in spec if _RELEASE_ONLY().match(s.version.rstrip(".*"))}
     allowed = {r for r in {*catalog.RELEASES, *named} if sets and all(s.contains(r, prereleases=True) for s in sets)}
     ordered = tuple(sorted(allowed, key=catalog.parse_version))
     v2 = tuple(r for r in ordered if not is_v1_era(r))

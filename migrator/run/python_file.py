@@ -16,6 +16,7 @@ from migrator.base.fileio import SourceError, declared_encoding, decode_python
 from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import INFO, FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 from migrator.edit import applied, apply, chosen_edits
 from migrator.python import partial
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from migrator.text._core import Ctx
 
 
-TODO_PATTERN = re.compile(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
+TODO_PATTERN = on_first_use(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 
 
 #: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory
@@ -273,7 +274,7 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
     leftovers = []
     lines = [line.rstrip("\r\n") for line in split_lines(source)]
     for index, line in enumerate(lines):
-        match = TODO_PATTERN.search(line)
+        match = TODO_PATTERN().search(line)
         if not match:
             continue
         text, _ = logical(lines, index)

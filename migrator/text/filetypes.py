@@ -16,9 +16,9 @@ file needs it.
 from __future__ import annotations
 
 import os
-import re
 from typing import Literal, NamedTuple
 
+from migrator.base.patterns import on_first_use
 from migrator.base.records import record
 
 
@@ -112,7 +112,7 @@ BINARY_SUFFIXES = frozenset((
 ))
 #: Generated one-line text the fallback scanner never reads either.
 GENERATED_SUFFIXES = (".min.js", ".min.css")
-_SHEBANG = re.compile(rb"^#!\s*\S*?(?:/|env\s+)(?:ba|z|k|da)?sh\b")
+_SHEBANG = on_first_use(rb"^#!\s*\S*?(?:/|env\s+)(?:ba|z|k|da)?sh\b")
 
 
 @record
@@ -216,7 +216,7 @@ def filetype_for(path: str) -> FileType | None:
 def _has_shebang(path: str) -> bool:
     try:
         with open(path, "rb") as fh:
-            return _SHEBANG.match(fh.read(64)) is not None
+            return _SHEBANG().match(fh.read(64)) is not None
     except OSError:
         return False
 

@@ -24,10 +24,10 @@ release of the target, else left a TODO.
 from __future__ import annotations
 
 import ast
-import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Span
+from migrator.base.patterns import on_first_use
 from migrator.python.analysis import rename_qualname
 from migrator.python.rules.context import Examples, Rule, RuleContext, replaceable, through
 from migrator.report.locations import report_path
@@ -106,7 +106,7 @@ def _chain(ctx: RuleContext, entry: catalog.Entry, span: Span, shown: str, modul
         ctx.replace_span(span, text, entry, message)
 
 
-_DOTTED = re.compile(r"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})["']""")
+_DOTTED = on_first_use(r"""["']([A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})["']""")
 
 
 def _patch_strings(ctx: RuleContext) -> list[tuple[Span, str, str, str]]:
@@ -120,7 +120,7 @@ def _patch_strings(ctx: RuleContext) -> list[tuple[Span, str, str, str]]:
     for line_number, line in enumerate(analysis.lines, start=1):
         if "." not in line or ("'" not in line and '"' not in line):
             continue
-        for match in _DOTTED.finditer(line):
+        for match in _DOTTED().finditer(line):
             parts = match.group(1).split(".")
             for cut in range(len(parts) - 1, 1, -1):
                 resolved = fork.resolve(".".join(parts[:cut]))

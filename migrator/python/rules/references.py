@@ -17,6 +17,7 @@ import re
 
 from migrator import catalog
 from migrator.base.model import RemoveImportName, RemoveStatement, Span
+from migrator.base.patterns import on_first_use
 from migrator.python.analysis import Binding, rename_qualname
 from migrator.python.rules.context import Examples, Rule, RuleContext, renamed_text
 
@@ -43,7 +44,7 @@ def check(ctx: RuleContext) -> None:
 
 #: a comment token holds no line break, so the one pattern serves it and the whole source
 _TYPE_COMMENT = re.compile(r"#\s*type:\s*(?!ignore\b)(.+?)\s*$", re.MULTILINE)
-_WORD = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?![\w.])")
+_WORD = on_first_use(r"(?<![\w.])[A-Za-z_]\w*(?![\w.])")
 
 
 def _check_type_comments(ctx: RuleContext) -> None:
@@ -55,7 +56,7 @@ def _check_type_comments(ctx: RuleContext) -> None:
     # tokenize is ~10x the cost of the analysis on a large file: run it only where a line
     # that looks like a type comment names a renamed binding (tokenize then decides).
     if not any(word in renamable for found in _TYPE_COMMENT.findall(ctx.analysis.source)
-               for word in _WORD.findall(found)):
+               for word in _WORD().findall(found)):
         return
     import io
     import tokenize
@@ -70,7 +71,7 @@ def _check_type_comments(ctx: RuleContext) -> None:
             continue
         text = token.string
         found = None
-        for word in set(_WORD.findall(match.group(1))):
+        for word in set(_WORD().findall(match.group(1))):
             if word not in renamable:
                 continue
             binding = scope.names[word]

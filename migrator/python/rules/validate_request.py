@@ -75,6 +75,10 @@ def _overlap_of_receiver(ctx: RuleContext, call: ast.Call) -> str | None:
     ancestors = ctx.analysis.ancestors(info.qualname) if info is not None else frozenset()
     classes = [cls, *(ctx.analysis.classes[name].node for name in ancestors if name in ctx.analysis.classes)]
     if not (SCHEDULER in ancestors or any(_assigns_attribute(c) for c in classes)):
+        # the assignment may sit in a method a lint's partial parse blanked: asked for by
+        # name only here, where a one-argument call depends on it (most files that call the
+        # function pass both arguments, and every line reading the attribute would be kept)
+        ctx.analysis.need_word(ATTRIBUTE)
         _need_unseen_bases(ctx, classes)
         return None
     return f"{method.args.args[0].arg}.{ATTRIBUTE}"  # type: ignore[union-attr]
@@ -102,9 +106,8 @@ def check(ctx: RuleContext) -> None:
 
 
 RULE = Rule("validate_request", 360, check, owns=("DFM307",), reads=("DFM306",),
-            # a class's `self.enable_overlap = ...` decides the fix: kept in a lint's parse (a
-            # base class blanked there is asked for by name: ``_need_unseen_bases``)
-            words=((("validate_dflash_request",), (ATTRIBUTE,)),),
+            # a class's `self.enable_overlap = ...` decides the fix: where a lint's partial parse
+            # blanked it, or a base class, the rule asks for it by name (``need_word``)
     examples=Examples(
         invalid=(
             (
