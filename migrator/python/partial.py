@@ -118,20 +118,33 @@ def code_lines(source: str) -> tuple[list[str], list[bool]] | None:
         for offset, newlines in inside:
             first = line_of_offset(offset)
             starts[first + 1:first + 1 + newlines] = [False] * newlines
+    # A bracket closed on its own line changes nothing: pairs are deleted (in C, one pass per
+    # level of nesting), and only lines left holding a bracket or a backslash change the
+    # state, which carries over to the next such line (an open bracket) or ends after one
+    # line (a continuation).
+    brackets = code.translate(_BRACKETS_ONLY)
+    while "()" in brackets:
+        brackets = brackets.replace("()", "")
+    brackets_per_line = brackets.split("\n")
     depth = 0
     continued = False
-    brackets_per_line = code.translate(_BRACKETS_ONLY).split("\n")
-    for index, brackets in enumerate(brackets_per_line):
-        if depth or continued:
-            starts[index] = False
-        if brackets:
-            backslashes = brackets.count("\\")
-            depth += 2 * brackets.count("(") - len(brackets) + backslashes
-            if depth < 0:
-                return None
-            continued = backslashes > 0 and brackets[-1] == "\\"
-        else:
-            continued = False
+    previous = -1
+    for index in [index for index, kept in enumerate(brackets_per_line) if kept]:
+        if depth:
+            starts[previous + 1:index + 1] = [False] * (index - previous)
+        elif continued:
+            starts[previous + 1] = False
+        kept = brackets_per_line[index]
+        backslashes = kept.count("\\")
+        depth += 2 * kept.count("(") - len(kept) + backslashes
+        if depth < 0:
+            return None
+        continued = backslashes > 0 and kept[-1] == "\\"
+        previous = index
+    if depth:
+        starts[previous + 1:] = [False] * (len(starts) - previous - 1)
+    elif continued and previous + 1 < len(starts):
+        starts[previous + 1] = False
     return lines, starts
 
 
