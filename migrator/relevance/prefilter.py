@@ -73,12 +73,13 @@ _MAX_MARKER_POSITIONS = 64
 
 
 def _matches_bytes(data: bytes) -> bool:
-    """A token can only stand where its marker does (``bytes.lower`` keeps every offset): a
-    file is searched for each marker once, and each token is compared at the places its
-    marker was found, not searched for in the whole file (21 tokens hold ``dflash``)."""
-    lowered = data.lower()
-    for marker, groups in _groups_by_marker():
-        positions: list[int] | None = offsets(lowered, marker, _MAX_MARKER_POSITIONS + 1)
+    """A token can only stand where its marker does, spelled as the token spells it
+    (``DFlash`` in ``DFlashWorker``): a file is searched once for each spelling of a marker
+    the tokens use (a dozen searches cost less than lower-casing the file), and each token
+    is compared at the places its spelling was found, not searched for in the whole file
+    (21 tokens hold ``dflash``)."""
+    for spelling, groups in _groups_by_spelling():
+        positions: list[int] | None = offsets(data, spelling, _MAX_MARKER_POSITIONS + 1)
         if not positions:
             continue
         if len(positions) > _MAX_MARKER_POSITIONS:
@@ -115,9 +116,11 @@ def markers_of(token: bytes, cues: tuple[bytes, ...]) -> tuple[bytes, ...]:
     return tuple(sorted({m for markers in by_cue for m in markers})) if all(by_cue) else ()
 
 
+TokenGroup = tuple[bytes, int | None, tuple[bytes, ...], tuple[re.Pattern[bytes], ...]]
+
+
 @cache
-def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, int | None, tuple[bytes, ...],
-                                                          tuple[re.Pattern[bytes], ...]], ...]], ...]:
+def _groups_by_marker() -> tuple[tuple[bytes, tuple[TokenGroup, ...]], ...]:
     """Each coarse marker with the token groups that need it (``markers_of``), each token
     with where the marker starts in it (None: the token holds no marker, its cues do): a
     file is scanned only for the tokens its markers allow (most files with a marker hold
@@ -125,6 +128,24 @@ def _groups_by_marker() -> tuple[tuple[bytes, tuple[tuple[bytes, int | None, tup
     return tuple((marker, tuple((token, token.lower().find(marker) if marker in token.lower() else None, cues, patterns)
                                 for token, cues, patterns in _groups() if marker in markers_of(token, cues)))
                  for marker in COARSE_MARKERS)
+
+
+@cache
+def _groups_by_spelling() -> tuple[tuple[bytes, tuple[TokenGroup, ...]], ...]:
+    """:func:`_groups_by_marker` by the spellings of each marker: a token under the one it
+    holds (``DFlash`` for ``DFlashWorker``, at the same offset), a token without a marker
+    under each spelling its cues hold (a file holding the token and a cue holds that
+    spelling). Exact: a token present in a file stands where its own spelling does."""
+    by_spelling: dict[bytes, list[TokenGroup]] = {}
+    for marker, groups in _groups_by_marker():
+        for group in groups:
+            token, offset, cues = group[0], group[1], group[2]
+            spelled = [token[offset:offset + len(marker)]] if offset is not None else [
+                cue[at:at + len(marker)] for cue in cues for at in offsets(cue.lower(), marker)]
+            for spelling in dict.fromkeys(spelled):
+                if group not in by_spelling.setdefault(spelling, []):
+                    by_spelling[spelling].append(group)
+    return tuple((spelling, tuple(groups)) for spelling, groups in by_spelling.items())
 
 
 def _tokens() -> tuple[bytes, ...]:
