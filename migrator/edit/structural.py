@@ -126,8 +126,12 @@ class _Applier(cst.CSTTransformer):
         self.module = module
         #: The project's line length, which a tombstone is wrapped to as a TODO is.
         self.width = width
-        #: Statement lines whose every statement was removed (ids of the placeholders).
-        self.dropped: set[int] = set()
+        #: The ``pass`` of each placeholder left for a statement line whose every statement
+        #: was removed: one object, so a placeholder is known by identity. (Known by its id,
+        #: a placeholder freed once its block was rebuilt left that id to the next node
+        #: made, which was then dropped too: a whole function, in about 1 run of 14, seen as
+        #: a refusal "it would leave undefined name ...".)
+        self.removed_mark = cst.Pass()
 
     def _span(self, node: cst.CSTNode) -> SpanKey | None:
         try:
@@ -253,9 +257,7 @@ class _Applier(cst.CSTTransformer):
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
                 notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + _named(codes))
-            placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
-            self.dropped.add(id(placeholder))
-            return placeholder
+            return cst.SimpleStatementLine(body=[self.removed_mark], leading_lines=[*original.leading_lines, *notes])
         return updated
 
     def _tombstone(self, original: cst.CSTNode, text: str) -> list[cst.EmptyLine]:
@@ -275,9 +277,7 @@ class _Applier(cst.CSTTransformer):
         test = " ".join(self.module.code_for_node(test_node).split())
         named = f" ({code})" if code else ""
         notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{named}")
-        placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
-        self.dropped.add(id(placeholder))
-        return placeholder
+        return cst.SimpleStatementLine(body=[self.removed_mark], leading_lines=[*original.leading_lines, *notes])
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
         """``block`` without the placeholders of statement lines whose every statement was
@@ -286,7 +286,7 @@ class _Applier(cst.CSTTransformer):
         kept: list[cst.BaseStatement] = []
         carry: list[cst.EmptyLine] = []
         for statement in block.body:
-            if id(statement) in self.dropped:
+            if isinstance(statement, cst.SimpleStatementLine) and statement.body[0] is self.removed_mark:
                 carry.extend(statement.leading_lines)  # type: ignore[attr-defined]
                 continue
             if carry:
