@@ -85,7 +85,7 @@ class _Lines:
             self.prev_filled[i] = last
         for i in range(n - 1, -1, -1):
             self.next_filled[i] = i if not self.blank[i] else self.next_filled[i + 1]
-        self._sites: dict[tuple[int, int], tuple[list[Replace], bool]] = {}
+        self._sites: dict[tuple[int, int], tuple[list[Replace], int | None]] = {}
 
     def parent(self, index: int, indent: int) -> int | None:
         """The nearest line before ``index`` indented less than ``indent``."""
@@ -110,26 +110,28 @@ class _Lines:
         end = self.next_not_deeper[key]
         return self.next_filled[key + 1] >= first and self.prev_filled[end - 1] <= last
 
-    def sites(self, block: range) -> tuple[list[Replace], bool]:
-        """Where the flag goes for each launch in ``block``, and whether one passes it."""
+    def sites(self, block: range) -> tuple[list[Replace], int | None]:
+        """Where the flag goes for each launch in ``block``, and the first line (1-based)
+        that passes it, if one does."""
         cached = self._sites.get((block.start, block.stop))
         if cached is not None:
             return cached
         edits: list[Replace] = []
-        satisfied = False
+        passed: int | None = None
         for i in block:
             text = _core.strip_comment(self.lines[i].rstrip(_core.BREAKS))
             if "sglang" not in text and "--" not in text:
                 continue
-            satisfied |= _core.FLAG in text
+            if passed is None and _core.FLAG in text:
+                passed = i + 1
             m = _BLOCK_LAUNCH.match(text)
             if m:
                 end = len(text.rstrip())
                 edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{self.newline}{m.group(1)}- {_core.FLAG}"))
                 continue
             edits += _core.disable_overlap_edits(i + 1, text)
-        self._sites[(block.start, block.stop)] = edits, satisfied
-        return edits, satisfied
+        self._sites[(block.start, block.stop)] = edits, passed
+        return edits, passed
 
 
 def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: str | None,
@@ -143,11 +145,10 @@ def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: s
     line, end = first + 1, col + len(_core.ENV)
     if parsed is True:
         return _core.finding(path, line, col, end, Fix("safe", tuple(removal), ""))
-    if parsed is False:
-        sites, satisfied = index.sites(index.block(key))
-        if sites or satisfied:
-            return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
-    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed, RULE.name))
+    sites, passed = index.sites(index.block(key))
+    if parsed is False and (sites or passed is not None):
+        return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
+    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed, RULE.name, passed))
 
 
 #: Keys whose literal block (or list of them) is a shell script: GitHub Actions, GitLab CI,
