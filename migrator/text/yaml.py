@@ -21,6 +21,7 @@ list or mapping left empty becomes ``[]``/``{}`` so it stays valid.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from migrator import catalog
@@ -37,6 +38,8 @@ _MAPPING = re.compile(rf"^(\s*)(-\s+)?{_Q}{E}{_Q}\s*:(\s*)(.*?)\s*$")
 _LIST_ITEM = re.compile(rf"^(\s*)-\s+{_Q}{E}=(.*?){_Q}\s*$")
 _VALUE = re.compile(r"^\s*(?:-\s+)?value:\s*(.*?)\s*$")
 _BLOCK_LAUNCH = re.compile(rf"^(\s*)-\s+(['\"]?){re.escape(_core.LAUNCH)}\2\s*$")
+#: A list item that is a mapping (``- run: ...``, ``- name: server``): a step, a container.
+_MAPPING_ITEM = re.compile(r"^\s*-\s+[\w.-]+:(\s|$)")
 
 
 def _indent(line: str) -> int:
@@ -117,21 +120,37 @@ class _Lines:
         if cached is not None:
             return cached
         edits: list[Replace] = []
-        passed: int | None = None
-        for i in block:
-            text = _core.strip_comment(self.lines[i].rstrip(_core.BREAKS))
-            if "sglang" not in text and "--" not in text:
-                continue
-            if passed is None and _core.FLAG in text:
-                passed = i + 1
+        texts = [(i, text) for i in block
+                 if "sglang" in (text := _core.strip_comment(self.lines[i].rstrip(_core.BREAKS))) or "--" in text]
+        flags = [i for i, text in texts if _core.FLAG in text]  # in order: bisected per launch
+        for i, text in texts:
             m = _BLOCK_LAUNCH.match(text)
             if m:
-                end = len(text.rstrip())
-                edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{self.newline}{m.group(1)}- {_core.FLAG}"))
+                if not self._launch_passes(i, block, flags):
+                    end = len(text.rstrip())
+                    edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{self.newline}{m.group(1)}- {_core.FLAG}"))
                 continue
-            edits += _core.disable_overlap_edits(i + 1, text)
+            launch = _core.disable_overlap_edits(i + 1, text)
+            if launch and not self._launch_passes(i, block, flags):
+                edits += launch
+        passed = flags[0] + 1 if flags else None
         self._sites[(block.start, block.stop)] = edits, passed
         return edits, passed
+
+    def _launch_passes(self, index: int, block: range, flags: list[int]) -> bool:
+        """Whether the launch on line ``index`` already gets the flag (``flags``: the lines of
+        ``block`` passing it): somewhere in its own entry, the nearest list item of mappings
+        holding it (a step, a container), else the whole ``block`` (a Compose service: its
+        ``entrypoint``, ``command`` and their lines)."""
+        start, stop = block.start, block.stop
+        j = index
+        while j >= block.start:
+            if _MAPPING_ITEM.match(self.lines[j]):
+                start, stop = j, min(self.next_not_deeper[j], block.stop)
+                break
+            j = self.prev_smaller[j]
+        at = bisect.bisect_left(flags, start)
+        return at < len(flags) and flags[at] < stop
 
 
 def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: str | None,
