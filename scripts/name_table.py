@@ -20,6 +20,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from generated_file import write_or_check
+
 from migrator import catalog
 from migrator.catalog import names
 from migrator.releases import wheels
@@ -111,14 +113,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if TARGET.read_text() != text:
-            print(f"{TARGET} is out of date: run python scripts/name_table.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    return 0
+    return write_or_check(TARGET, render(), argv, "scripts/name_table.py")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from generated_file import write_or_check
+
 from migrator import catalog
 from migrator.verify import wheel_diff
 
@@ -50,14 +52,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if TARGET.read_text() != text:
-            print(f"{TARGET} is out of date: run python scripts/surface_index.py", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text)
-    return 0
+    return write_or_check(TARGET, render(), argv, "scripts/surface_index.py")
 
 
 if __name__ == "__main__":

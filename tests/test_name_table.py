@@ -91,3 +91,26 @@ def test_the_shipped_bare_names_are_what_the_wheels_say() -> None:
     assert script.TARGET.read_text() == script.render(), "run: python scripts/name_table.py"
     # what the wheels decide, not the shape rule: V2 classes keep these field names
     assert "draft_seq_lens" not in UNIQUE_BARE and "DFlashWorker" in UNIQUE_BARE
+
+
+@pytest.mark.parametrize("name", ["name_table", "surface_index"])
+def test_a_generating_script_writes_or_checks_through_the_one_helper(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 43's duplicate: both scripts had the same ``--check``/write ``main``; they share
+    ``scripts/generated_file.py``, imported as a sibling both when a script runs and when a
+    test loads it by its path, as here."""
+    spec = importlib.util.spec_from_file_location(f"{name}_script", SCRIPT.with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    import generated_file
+
+    assert script.write_or_check is generated_file.write_or_check
+    target = tmp_path / "generated.py"
+    monkeypatch.setattr(script, "TARGET", target)
+    monkeypatch.setattr(script, "render", lambda: "fresh\n")
+    assert script.main([]) == 0 and target.read_text() == "fresh\n"
+    assert script.main(["--check"]) == 0
+    target.write_text("stale\n")
+    assert script.main(["--check"]) == 1 and target.read_text() == "stale\n"
+    assert f"{target} is out of date: run python scripts/{name}.py" in capsys.readouterr().err

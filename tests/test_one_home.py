@@ -279,3 +279,39 @@ def test_a_run_without_a_target_is_a_run_for_the_newest_release(tmp_path: Path) 
 
     named = found(Options(mode="lint", jobs=1, target_version=NEWEST_RELEASE))
     assert found(Options(mode="lint", jobs=1)) == named and {name for name, _, _ in named} == {"m.py", "n.md"}
+
+
+def test_a_signatures_parameter_names_are_listed_in_one_function() -> None:
+    """``(*posonlyargs, *args, *kwonlyargs)`` read as names was written in ``summary``,
+    ``rules/filter_batch``, ``probes`` and ``rules/overlap_guards``;
+    ``migrator.python.names.parameter_names`` lists them."""
+    def spelled(node: ast.AST) -> bool:
+        return (isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp))
+                and isinstance(node.elt, ast.Attribute) and node.elt.attr == "arg"
+                and any(isinstance(s, ast.Starred) and getattr(s.value, "attr", None) == "posonlyargs"
+                        for g in node.generators for s in getattr(g.iter, "elts", ())))
+
+    spellings = [f"{path}:{function.name}" for path, tree in _modules().items()
+                 for function in ast.walk(tree) if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for statement in function.body for node in ast.walk(statement) if spelled(node)]
+    assert spellings == ["migrator/python/names.py:parameter_names"], spellings
+
+
+def test_function_definitions_come_in_ast_walks_order() -> None:
+    """``rules/filter_batch`` named a fork's own definitions in ``ast.walk``'s order in its TODO;
+    it now asks ``names.function_definitions``, which must keep that order (nested ones after
+    every definition one level up) so the TODO text stays the same."""
+    from migrator.python.names import function_definitions
+
+    tree = ast.parse(
+        "def a(x):\n    def b(x):\n        def c(x): pass\n\n"
+        "class K:\n    def d(self, x):\n        if x:\n            def e(x): pass\n"
+        "    async def f(self, x): pass\n\n"
+        "try:\n    def g(x): pass\nexcept ImportError:\n    def h(x): pass\nelse:\n    def i(x): pass\n"
+        "finally:\n    def j(x): pass\n"
+        "for _ in x:\n    def k(x): pass\nelse:\n    def l(x): pass\n"
+        "with x:\n    def m(x): pass\n"
+        "match x:\n    case 1:\n        def n(x): pass\n")
+    walked = [node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert [node.name for node in function_definitions(tree)] == walked
+    assert walked.index("c") > walked.index("m")  # breadth first: not the order of the lines

@@ -246,3 +246,22 @@ def test_notebook_todos_follow_ruffs_line_length_too(tmp_path: Path) -> None:
     assert 88 < max(map(len, source)) <= 120, source
     _fix(tmp_path)
     assert notebook.read_text() == after
+
+
+def test_a_wrapped_comment_never_breaks_inside_a_code_span() -> None:
+    """Noticed in session 14: a tombstone of long removed code broke inside its backticks,
+    which leaves two halves no Markdown viewer or editor reads as code. Breaks fall between
+    spans; a span longer than the line stands whole on its own line."""
+    from migrator.edit.comments import logical, wrap
+
+    todo = ("# TODO(dflash-migrate): DFM110 V1 call form `prepare_for_verify(batch, page_size)`; V2 takes "
+            "`(batch, target_worker)` and returns `(ForwardBatch, bool)` (MIGRATION.md#dfm110)")
+    lines = wrap(todo, 8, 88)
+    assert len(lines) > 1 and all(len(line) <= 80 for line in lines)
+    assert all(line.count("`") % 2 == 0 for line in lines), lines
+    assert logical(lines, 0) == (todo, len(lines) - 1)
+    long_code = 'logger.warning("Overlap scheduler is disabled when using DFLASH speculative decoding.")'
+    tombstone = f"# dflash-migrate: removed `{long_code}` (DFM211)"
+    lines = wrap(tombstone, 4, 60)
+    assert f"#   `{long_code}`" in lines, lines  # whole, on its own line
+    assert all(line.count("`") % 2 == 0 for line in lines), lines

@@ -137,3 +137,32 @@ class TestNotebook:
                               cwd=ROOT, timeout=60)
         assert proc.returncode == 0, proc.stderr
         assert b"not a readable notebook: not valid JSON" in proc.stdout and b":1:10:" in proc.stdout
+
+
+#: (YAML, how many times the fixed file passes the flag): the launch of a setting's block
+#: that already passes ``--disable-overlap-schedule`` (on another line of its command, in
+#: its ``args``, in a folded command) does not get it again; one that does not, does.
+ALREADY_PASSING = [
+    ("services:\n  a:\n    environment:\n      SGLANG_ENABLE_SPEC_V2: \"0\"\n    command:\n      - python\n"
+     "      - -m\n      - sglang.launch_server\n      - --disable-overlap-schedule\n", 1),
+    ("services:\n  a:\n    environment:\n      - SGLANG_ENABLE_SPEC_V2=0\n"
+     "    entrypoint: python3 -m sglang.launch_server\n    command: [\"--disable-overlap-schedule\"]\n", 1),
+    ("services:\n  a:\n    environment:\n      SGLANG_ENABLE_SPEC_V2: \"0\"\n    command: >\n"
+     "      python -m sglang.launch_server\n      --disable-overlap-schedule\n", 1),
+    ("services:\n  a:\n    environment:\n      SGLANG_ENABLE_SPEC_V2: \"0\"\n"
+     "    command: python -m sglang.launch_server --model-path m --disable-overlap-schedule\n", 1),
+    ("spec:\n  containers:\n    - name: s\n      env:\n        - name: SGLANG_ENABLE_SPEC_V2\n          value: \"0\"\n"
+     "      args: [\"--disable-overlap-schedule\"]\n      command: [\"python3\", \"-m\", \"sglang.launch_server\"]\n", 1),
+    ("jobs:\n  serve:\n    env:\n      SGLANG_ENABLE_SPEC_V2: \"0\"\n    steps:\n"
+     "      - run: python -m sglang.launch_server --disable-overlap-schedule\n"
+     "      - name: second\n        run: python -m sglang.launch_server --port 2\n", 2),
+    ("services:\n  a:\n    environment:\n      - SGLANG_ENABLE_SPEC_V2=0\n"
+     "    command: [\"python\", \"-m\", \"sglang.launch_server\"]\n", 1),
+]
+
+
+def test_a_launch_that_already_passes_the_flag_does_not_get_it_twice() -> None:
+    for text, times in ALREADY_PASSING:
+        result = fixed("docker-compose.yml", text)
+        assert "SGLANG_ENABLE_SPEC_V2" not in result, result
+        assert result.count("--disable-overlap-schedule") == times, result

@@ -82,3 +82,45 @@ def test_a_python_file_keeps_the_catalogs_words() -> None:
     said = " ".join(todo_lines(result.new_bytes.decode()))
     assert "`envs.SGLANG_ENABLE_SPEC_V2` was removed from `Envs`" in said
     assert not any(words in said for words in ("`CMD`", "this key", "this assignment", "this line")), said
+
+
+#: (file, text): the setting stays (a value not known, or no launch the tool can edit), but
+#: what it reaches already passes the flag.
+ALREADY_PASSED = [
+    ("run.sh", "export SGLANG_ENABLE_SPEC_V2=$MODE\npython -m sglang.launch_server --disable-overlap-schedule\n"),
+    ("run.sh", "export SGLANG_ENABLE_SPEC_V2=0\nexec ./serve --disable-overlap-schedule\n"),
+    ("run.sh", "SGLANG_ENABLE_SPEC_V2=$MODE ./serve --model m --disable-overlap-schedule\n"),
+    ("Dockerfile", "FROM lmsysorg/sglang\nENV SGLANG_ENABLE_SPEC_V2=0\nCMD [\"--disable-overlap-schedule\"]\n"),
+    ("Dockerfile", "FROM lmsysorg/sglang\nARG MODE\nENV SGLANG_ENABLE_SPEC_V2=$MODE\n"
+                   "CMD [\"python\", \"-m\", \"sglang.launch_server\", \"--disable-overlap-schedule\"]\n"),
+    ("docker-compose.yml", "services:\n  s:\n    environment:\n      - SGLANG_ENABLE_SPEC_V2=${V2:-0}\n"
+                           "    command: python -m sglang.launch_server --disable-overlap-schedule\n"),
+    ("pyproject.toml", '[tool.serve]\nargs = ["sglang.launch_server", "--disable-overlap-schedule"]\n'
+                       '[tool.serve.env]\nSGLANG_ENABLE_SPEC_V2 = "${MODE}"\n'),
+]
+#: The same shapes where the flag does not reach the setting's launch: still "add it".
+NOT_PASSED = [
+    ("run.sh", "export SGLANG_ENABLE_SPEC_V2=$MODE\npython -m sglang.launch_server\n"),
+    ("run.sh", "export SGLANG_ENABLE_SPEC_V2=$MODE\npython -m sglang.launch_server\n"
+               "docker run img python -m sglang.launch_server --disable-overlap-schedule\n"),
+    ("run.sh", "./other --disable-overlap-schedule\nSGLANG_ENABLE_SPEC_V2=$MODE ./serve --model m\n"),
+    ("Dockerfile", "FROM lmsysorg/sglang\nCMD [\"--disable-overlap-schedule\"]\nFROM lmsysorg/sglang\n"
+                   "ENV SGLANG_ENABLE_SPEC_V2=0\n"),
+    ("docker-compose.yml", "services:\n  s:\n    environment:\n      - SGLANG_ENABLE_SPEC_V2=${V2:-0}\n"
+                           "    command: python -m sglang.launch_server\n"
+                           "  t:\n    command: python -m sglang.launch_server --disable-overlap-schedule\n"),
+]
+
+
+@pytest.mark.parametrize(("path", "text"), ALREADY_PASSED, ids=[f"{c[0]}:{c[1].splitlines()[-1][:30]}" for c in ALREADY_PASSED])
+def test_a_todo_never_asks_to_add_the_flag_what_the_setting_reaches_passes(path: str, text: str) -> None:
+    said = " ".join(_todos(path, text))
+    assert "`--disable-overlap-schedule` is already in" in said, said
+    assert "add `--disable-overlap-schedule`" not in said
+
+
+@pytest.mark.parametrize(("path", "text"), NOT_PASSED, ids=[f"{c[0]}:{c[1].splitlines()[-1][:30]}" for c in NOT_PASSED])
+def test_a_flag_elsewhere_does_not_count(path: str, text: str) -> None:
+    said = " ".join(_todos(path, text))
+    assert "add `--disable-overlap-schedule`" in said, said
+    assert "already" not in said

@@ -179,3 +179,33 @@ def test_a_vendored_v2_era_sglang_gets_none(tmp_path: Path) -> None:
     findings = lint(tmp_path)
     assert CODE not in {f.code for f in findings}
     assert "DFM206" in {f.code for f in findings}
+
+
+def test_a_suppression_comment_where_it_lands_hides_it_and_counts_as_used(tmp_path: Path) -> None:
+    """Issue 46: the finding is made after the files' own pass, yet a comment in the file it
+    lands on hides it as it hides any other finding, and is not reported as unused."""
+    write_tree(tmp_path, {**VENDORED, "sglang/__init__.py": "# dflash-migrate: ignore[DFM503]\n"})
+    outcome = engine.run([tmp_path], engine.Options(mode="lint", target_version="0.5.14", jobs=1))
+    assert CODE not in {f.code for r in outcome.results for f in r.findings}
+    assert sum(r.suppressed for r in outcome.results) == 1
+    assert not [u for r in outcome.results for u in r.unused_suppressions]
+
+
+def test_a_named_file_hides_it_on_its_definition_with_any_spelling(tmp_path: Path) -> None:
+    """On the first definition (a named file): the comment above it, ruff's ``noqa`` on its
+    line, or ``ignore-file``; a stale one elsewhere in the file is still reported."""
+    stale = "x = 1  # dflash-migrate: ignore[DFM101]\n\n\nclass ScheduleBatch:\n"
+    body = "        return self.spec_algorithm.supports_spec_v2()\n"
+    spellings = [  # the finding is on the `def` line
+        stale + "    @property\n    # dflash-migrate: ignore[DFM503]\n    def is_spec_v2(self):\n" + body,
+        stale + "    @property\n    def is_spec_v2(self):  # noqa: DFM503\n" + body,
+        stale + "    @property\n    def is_spec_v2(self):\n" + body + "# dflash-migrate: ignore-file[DFM503]\n",
+    ]
+    named = tmp_path / "sglang" / "srt" / "managers" / "schedule_batch.py"
+    for text in spellings:
+        write_tree(tmp_path, VENDORED)
+        named.write_text(text)
+        outcome = engine.run([named], engine.Options(mode="lint", target_version="0.5.14", jobs=1))
+        assert CODE not in {f.code for r in outcome.results for f in r.findings}, text
+        assert sum(r.suppressed for r in outcome.results) == 1
+        assert [u for r in outcome.results for u in r.unused_suppressions] == [(1, ("DFM101",))]

@@ -298,3 +298,13 @@ def filter_findings(
             kept.append(finding)
     unused = [(d.line, d.codes) for d in directives if not d.used]
     return kept, suppressed, unused
+
+
+def filter_late(text: str, finding: Finding, unused: list[tuple[int, tuple[str, ...]]]) -> bool:
+    """Is ``finding``, made after its Python file's own pass (the run-level
+    ``catalog.VENDORED_CODE``), hidden by a directive in ``text``? As :func:`filter_findings`
+    decides for the file's own findings; the directives that hide it leave ``unused`` (the
+    file's own pass reported them unused: nothing of its own used them)."""
+    hits = {(d.line, d.codes) for d in parse(text, "python") if d.covers(finding)}
+    unused[:] = [u for u in unused if u not in hits]
+    return bool(hits)

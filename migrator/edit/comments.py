@@ -23,18 +23,31 @@ CONTINUATION = "#   "
 MIN_WRAP = 40
 
 
+#: A Markdown code span: a run of backticks, its text, the same run again.
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+#: What a space inside a code span stands as while the words are wrapped (no comment holds it:
+#: sources with a NUL byte are refused before any fix).
+_HELD_SPACE = "\0"
+
+
 def wrap(text: str, indent: int, width: int) -> list[str]:
     """``text`` (one ``# ...`` or ``// ...`` comment) as the lines it is written on at
     ``indent`` characters of indentation, none longer than ``width`` where the words allow it
-    (a word longer than the line, a long name or URL, is never broken); later lines start
-    with the comment's own marker and three spaces (:data:`CONTINUATION`)."""
+    (a word longer than the line, a long name or URL, is never broken, nor is a ``code
+    span``: a break inside its backticks makes it unreadable in Markdown and in editors, so
+    one longer than the line stands whole on its own line); later lines start with the
+    comment's own marker and three spaces (:data:`CONTINUATION`)."""
     marker = marker_of(text)
     if marker is None or indent + len(text) <= width:
         return [text]
     import textwrap  # only a fix that writes a long TODO wraps one; lint never does (0.7 ms at start-up)
 
-    return textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=marker + CONTINUATION[1:],
-                         break_long_words=False, break_on_hyphens=False) or [text]
+    held = _HELD_SPACE not in text and "`" in text
+    if held:
+        text = _CODE_SPAN.sub(lambda span: span.group(0).replace(" ", _HELD_SPACE), text)
+    lines = textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=marker + CONTINUATION[1:],
+                          break_long_words=False, break_on_hyphens=False) or [text]
+    return [line.replace(_HELD_SPACE, " ") for line in lines] if held else lines
 
 
 def marker_of(comment: str) -> str | None:

@@ -5,6 +5,7 @@ module's ``__all__``, its function definitions."""
 from __future__ import annotations
 
 import ast
+from collections import deque
 from typing import Callable, Iterable, Iterator
 
 #: The exception names a handler catches a failed import statement with: ``ImportError``
@@ -33,19 +34,27 @@ _STATEMENT_BODIES: dict[type[ast.AST], tuple[str, ...]] = {
 
 
 def function_definitions(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
-    """Every function and method definition of the module, nested ones too, in no set order:
-    only statement bodies are searched (``ast.walk`` would visit every expression of a large
+    """Every function and method definition of the module, nested ones too, in ``ast.walk``'s
+    order (breadth first, fields in their order: a statement's ancestors are all statements,
+    so its depth is the same in both walks), which a TODO naming several keeps. Only
+    statement bodies are searched (``ast.walk`` would visit every expression of a large
     module, and a lint asks this of every module with findings)."""
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
+    queue: deque[ast.AST] = deque(tree.body)
+    while queue:
+        node = queue.popleft()
         fields = _STATEMENT_BODIES.get(type(node))
         if fields is None:
             continue
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield node
         for field in fields:
-            stack.extend(getattr(node, field))
+            queue.extend(getattr(node, field))
+
+
+def parameter_names(arguments: ast.arguments) -> list[str]:
+    """The named parameters of a signature, in order: positional-only, positional or keyword,
+    keyword-only (not ``*args``/``**kwargs``)."""
+    return [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
 
 
 def catches(handler: ast.ExceptHandler, errors: frozenset[str]) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from migrator.base.patterns import on_first_use
-from migrator.python.names import IMPORT_ERRORS, catches
+from migrator.python.names import IMPORT_ERRORS, catches, parameter_names
 
 IMPORTERS = frozenset({"import_module", "__import__"})
 #: module look-ups that are tests wherever they stand (importlib.util, pkgutil)
@@ -87,8 +87,7 @@ class _Finder(ast.NodeVisitor):
         self._tested([node.left, *node.comparators])
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        args = node.args
-        self.params.append({a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)})
+        self.params.append(set(parameter_names(node.args)))
         self.function.append(node.name)
         saved, self.tested = self.tested, 0
         for statement in node.body:

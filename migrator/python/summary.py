@@ -9,7 +9,7 @@ from pathlib import Path
 from migrator import catalog
 from migrator.python.analysis import Analysis
 from migrator.python.forkindex import ModuleSummary, _fallbacks, package_root
-from migrator.python.names import all_names, function_definitions
+from migrator.python.names import all_names, function_definitions, parameter_names
 
 
 def summarize(analysis: Analysis, path: str, complete: bool = True) -> ModuleSummary | None:
@@ -56,6 +56,6 @@ def own_members(analysis: Analysis) -> tuple[tuple[str, str, int], ...]:
     keywords = [k for k in catalog.sglang_meaning_parameters() if k in analysis.source]  # the walk only where spelled
     if keywords:
         for node in function_definitions(analysis.tree):
-            arguments = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+            arguments = parameter_names(node.args)
             found += [(k, f"{analysis.module_name}.{node.name}", node.lineno) for k in keywords if k in arguments]
     return tuple(sorted(found))

@@ -28,6 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
 
+    from migrator.base.model import Finding
     from migrator.python.forkindex import ForkIndex, ModuleSummary
     from migrator.run.gitscan import GitScan
     from migrator.run.summary_cache import SummaryCache
@@ -132,9 +133,9 @@ VENDORED_SHOWN = 6  # definitions named in the message; SARIF's related location
 def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], options: Options) -> None:
     """One informational finding (``catalog.VENDORED_CODE``) per scanned ``sglang`` package of
     the tree whose modules still define what a promoted safe fix assumes the released sglang
-    means (``ForkIndex.vendored_definitions``, from the summaries: no file read again), on the
-    package's ``__init__.py`` line 1 where the run scanned it (else the first definition):
-    merge upstream first."""
+    means (``ForkIndex.vendored_definitions``, from the summaries), on the package's
+    ``__init__.py`` line 1 where the run scanned it (else the first definition): merge
+    upstream first. A suppression comment in that file hides it (the one file read again)."""
     if not index.vendored_definitions:  # most runs: nothing to look at
         return
     from migrator import catalog
@@ -168,7 +169,28 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
         if result is None:
             result = FileResult(path)
             outcome.results.append(result)
-        result.findings.append(finding)
+        if _suppressed(result, finding):
+            result.suppressed += 1
+        else:
+            result.findings.append(finding)
+
+
+def _suppressed(result: FileResult, finding: Finding) -> bool:
+    """Does a comment in the file the run-level finding lands on hide it? Its file is read
+    once more (one per vendored package, only in a run that has the finding); the directive
+    that hides it is no longer reported unused."""
+    from migrator.base.lines import may_suppress
+
+    try:
+        data = read_bytes(result.path)
+        if not may_suppress(data.decode("latin-1"), python=True):  # ASCII markers: the real decoding can wait
+            return False
+        text = decode_python(data)
+    except SourceError:
+        return False  # its own pass reported why, if it read it
+    from migrator.base.suppressions import filter_late
+
+    return filter_late(text, finding, result.unused_suppressions)
 
 
 @record

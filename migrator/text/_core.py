@@ -107,11 +107,12 @@ def finding(path: str, line: int, col: int, end_col: int, fix: Fix | None) -> Fi
     return Finding(path, Span.of(line, col, line, end_col), ENV_ENTRY.code, ENV_ENTRY.message, fix)
 
 
-def kept_fix(line: int, parsed: bool | None, kind: str) -> Fix:
+def kept_fix(line: int, parsed: bool | None, kind: str, passed: int | None = None) -> Fix:
     """The TODO above ``line`` for a setting that stays: a falsy one (``parsed`` False) with
     no launch to move the flag to, or one whose value is not known to be true or false,
-    worded for the file type ``kind`` (:mod:`migrator.text.wording`)."""
-    return todo_fix(line, wording.kept(kind, parsed))
+    worded for the file type ``kind`` (:mod:`migrator.text.wording`); ``passed``, the line
+    where the flag is already passed to what the setting reaches."""
+    return todo_fix(line, wording.kept(kind, parsed, passed is not None))
 
 
 def use_fix(line: int, kind: str) -> Fix:

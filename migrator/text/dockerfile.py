@@ -91,6 +91,19 @@ class _Launches:
         last = bisect.bisect_left(self._indices, self._stage_end[n])
         return [site for i in self._indices[first:last] for site in self._sites[i]]
 
+    def passed(self, n: int) -> int | None:
+        """The line of the first ``RUN``/``CMD``/``ENTRYPOINT`` after instruction ``n`` in its
+        build stage that passes the flag (a ``CMD`` of arguments to the image's own launch
+        too), where no launch there lacks it."""
+        if any(not site.satisfied for site in self.after(n)):
+            return None
+        for ins in self.program[n + 1:self._stage_end[n]]:
+            if ins.keyword in ("RUN", "CMD", "ENTRYPOINT"):
+                for offset, line in enumerate(ins.masked):
+                    if _core.FLAG in line:
+                        return ins.first + offset
+        return None
+
 
 def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = _core.split_lines(text, "shell")
@@ -142,7 +155,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
             elif parsed is False and removal and (later := launches.after(n)):
                 fix = Fix("safe", tuple(removal + [s.edit() for s in later if not s.satisfied]), _core.FLAG)
             else:
-                fix = _core.kept_fix(ins.first, parsed, RULE.name)
+                fix = _core.kept_fix(ins.first, parsed, RULE.name, launches.passed(n) if removal else None)
             found.append(_core.finding(path, w.line, col, col + len(_core.ENV), fix))
     return found
 

@@ -338,18 +338,17 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
             if value is True and removal:
                 out.append(_core.finding(path, line, col, span_end, _anchored(Fix("safe", tuple(removal), ""), anchor)))
                 continue
-            if value is False and removal:
-                if scope == "command":
-                    scoped = by_command.get(index, [])
-                else:
-                    scoped = [s for s in hosts if s.command > index] + list(extra_sites)
-                if scoped:
-                    edits = removal + [s.edit() for s in scoped if not s.satisfied]
-                    fix = _anchored(Fix("safe", tuple(edits), _core.FLAG), anchor)
-                    out.append(_core.finding(path, line, col, span_end, fix))
-                    continue
+            if scope == "command":
+                scoped = by_command.get(index, [])
+            else:
+                scoped = [s for s in hosts if s.command > index] + list(extra_sites)
+            if value is False and removal and scoped:
+                edits = removal + [s.edit() for s in scoped if not s.satisfied]
+                fix = _anchored(Fix("safe", tuple(edits), _core.FLAG), anchor)
+                out.append(_core.finding(path, line, col, span_end, fix))
+                continue
             # a setting that cannot be cut out of its line is reported as of an unknown value
-            kept = _core.kept_fix(anchor, value if removal else None, kind)
+            kept = _core.kept_fix(anchor, value if removal else None, kind, _passed(unit, index, scope, scoped))
             out.append(_core.finding(path, line, col, span_end, kept))
         for w in words:
             if id(w) in handled:
@@ -362,6 +361,22 @@ def analyze_commands(path: str, commands: list[ShellCommand], lines: list[str], 
         if number <= len(lines):  # text a script writes somewhere: reported, never edited
             out += _core.env_findings(path, number, lines[number - 1], Fix("manual", ()))
     return out
+
+
+def _passed(unit: _Unit, index: int, scope: str, scoped: list[Site]) -> int | None:
+    """The line where what the setting of ``commands[index]`` reaches already passes the
+    flag: no launch it reaches (``scoped``) lacks it, and a command it reaches holds it (its
+    own for ``scope`` "command"; for "after", a later one on this host, not in a container)."""
+    if any(not site.satisfied for site in scoped):
+        return None
+    reached = unit.commands[index:index + 1] if scope == "command" else unit.commands[index + 1:]
+    for cmd in reached:
+        if scope == "after" and cmd.words and cmd.words[0].value in _CONTAINER_TOOLS:
+            continue
+        line = next((w.line for w in cmd.words if _core.FLAG in w.raw), None)
+        if line is not None:
+            return line
+    return None
 
 
 def _anchored(fix: Fix, line: int) -> Fix:

@@ -20,14 +20,17 @@ from migrator.text.dotenv import unquote
 _KEY = re.compile(rf"""^\s*(["']?)({re.escape(_core.ENV)})\1\s*=\s*(.*?)\s*$""")
 
 
-def launch_edits(lines: list[str]) -> tuple[list[Replace], bool]:
+def launch_edits(lines: list[str]) -> tuple[list[Replace], int | None]:
+    """Where the flag goes for each launch of the file, and the first line (1-based) that
+    passes it, if one does."""
     edits: list[Replace] = []
-    satisfied = False
+    passed: int | None = None
     for i, raw in enumerate(lines):
         line = _core.strip_comment(raw)
-        satisfied |= _core.FLAG in line
+        if passed is None and _core.FLAG in line:
+            passed = i + 1
         edits += _core.disable_overlap_edits(i + 1, line)
-    return edits, satisfied
+    return edits, passed
 
 
 _TOKEN = re.compile(r'''"""|\'\'\'|"(?:[^"\\\n]|\\.)*"?|'[^'\n]*'?|#[^\n]*''')
@@ -58,7 +61,7 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     lines = [line.rstrip("\r\n") for line in _core.split_lines(text, "shell")]
     out: list[Finding] = []
     inside = inside_multiline_strings(text) if '""' in text or "''" in text else set()
-    launches: tuple[list[Replace], bool] | None = None
+    launches: tuple[list[Replace], int | None] | None = None
     for number, raw in enumerate(lines, start=1):
         line = raw if number in inside else _core.strip_comment(raw)
         if "--" in line:
@@ -79,13 +82,13 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
         if parsed is True:
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal,), "")))
             continue
-        if parsed is False and launches is None:
-            launches = launch_edits(lines)  # once per file: the same for every falsy key
-        sites, satisfied = launches if parsed is False else ([], False)
-        if sites or satisfied:
+        if launches is None:
+            launches = launch_edits(lines)  # once per file: the same for every key that is not truthy
+        sites, passed = launches
+        if parsed is False and (sites or passed is not None):
             out.append(_core.finding(path, number, col, end, Fix("safe", (removal, *sites), _core.FLAG)))
         else:
-            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed, RULE.name)))
+            out.append(_core.finding(path, number, col, end, _core.kept_fix(number, parsed, RULE.name, passed)))
     return out
 
 

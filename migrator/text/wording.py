@@ -55,10 +55,14 @@ def terms(kind: str) -> Terms:
     return TERMS.get(kind, ANY)
 
 
-def kept(kind: str, parsed: bool | None) -> str:
+def kept(kind: str, parsed: bool | None, passed: bool = False) -> str:
     """A setting that stays: falsy (``parsed`` False) with no launch in the file to move the
-    flag to, or of a value not known to be true or false."""
+    flag to, or of a value not known to be true or false. ``passed``: what the setting
+    reaches already passes the flag; then deleting the setting is all that is left, whatever
+    its value (the flag turns overlap off). No line number: the TODO's own lines move it."""
     words = terms(kind)
+    if passed:
+        return f"`{ENV}` is ignored from {SINCE} and `{FLAG}` is already in {words.launch}: delete {words.setting}"
     if parsed is False:
         return f"`{ENV}` is ignored from {SINCE}: add `{FLAG}` to {words.launch}, then delete {words.setting}"
     return (f"`{ENV}` is ignored from {SINCE}: if its value can be falsy (`0`, `false`), add `{FLAG}` to "

@@ -21,6 +21,7 @@ list or mapping left empty becomes ``[]``/``{}`` so it stays valid.
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from migrator import catalog
@@ -37,6 +38,8 @@ _MAPPING = re.compile(rf"^(\s*)(-\s+)?{_Q}{E}{_Q}\s*:(\s*)(.*?)\s*$")
 _LIST_ITEM = re.compile(rf"^(\s*)-\s+{_Q}{E}=(.*?){_Q}\s*$")
 _VALUE = re.compile(r"^\s*(?:-\s+)?value:\s*(.*?)\s*$")
 _BLOCK_LAUNCH = re.compile(rf"^(\s*)-\s+(['\"]?){re.escape(_core.LAUNCH)}\2\s*$")
+#: A list item that is a mapping (``- run: ...``, ``- name: server``): a step, a container.
+_MAPPING_ITEM = re.compile(r"^\s*-\s+[\w.-]+:(\s|$)")
 
 
 def _indent(line: str) -> int:
@@ -85,7 +88,7 @@ class _Lines:
             self.prev_filled[i] = last
         for i in range(n - 1, -1, -1):
             self.next_filled[i] = i if not self.blank[i] else self.next_filled[i + 1]
-        self._sites: dict[tuple[int, int], tuple[list[Replace], bool]] = {}
+        self._sites: dict[tuple[int, int], tuple[list[Replace], int | None]] = {}
 
     def parent(self, index: int, indent: int) -> int | None:
         """The nearest line before ``index`` indented less than ``indent``."""
@@ -110,26 +113,44 @@ class _Lines:
         end = self.next_not_deeper[key]
         return self.next_filled[key + 1] >= first and self.prev_filled[end - 1] <= last
 
-    def sites(self, block: range) -> tuple[list[Replace], bool]:
-        """Where the flag goes for each launch in ``block``, and whether one passes it."""
+    def sites(self, block: range) -> tuple[list[Replace], int | None]:
+        """Where the flag goes for each launch in ``block``, and the first line (1-based)
+        that passes it, if one does."""
         cached = self._sites.get((block.start, block.stop))
         if cached is not None:
             return cached
         edits: list[Replace] = []
-        satisfied = False
-        for i in block:
-            text = _core.strip_comment(self.lines[i].rstrip(_core.BREAKS))
-            if "sglang" not in text and "--" not in text:
-                continue
-            satisfied |= _core.FLAG in text
+        texts = [(i, text) for i in block
+                 if "sglang" in (text := _core.strip_comment(self.lines[i].rstrip(_core.BREAKS))) or "--" in text]
+        flags = [i for i, text in texts if _core.FLAG in text]  # in order: bisected per launch
+        for i, text in texts:
             m = _BLOCK_LAUNCH.match(text)
             if m:
-                end = len(text.rstrip())
-                edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{self.newline}{m.group(1)}- {_core.FLAG}"))
+                if not self._launch_passes(i, block, flags):
+                    end = len(text.rstrip())
+                    edits.append(Replace(Span.of(i + 1, end, i + 1, end), f"{self.newline}{m.group(1)}- {_core.FLAG}"))
                 continue
-            edits += _core.disable_overlap_edits(i + 1, text)
-        self._sites[(block.start, block.stop)] = edits, satisfied
-        return edits, satisfied
+            launch = _core.disable_overlap_edits(i + 1, text)
+            if launch and not self._launch_passes(i, block, flags):
+                edits += launch
+        passed = flags[0] + 1 if flags else None
+        self._sites[(block.start, block.stop)] = edits, passed
+        return edits, passed
+
+    def _launch_passes(self, index: int, block: range, flags: list[int]) -> bool:
+        """Whether the launch on line ``index`` already gets the flag (``flags``: the lines of
+        ``block`` passing it): somewhere in its own entry, the nearest list item of mappings
+        holding it (a step, a container), else the whole ``block`` (a Compose service: its
+        ``entrypoint``, ``command`` and their lines)."""
+        start, stop = block.start, block.stop
+        j = index
+        while j >= block.start:
+            if _MAPPING_ITEM.match(self.lines[j]):
+                start, stop = j, min(self.next_not_deeper[j], block.stop)
+                break
+            j = self.prev_smaller[j]
+        at = bisect.bisect_left(flags, start)
+        return at < len(flags) and flags[at] < stop
 
 
 def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: str | None,
@@ -143,11 +164,10 @@ def _setting(path: str, index: _Lines, first: int, last: int, col: int, value: s
     line, end = first + 1, col + len(_core.ENV)
     if parsed is True:
         return _core.finding(path, line, col, end, Fix("safe", tuple(removal), ""))
-    if parsed is False:
-        sites, satisfied = index.sites(index.block(key))
-        if sites or satisfied:
-            return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
-    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed, RULE.name))
+    sites, passed = index.sites(index.block(key))
+    if parsed is False and (sites or passed is not None):
+        return _core.finding(path, line, col, end, Fix("safe", tuple(removal + sites), _core.FLAG))
+    return _core.finding(path, line, col, end, _core.kept_fix(line, parsed, RULE.name, passed))
 
 
 #: Keys whose literal block (or list of them) is a shell script: GitHub Actions, GitLab CI,

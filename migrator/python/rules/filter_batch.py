@@ -47,6 +47,7 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, Replace
+from migrator.python.names import function_definitions, parameter_names
 from migrator.python.rules.context import Examples, Rule, RuleContext
 
 KEYWORD = "v1_spec_info_filtered"
@@ -67,9 +68,8 @@ def _own_definitions(ctx: RuleContext, keyword: str = KEYWORD) -> list[str]:
     analysis = ctx.analysis
     found = []
     if not (analysis.module_name == "sglang" or analysis.module_name.startswith("sglang.")):
-        found += [f"`{node.name}` in this file" for node in ast.walk(analysis.tree)
-                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                  and keyword in [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]]
+        found += [f"`{node.name}` in this file" for node in function_definitions(analysis.tree)
+                  if keyword in parameter_names(node.args)]
     if analysis.fork is not None:
         found += [f"`{owner}`" for owner, path, _ in
                   analysis.fork.index.own_definitions.get(keyword, ()) if path != ctx.path]

@@ -44,6 +44,7 @@ from bisect import bisect_left
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, RemoveStatement
+from migrator.python.names import parameter_names
 from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function
 
 DFLASH = re.compile(r"dflash", re.IGNORECASE)
@@ -134,8 +135,7 @@ def _guard_is_deletable(ctx: RuleContext, statement: ast.If) -> bool:
     function = enclosing_function(ctx, statement)
     if function is None:
         return False
-    arguments = function.args
-    names -= {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}  # unused is no message
+    names -= set(parameter_names(function.args))  # unused is no message
     inside = {id(n) for n in ast.walk(statement)}
     read = {n.id for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
             and id(n) not in inside}

@@ -30,9 +30,9 @@ class PagedDFlashWorker(v1.DFlashWorkerV2):
             positions=batch.seq_lens,
             draft_token_num=self.block_size,
         )
-        # TODO(dflash-migrate): DFM110 V1 call form `prepare_for_verify(batch,
-        #   page_size)`; V2 takes `(batch, target_worker)` and returns `(ForwardBatch,
-        #   bool)` (MIGRATION.md#dfm110)
+        # TODO(dflash-migrate): DFM110 V1 call form
+        #   `prepare_for_verify(batch, page_size)`; V2 takes `(batch, target_worker)`
+        #   and returns `(ForwardBatch, bool)` (MIGRATION.md#dfm110)
         verify_input.prepare_for_verify(batch, self.page_size, build_custom_mask=False)
         self.last_verify = verify_input
         return verify_input
