@@ -79,7 +79,7 @@ def own_release(path: str, data: bytes, scopes: tuple[ReleaseScope, ...] = ()) -
         return (release,), f"the image, build argument or version constant in the file names sglang {release}"
     if named:
         return None  # several releases in one file: the run's target decides
-    parts = PurePath(path).parts
+    parts = PurePath(path).parts if "0." in path else ()  # a release named in the path holds "0."
     for index in range(len(parts) - 1, -1, -1):
         name = parts[index] if index < len(parts) - 1 else PurePath(parts[index]).stem
         match = _NAMED.search(name)
