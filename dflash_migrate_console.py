@@ -47,9 +47,8 @@ def _own_migrator() -> None:
 def main() -> int:
     import gc
 
-    # One short run: the cyclic collector would only walk the objects the imports make (~1%
-    # of a whole tree's lint); the engine turns it off for the run itself anyway.
-    gc.disable()
+    collecting = gc.isenabled()
+    gc.disable()  # imports make no garbage cycles; ``migrator.cli.main.main`` says the rest
     try:
         _own_migrator()
         import migrator
@@ -60,8 +59,11 @@ def main() -> int:
     except Exception as error:  # noqa: BLE001 - SyntaxError of a Python 2 `migrator` included
         print(f"dflash-migrate: error: {_replaced(None if isinstance(error, LookupError) else error)}", file=sys.stderr)
         return 2
+    finally:
+        if collecting:
+            gc.enable()
 
-    code = run()
+    code = run(exiting=True)
     _exit_now(code)
     return code  # where the standard streams could not be flushed: the usual exit reports it
 

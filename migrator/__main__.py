@@ -3,7 +3,8 @@
 import gc
 import sys
 
-gc.disable()  # one short run, as the console script (dflash_migrate_console.main) says
+collecting = gc.isenabled()
+gc.disable()  # imports make no garbage cycles; ``migrator.cli.main.main`` says the rest
 
 from migrator.cli.isolate import drop_current_folder_from_path  # noqa: E402
 
@@ -11,4 +12,6 @@ drop_current_folder_from_path()
 
 from migrator.cli.main import main  # noqa: E402
 
-sys.exit(main())
+if collecting:
+    gc.enable()
+sys.exit(main(exiting=True))

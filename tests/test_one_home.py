@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import ast
 import os
+import types
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,6 +124,54 @@ def test_one_record_style() -> None:
         bare += [f"{path}:{cls.lineno} {cls.name}" for cls, decorated in _record_classes(tree) if not decorated]
     assert dataclass_users == [], dataclass_users
     assert bare == [], bare
+
+
+def test_records_take_named_tuple_from_the_records_module() -> None:
+    """``typing.NamedTuple`` compiles every field's string annotation (a ``compile()`` per
+    field, ~5% of a one-file lint's instructions); ``migrator.base.records.NamedTuple`` builds
+    the same class without it. A module that takes it from ``typing`` again fails here."""
+    from_typing = [f"{path}:{node.lineno}" for path, tree in _modules().items() if path.startswith("migrator/")
+                   for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "typing"
+                   and any(alias.name == "NamedTuple" for alias in node.names) and not _under_type_checking(tree, node)]
+    assert from_typing == [], from_typing
+
+
+def _under_type_checking(tree: ast.Module, node: ast.AST) -> bool:
+    return any(isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING" and node in ast.walk(block)
+               for block in tree.body)
+
+
+def test_a_record_is_the_class_typing_would_build() -> None:
+    """The records module's ``NamedTuple`` against ``typing``'s on one class body: the same
+    fields, defaults, methods, docstring, pickling and errors; the annotations stay strings."""
+    import pickle
+    import typing
+
+    from migrator.base import records
+
+    ours = records.record(types.new_class("Span", (records.NamedTuple,), exec_body=lambda ns: ns.update(
+        {"__module__": __name__, "__doc__": "A span.", "__annotations__": {"start": "int", "end": "int"}, "end": 0,
+         "width": lambda self: self.end - self.start})))
+    theirs = types.new_class("Span", (typing.NamedTuple,), exec_body=lambda ns: ns.update(
+        {"__module__": __name__, "__doc__": "A span.", "__annotations__": {"start": "int", "end": "int"}, "end": 0,
+         "width": lambda self: self.end - self.start}))
+    for made in (ours, theirs):
+        assert made._fields == ("start", "end") and made._field_defaults == {"end": 0}
+        assert made(2, 5).width() == 3 and tuple(made(2)) == (2, 0) and made.__doc__ == "A span."
+        assert made.__mro__[1:] == (tuple, object) and made.__module__ == __name__
+    assert ours.__annotations__ == {"start": "int", "end": "int"}
+    assert ours(1, 2) != theirs(1, 2) and ours(1, 2) == ours(1, 2)
+    globals()["Span"] = ours  # pickled by module and name, as the workers pickle results
+    try:
+        assert pickle.loads(pickle.dumps(ours(1, 2))) == ours(1, 2)
+    finally:
+        del globals()["Span"]
+    with pytest.raises(TypeError):  # a field without a default after one with a default
+        types.new_class("Bad", (records.NamedTuple,), exec_body=lambda ns: ns.update(
+            {"__module__": __name__, "__annotations__": {"a": "int", "b": "int"}, "a": 1}))
+    with pytest.raises(AttributeError):
+        types.new_class("Bad", (records.NamedTuple,), exec_body=lambda ns: ns.update(
+            {"__module__": __name__, "__annotations__": {"a": "int"}, "_replace": None}))
 
 
 def test_records_equal_only_records_of_their_own_type() -> None:

@@ -14,10 +14,13 @@ stranger. ``tests/test_hostile_round3_writes.py`` fails when code elsewhere in
 from __future__ import annotations
 
 import errno
+import io
 import os
 import stat
 from contextlib import contextmanager
 from pathlib import Path
+
+from migrator.base.repository import repo_root, root_of
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -71,7 +74,6 @@ def decode_python(data: bytes) -> str:
 
 
 def _declared_encoding(data: bytes) -> str:
-    import io
     import tokenize
 
     try:
@@ -194,8 +196,6 @@ def refuse_links(path: Path | str) -> None:
     ``/tmp``). Nothing but ``lstat`` is asked of the file system: no link is followed.
     Inputs the user names that a repository may commit (``--baseline``) are checked too.
     """
-    from migrator.base.repository import repo_root, root_of
-
     absolute = os.path.abspath(path)
     top = repo_root()
     if not absolute.startswith(top.rstrip(os.sep) + os.sep):

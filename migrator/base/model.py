@@ -7,9 +7,7 @@ column where their consumers expect 1-based columns.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -16,14 +16,19 @@ whose matching takes linear time whatever a hostile tree writes.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import sys
 from functools import lru_cache
-from typing import Callable, Iterable, Literal, NamedTuple, Sequence
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
-Mode = Literal["fix", "check", "diff", "lint"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Literal, Sequence
+
+    Mode = Literal["fix", "check", "diff", "lint"]
 
 
 def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
@@ -38,7 +43,7 @@ def parse_codes(values: Iterable[str] | None) -> frozenset[str] | None:
 class Options(NamedTuple):
     """What the user asked a run to do; ``options._replace(field=value)`` for a changed copy.
     What the run learns as it goes (the files holding uncommitted work, the fork index) is
-    passed beside it (``migrator.run.python_file.Pass``, ``write_result``'s ``dirty``), never inside.
+    passed beside it (``migrator.run.passes.Pass``, ``write_result``'s ``dirty``), never inside.
 
     * ``mode``: "fix", "check", "diff" or "lint"; ``target_version``: the newest sglang
       release migrated to (None: the newest release the catalog knows); ``target_releases``:
@@ -281,8 +286,6 @@ _LINEAR: list[type] = []
 def _linear_pattern_class() -> type:
     if _LINEAR:
         return _LINEAR[0]
-    import itertools
-    import sys
 
     try:
         from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as base

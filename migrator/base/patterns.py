@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import AnyStr, Callable
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import AnyStr, Callable
 
 
 def on_first_use(pattern: AnyStr, flags: int = 0) -> Callable[[], re.Pattern[AnyStr]]:

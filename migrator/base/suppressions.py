@@ -41,16 +41,22 @@ finding is returned as unused so ``lint`` can report stale suppressions (as ruff
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Callable, Container, Iterator, Mapping
 from functools import partial
-from typing import Literal, NamedTuple
 
-from migrator.base.lines import may_suppress
+from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import Finding
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
-Syntax = Literal["python", "hash", "markdown", "json"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Syntax = Literal["python", "hash", "markdown", "json"]
+
 
 _AFTER_MARKER = re.compile(
     r"\s*dflash-migrate:\s*(?P<kind>ignore-file|ignore)(?![\w-])(?P<brackets>\[(?P<codes>[^\]]*)\])?"
@@ -86,9 +92,6 @@ class Directive:
 
 
 def _python_comments(text: str) -> Iterator[tuple[int, int, str]]:
-    import io
-    import tokenize
-
     try:
         for token in tokenize.generate_tokens(io.StringIO(text).readline):
             if token.type == tokenize.COMMENT:
@@ -182,8 +185,6 @@ def _markdown_comments(lines: list[str], fences: Mapping[str, ColumnOf]) -> Iter
 
 
 def _lines(text: str, reader: str) -> list[str]:
-    from migrator.base.lines import split_lines
-
     return [line.rstrip("\r\n\x85\u2028\u2029") for line in split_lines(text, reader)]
 
 

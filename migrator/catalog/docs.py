@@ -12,6 +12,9 @@ import sys
 from pathlib import Path
 
 from migrator import catalog
+from migrator.base.fileio import create_or_replace
+from migrator.catalog.scope import DIFF_FROM, DIFF_TO, RELEASE_NOTES, SCOPE_NOTES
+from migrator.catalog.target import v2_releases
 
 BEGIN = "<!-- BEGIN GENERATED FROM migrator/catalog/__init__.py: python -m migrator.catalog.docs --write -->"
 END = "<!-- END GENERATED -->"
@@ -75,8 +78,6 @@ def env_table() -> str:
 
 
 def scope_table() -> str:
-    from migrator.catalog.scope import DIFF_FROM, DIFF_TO, SCOPE_NOTES
-
     lines = [
         f"Removals in the {DIFF_FROM} -> {DIFF_TO} wheel diff (`python -m migrator.verify.wheel_diff`) that are not "
         "catalog names: handled by a rule under another spelling, or not covered, and why.",
@@ -95,9 +96,6 @@ def release_table() -> str:
     from it, or whose replacement changes there, and the notes of that release's wheel diff
     (``catalog.scope.RELEASE_NOTES``). A fork going from one release to another reads the
     rows after its own."""
-    from migrator.catalog.scope import RELEASE_NOTES
-    from migrator.catalog.target import v2_releases
-
     lines = [
         "Each row: what a fork on the release before it meets there. Entries link to their rule; "
         "\"also changed\" lists the wheel diff's other changes of that release (`migrator/catalog/scope.py` "
@@ -145,8 +143,6 @@ def main(argv: list[str]) -> int:
     text = DOC_PATH.read_text(encoding="utf-8")
     fresh = render(text)
     if "--write" in argv:
-        from migrator.base.fileio import create_or_replace
-
         create_or_replace(DOC_PATH, fresh.encode("utf-8"))
         return 0
     if fresh != text:

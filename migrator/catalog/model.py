@@ -7,9 +7,9 @@ entry and the TODO comment the fix writes for it. No entry is spelled here
 from __future__ import annotations
 
 from functools import cache
-from typing import NamedTuple
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.catalog.guide import pointer
 from migrator.catalog.versions import (
     NEWEST_RELEASE,
     VersionRange,
@@ -233,16 +233,12 @@ def example_files(entry: Entry, text: str) -> tuple[tuple[str, str], ...]:
 
 def todo_comment(entry: Entry, detail: str | None = None) -> str:
     """The TODO a fix writes for ``entry``, pointing at the guide (``migrator.catalog.guide``)."""
-    from migrator.catalog.guide import pointer
-
     text = detail or entry.message
     return f"# TODO(dflash-migrate): {entry.code} {text} ({pointer()}#{entry.anchor})"
 
 
 def todo_detail(entry: Entry, comment: str) -> str | None:
     """What :func:`todo_comment` said about ``entry`` in ``comment`` (None: not its TODO)."""
-    from migrator.catalog.guide import pointer
-
     head, tail = f"# TODO(dflash-migrate): {entry.code} ", f" ({pointer()}#{entry.anchor})"
     if comment.startswith(head) and comment.endswith(tail):
         return comment[len(head):len(comment) - len(tail)]

@@ -28,11 +28,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import cache
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.catalog.bare_names import UNIQUE_BARE
 
 #: Catalog kind -> the table's kind.
 KINDS = {"module": "module", "class": "class", "function": "function", "method": "method",
@@ -74,8 +74,6 @@ def _module_of(entry: catalog.Entry, name: str) -> str | None:
 
 
 def _rows(entry: catalog.Entry) -> list[Name]:
-    from migrator.catalog.bare_names import UNIQUE_BARE
-
     kind = KINDS[entry.kind]
     breaks = tuple(r for r in catalog.RELEASES if entry.fires_for(r))
     rows: list[Name] = []

@@ -17,9 +17,7 @@ Data only: nothing imports this on the lint path.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 #: The releases the list accounts for.
 DIFF_FROM, DIFF_TO = "0.5.13", "0.5.14"

@@ -20,11 +20,10 @@ starts no slower.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 _RANGE = on_first_use(r"^\s*([^.\s][^\s]*?)\s*\.\.\s*([^\s]+)\s*$")
 _SPECIFIER_CHARS = set("<>=!~,")

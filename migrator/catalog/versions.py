@@ -7,10 +7,11 @@ Import-light: the CLI's ``--version`` path and the shim import it.
 
 from __future__ import annotations
 
+import os
+import sys
 from functools import cache
-from typing import NamedTuple
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.releases.hashes import WHEEL_RELEASES
 
 FIRST_V2_RELEASE = "0.5.14"
@@ -89,9 +90,6 @@ def installed_version(distribution: str) -> str | None:
     """``Version:`` of the first ``<name>-*.dist-info``/``.egg-info`` on ``sys.path``, the
     lookup ``importlib.metadata.version`` does, without its ~20 ms import (this runs on
     every start of the command line)."""
-    import os
-    import sys
-
     prefix = distribution.lower().replace("-", "_") + "-"
     for folder in sys.path:
         try:

@@ -8,6 +8,7 @@ real ones. Scanned code is never imported, so the entry points drop that entry f
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
@@ -21,8 +22,6 @@ def ownership():  # noqa: ANN201 - the module shims/_pth.py
     """The ownership check of ``shims/_pth.py`` (installed beside the packages as
     ``dflash_migrate_shim_hook.py`` too), loaded by path: ``import shims._pth`` would run
     ``shims/__init__.py``, which may be another distribution's."""
-    import importlib.util
-
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for path in (os.path.join(top, "dflash_migrate_shim_hook.py"), os.path.join(top, "shims", "_pth.py")):
         spec = importlib.util.spec_from_file_location("dflash_migrate_ownership", path) if os.path.isfile(path) else None

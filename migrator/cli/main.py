@@ -4,7 +4,8 @@ Every command lives in :mod:`migrator.cli.commands` (``fix`` the default, ``lint
 ``check``, ``rules``, ``explain``, ``verify``, ``doctor``) and declares its parameters once,
 as data (:mod:`migrator.cli.commands.params`). This module reads those declarations two ways:
 
-* :func:`build_app`: the typer app (help, usage errors, every unusual command line);
+* :func:`click_app`: the typer app (help, usage errors, every unusual command line), in
+  :mod:`migrator.cli.typer_app`;
 * :func:`parse_fast`: plain ``fix``/``lint`` command lines parsed without importing typer,
   which is most of the start-up time of a run that finds nothing. Anything it does not
   fully understand goes to typer, which stays the reference behaviour.
@@ -20,23 +21,19 @@ before anything is read or written. Shell completion is typer's
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
 
 from migrator import __version__
+from migrator.cli import UsageError
 from migrator.run.result import CLEAN, USAGE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import typer
-
     from migrator.cli.commands.params import Command, Param
 
-EPILOG = ("COMMAND defaults to fix: `dflash-migrate PATH...` is `dflash-migrate fix PATH...`. A command name wins over "
-          "a folder of that name: write `./check` or `-- check` for the folder. Options go after the command. "
-          "Rule reference: MIGRATION.md. "
-          "Exit codes: 0 clean, 1 work left, 2 a file could not be processed or the command line is wrong.")
 #: The variable through which a shell asks click (typer) for completions of ``dflash-migrate``.
 COMPLETE_VARIABLE = "_DFLASH_MIGRATE_COMPLETE"
 #: How close (difflib ratio) a first argument must be to a command name to be taken for a typo of it.
@@ -76,8 +73,6 @@ def _check_implicit_fix(args: list[str], names: dict[str, Command]) -> None:
     before anything is read) when its first path does not exist (a mistyped or unknown
     command: ``format .``) or when a later word is a command name (an option placed before
     the command: ``-q lint .``)."""
-    from migrator.cli.commands.common import UsageError
-
     positional, after_dashes = _positionals(args, names["fix"])
     for word in positional[:len(positional) - after_dashes]:
         if word in names:
@@ -201,88 +196,11 @@ def _convert(param: Param, value: str) -> object | None:
 # ---- the typer app ------------------------------------------------------------------
 
 
-def build_app() -> typer.Typer:
-    """The typer app, built from the commands' declarations (:func:`click_app` runs it)."""
-    import typer
-
-    app = typer.Typer(add_completion=True, no_args_is_help=False, rich_markup_mode=None, epilog=EPILOG)
-
-    def show_version(value: bool) -> None:
-        if value:
-            typer.echo(f"dflash-migrate {__version__}")
-            raise typer.Exit(0)
-
-    @app.callback()
-    def _group(
-        version: bool = typer.Option(False, "--version", "-V", help="Show the version and exit.",
-                                     is_eager=True, callback=show_version),
-    ) -> None:
-        """Migrate code from SGLang's removed DFLASH V1 path to the V2 worker."""
-
-    for command in commands():
-        app.command(command.name, help=command.help, epilog=EPILOG)(_typer_callback(command))
-        for alias in command.aliases:
-            app.command(alias, help=f"Same as `{command.name}`.", epilog=EPILOG)(_typer_callback(command))
-    return app
-
-
 def click_app():  # noqa: ANN201 - the click group typer builds
-    """The app as the click group that runs it. Typer labels a positional argument with its
-    Python type (``[PATH]... <list[Path]>``) whatever its metavar: the label is dropped."""
-    import typer.main
+    """The typer app (:mod:`migrator.cli.typer_app`) as the click group that runs it."""
+    from migrator.cli import typer_app  # the seam: typer, only where a command line needs it
 
-    group = typer.main.get_command(build_app())
-    for command in group.commands.values():  # type: ignore[attr-defined]
-        for param in command.params:
-            if param.param_type_name == "argument":
-                param.display_type_rich = lambda ctx: None
-    return group
-
-
-def _typer_callback(command: Command):  # noqa: ANN202 - a function with a generated signature
-    import inspect
-
-    import typer
-
-    def callback(**keywords: object) -> None:
-        plain = {name: getattr(value, "value", value) if name in choices else value for name, value in keywords.items()}
-        raise typer.Exit(run_command(command, plain))
-
-    choices = {param.name: _choice_type(param) for param in command.params if param.kind == "choice"}
-
-    callback.__signature__ = inspect.Signature([  # type: ignore[attr-defined]
-        inspect.Parameter(param.name, inspect.Parameter.KEYWORD_ONLY, default=_typer_default(param),
-                          annotation=choices.get(param.name) or _annotation(param))
-        for param in command.params
-    ])
-    callback.__name__ = command.name
-    return callback
-
-
-def _annotation(param: Param) -> object:
-    return {"paths": list[Path] | None, "argument": str, "flag": bool, "multi": list[str] | None,
-            "text": str | None, "int": int | None, "path": Path | None}[param.kind]
-
-
-def _choice_type(param: Param) -> type:
-    """An Enum of the choices: what typer shows as ``[text|json|...]`` and checks."""
-    import enum
-
-    return enum.Enum(param.name, {choice: choice for choice in param.choices})  # type: ignore[return-value]
-
-
-def _typer_default(param: Param) -> object:
-    import typer
-
-    if param.kind == "paths":
-        return typer.Argument(None, metavar=param.metavar, help=param.help, show_default=False)
-    if param.kind == "argument":
-        return typer.Argument(..., metavar=param.metavar, help=param.help)
-    if param.kind == "flag":
-        return typer.Option(False, *param.flags, help=param.help)
-    if param.kind == "choice":
-        return typer.Option(param.default, *param.flags, help=param.help)
-    return typer.Option(None, *param.flags, metavar=param.metavar, help=param.help, show_default=False)
+    return typer_app.click_app(commands(), run_command)
 
 
 def _completion(args: list[str]) -> bool:
@@ -298,8 +216,8 @@ def _completion(args: list[str]) -> bool:
 def run_command(command: Command, keywords: dict[str, object]) -> int:
     """Run ``command``; an error that stops it before it starts is printed in the one
     format (``dflash-migrate: error: ...``) and exits 2."""
-    from migrator.cli.commands.common import UsageError
-
+    if command.name not in ("fix", "lint") and _COLLECTOR[0]:
+        gc.enable()  # the other commands run as Python runs them (see main)
     try:
         return command.run(**keywords)
     except UsageError as error:
@@ -317,14 +235,23 @@ def _usage_error(error: Exception) -> int:
 
 #: The exit code of a Unix filter whose reader went away (128 + SIGPIPE), as `yes | head` gives.
 CLOSED_PIPE = 141
+#: Whether the cyclic garbage collector ran when :func:`main` was entered (restored on the way out).
+_COLLECTOR = [True]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, exiting: bool = False) -> int:
     """The command line. A reader that closed the pipe (``lint . | head``) ends the run
     quietly with :data:`CLOSED_PIPE`, as a Unix filter does; whatever else escapes a command
     (a bug, or an input no check foresaw) ends the run here as a usage error: one line on
     stderr and exit 2, never a traceback with exit 1 that ``--exit-zero`` or a CI step could
-    read as "findings"."""
+    read as "findings". ``exiting``: the process ends right after (the console script, ``python
+    -m migrator``): the collector is left off, or its first pass would walk every object of
+    the run (~10 ms after a one-file lint) for nothing."""
+    # Start-up imports ~200 modules and makes no garbage cycles: the collector's passes over
+    # them cost ~2% of a one-file lint. Off until the command runs; fix and lint keep it off
+    # (``migrator.run.engine.run`` turns it off for a run anyway), the others turn it on again.
+    _COLLECTOR[0] = gc.isenabled()
+    gc.disable()
     try:
         code = _main(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()  # here, not at exit, where a closed pipe could only be reported
@@ -333,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
         return _closed_pipe()
     except Exception as error:  # the last resort (RecursionError, MemoryError too): see above
         return _internal_error(error)
+    finally:
+        if _COLLECTOR[0] and not exiting:
+            gc.enable()
 
 
 def _closed_pipe() -> int:
@@ -369,8 +299,6 @@ def _main(args: list[str]) -> int:
     if args[:1] in (["--version"], ["-V"]):
         print(f"dflash-migrate {__version__}")
         return 0
-    from migrator.cli.commands.common import UsageError
-
     try:
         command, rest = (None, args) if _completion(args) else split_command(args)
     except UsageError as error:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from migrator.base.fileio import declared_encoding
 from migrator.base.lines import split_lines
 from migrator.base.model import (
     Edit,
@@ -105,7 +106,6 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
     not apply. ``source``: the decoded text of ``data`` when the caller already has it;
     ``width``: the project's line length, which comments are wrapped to."""
-    from migrator.base.fileio import declared_encoding
     from migrator.edit.splice import needs_libcst, splice
 
     if source is None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from typing import Sequence
 
 from migrator.base.fileio import declared_encoding
 from migrator.base.lines import line_ending, split_lines
@@ -28,6 +27,10 @@ from migrator.base.model import (
     RewriteError,
 )
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
 
 
 def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:

@@ -9,8 +9,11 @@ from collections import defaultdict
 from typing import Callable, Sequence, Union
 
 import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from migrator import catalog
 from migrator.base.model import (
     AddImport,
     AddKeyword,
@@ -25,7 +28,9 @@ from migrator.base.model import (
     Replace,
     RewriteError,
 )
+from migrator.catalog.guide import DOC, pointer
 from migrator.edit.comments import DEFAULT_LINE_LENGTH, wrap
+from migrator.edit.import_order import place
 
 SpanKey = tuple[int, int, int, int]
 _STATEMENTS_WITH_LEADING_LINES = (
@@ -396,9 +401,6 @@ def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.
 def _named(codes: list[str]) -> str:
     """`` (DFM201)``, or with a published guide (``migrator.catalog.guide``) `` (DFM201; URL#dfm201)``:
     the relative MIGRATION.md is not named, the fork does not have it."""
-    from migrator import catalog
-    from migrator.catalog.guide import DOC, pointer
-
     if not codes:
         return ""
     address = pointer()
@@ -421,11 +423,6 @@ def apply_with_libcst(data: bytes, edits: Sequence[Edit], width: int = DEFAULT_L
     if missing:
         raise RewriteError("could not apply edits (" + ", ".join(missing[:5]) + "); file left unchanged")
     if plan.imports:
-        from libcst.codemod import CodemodContext
-        from libcst.codemod.visitors import AddImportsVisitor
-
-        from migrator.edit.import_order import place
-
         updated, appended = place(updated, plan.imports)  # in its sorted place where the imports are sorted
         context = CodemodContext()
         for item in appended:

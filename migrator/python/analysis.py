@@ -37,18 +37,18 @@ from contextlib import contextmanager
 from functools import cache
 from itertools import accumulate
 from pathlib import Path
-from typing import Iterator, NamedTuple
 
 from migrator import catalog
 from migrator.base.imports import resolve_relative
 from migrator.base.lines import offsets, split_lines
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.python.fallbacks import first_line
 from migrator.python.names import MISSING_NAME_ERRORS, TRY_STATEMENTS, all_names, catches, class_ancestors
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Iterator
 
     from migrator.python.forkindex import ForkView
 

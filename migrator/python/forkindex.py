@@ -39,11 +39,10 @@ import ast
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.imports import resolve_relative
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.python.names import IMPORT_ERRORS, catches, class_ancestors
 
 TYPE_CHECKING = False

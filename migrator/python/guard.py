@@ -36,15 +36,20 @@ import builtins
 import re
 import symtable
 from collections import Counter
+from difflib import SequenceMatcher
 from functools import cache, lru_cache
 
 from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
 from migrator.base.model import Finding, Fix, InsertComment
+from migrator.catalog.target import label
+from migrator.edit import applied as is_applied
+from migrator.edit import apply, chosen_edits
 from migrator.edit.comments import DEFAULT_LINE_LENGTH, normalized
 from migrator.python.fallbacks import anchor_lines, branch_at, branches, catalog_names
 from migrator.python.names import TRY_STATEMENTS, all_assignments
+from migrator.python.surface import on_surface
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -112,12 +117,12 @@ def problems(before: str, after: str, target: str | tuple[str, ...], module_name
                              frozenset(captured)))
     old_bound, new_bound = old.module_bindings | old.global_bindings, new.module_bindings | new.global_bindings
     old_own, new_own = old.module_bindings, new.module_bindings
-    for label, old_names, new_names, old_set, new_set in (
+    for verb, old_names, new_names, old_set, new_set in (
             ("exports", ever_exported(old_tree), ever_exported(new_tree), old_bound, new_bound),
             ("deletes or declares global", deleted_or_global(old), deleted_or_global(new), old_own, new_own)):
         lost = (new_names - new_set) - (old_names - old_set)
         if lost:
-            found.append(Problem(f"it {label} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
+            found.append(Problem(f"it {verb} " + _names(lost) + ", which it would no longer bind", frozenset(lost)))
     if not (expressions_only(old, new) or renames_only(before, after)):
         found.extend(added_flakes(old, new))
     old_imports = set(imported_names(old, module_name, is_package)) | set(reflected_names(old, module_name, is_package))
@@ -349,8 +354,6 @@ def renames_only(before: str, after: str) -> bool:
     pyflakes reports such a text as it reports the original, modulo the renames, so the
     guard skips its two passes there (they cost about as much as parsing the file twice;
     most fixes of sglang 0.5.13's tree in the default mode only add TODO lines)."""
-    from difflib import SequenceMatcher
-
     # lines holding only a comment (the TODOs a fix writes) are nothing to pyflakes
     old_lines = [line for line in before.splitlines() if not line.lstrip().startswith("#")]
     new_lines = [line for line in after.splitlines() if not line.lstrip().startswith("#")]
@@ -632,8 +635,6 @@ def _missing_in(dotted: str, target: str) -> str | None:
 def _shown(dotted: str, release: str) -> bool:
     """The catalog or the shipped surface index (``migrator.python.surface``) shows
     ``dotted`` on ``release``."""
-    from migrator.python.surface import on_surface
-
     return dotted in catalog_names(release) or on_surface(dotted, release)
 
 
@@ -642,8 +643,6 @@ def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: 
     line runs on, from the catalog and the shipped surface index alone (the same answer on
     every machine): inside the body of a ``try`` guarding imports, on one of ``releases``;
     in a handler, on each release it serves; elsewhere on each of ``releases``."""
-    from migrator.catalog.target import label
-
     branch = branch_at(fallbacks, line)
     if branch is not None and branch.is_body:
         if any(_shown(dotted, release) for release in releases):
@@ -689,9 +688,6 @@ def settle(findings: list[Finding], data: bytes, source: str, target: str | tupl
     fix is refused when the text with it has a problem the original has not; the fixes whose
     replacement text names what is wrong are refused first, then all of them.
     ``written_first``: the bytes all of ``findings``' edits give, where the caller has them."""
-    from migrator.edit import applied as is_applied
-    from migrator.edit import apply, chosen_edits
-
     def written(chosen: list[Finding]) -> bytes:
         return apply(data, chosen_edits(chosen, unsafe), source, width)
 

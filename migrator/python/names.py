@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import ast
 from collections import deque
-from typing import Callable, Iterable, Iterator
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Iterable, Iterator
 
 #: The exception names a handler catches a failed import statement with: ``ImportError``
 #: (``ModuleNotFoundError`` is one) or a base class of it. A fallback for an import needs one.

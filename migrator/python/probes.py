@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from migrator.base.patterns import on_first_use
+from migrator.python.fallbacks import statements
 from migrator.python.names import IMPORT_ERRORS, catches, parameter_names
 
 IMPORTERS = frozenset({"import_module", "__import__"})
@@ -156,8 +157,6 @@ def reporting_tries(tree: ast.Module, lines: tuple[int, ...]) -> dict[tuple[int,
     returned or assigned answer), or a flag so named (``IS_V1 = True``). A ``try`` whose
     outcome means "DFLASH is available" (``HAS_DFLASH = True``) is a fallback the migration
     is meant to fix (``migrator.python.fallbacks``), not such a probe."""
-    from migrator.python.fallbacks import statements
-
     found: dict[tuple[int, int], str] = {}
     for node in statements(tree, lines):
         if not isinstance(node, ast.Try) or not any(catches(h, IMPORT_ERRORS) for h in node.handlers):

@@ -21,10 +21,13 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
+from migrator.base.lines import split_lines
 from migrator.base.model import Finding, Fix, InsertComment, Replace
+from migrator.catalog.target import label
 from migrator.python.fallbacks import anchor_lines, branch_at, branches
-from migrator.python.patch_sites import site_at
 from migrator.python.names import IMPORT_ERROR_NAMES
+from migrator.python.patch_sites import LINE_WORDS, patch_sites, site_at
+from migrator.python.probes import probe_at, probe_literals, reporting_tries
 
 
 def spellings(entry: catalog.Entry, releases: tuple[str, ...]) -> dict[str | None, list[str]]:
@@ -38,8 +41,6 @@ def spellings(entry: catalog.Entry, releases: tuple[str, ...]) -> dict[str | Non
 
 
 def served_text(served: dict[str | None, list[str]]) -> str:
-    from migrator.catalog.target import label
-
     parts = [f"`{spelling}` serves {label(tuple(releases))}" if spelling else f"nothing serves {label(tuple(releases))}"
              for spelling, releases in served.items()]
     return "; ".join(parts)
@@ -86,11 +87,7 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             decided.append((finding, None, None))
             continue
         if probes is None:
-            from migrator.python.probes import probe_at, probe_literals
-
             if lines is None:
-                from migrator.base.lines import split_lines
-
                 lines = split_lines(source)
             # a probe tests a string: only a fix starting at a quote can rewrite one
             in_literal = any(_in_literal(f, lines) for f in findings)
@@ -104,8 +101,6 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         decision = None
         if site is not None:
             if lines is None:
-                from migrator.base.lines import split_lines
-
                 lines = split_lines(source)
             decision = _at_patch_site(finding, entry, site, releases if branch is None else branch.releases, lines)
         if decision is not None:
@@ -125,8 +120,6 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
             continue  # an existing fallback: this spelling serves the releases that reach it
         if branch is not None and branch.is_body:
             if reporting is None:
-                from migrator.python.probes import reporting_tries
-
                 reporting = reporting_tries(tree, fixable_lines)
             how = next((how for (first, last), how in reporting.items() if first <= finding.span.start.line <= last), None)
             if how is not None:
@@ -136,7 +129,6 @@ def fit(findings: list[Finding], tree: ast.Module | None, releases: tuple[str, .
         if all(entry.replacement_for(release) == wanted for release in scope) or _local_rename(fix, entry, scope):
             decided.append((finding, None, None))
             continue
-        from migrator.catalog.target import label
 
         decided.append((finding, entry, f"{entry.message}; no single spelling serves sglang {label(scope)}: "
                         f"{served_text(spellings(entry, scope))}"))
@@ -162,11 +154,7 @@ def _patch_sites(tree: ast.Module, fixable_lines: tuple[int, ...],
                  lines: list[str] | None, source: str) -> dict:
     """The patch sites (``migrator.python.patch_sites``) of the lines holding a fix, the
     tree walked only where such a line holds a word a patch site needs."""
-    from migrator.python.patch_sites import LINE_WORDS, patch_sites
-
     if lines is None:
-        from migrator.base.lines import split_lines
-
         lines = split_lines(source)
     wanted: set[int] = set()
     for line in fixable_lines:
@@ -192,8 +180,6 @@ def _at_patch_site(finding: Finding, entry: catalog.Entry, site: str, scope: tup
       what is patched together with what the migrated code looks up, may stand, unless it
       turns a dotted target into a plain name (a local binding nothing reads): a TODO.
     """
-    from migrator.catalog.target import label
-
     resolving = tuple(release for release in scope if release in entry.exists)
     if scope and resolving == scope:
         return (finding._replace(fix=None, message=f"{finding.message}; here `{entry.old}` is a patch site ({site}) "
@@ -220,8 +206,6 @@ def _to_plain_name(finding: Finding, lines: list[str]) -> bool:
 
 def _reporting_detail(entry: catalog.Entry, how: str, releases: tuple[str, ...]) -> str:
     """Why a guarded import whose outcome is used as a fact is not rewritten."""
-    from migrator.catalog.target import label
-
     new = entry.replacement_for(releases[-1])
     instead = f" to `{new}`" if new else ""
     return (f"`{entry.old}` is tried by a `try` that {how}: the import fails on sglang {label(releases)}, so the "
@@ -241,8 +225,6 @@ def _local_rename(fix: Fix, entry: catalog.Entry, scope: tuple[str, ...]) -> boo
 
 def _probe_detail(entry: catalog.Entry, probe: str, releases: tuple[str, ...]) -> str:
     """What a probe of ``entry``'s old name now finds, release by release."""
-    from migrator.catalog.target import label
-
     present = tuple(r for r in releases if r in entry.exists)
     absent = tuple(r for r in releases if r not in entry.exists)
     if not present:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from functools import cache
 
+from migrator import catalog
+
 
 @cache
 def _names_on(release: str) -> frozenset[str]:
     """Every surface name of ``release`` and the packages and classes above it."""
-    from migrator import catalog
     from migrator.releases.surface_index import SURFACE_INDEX
 
     order = catalog.RELEASES
@@ -38,6 +39,4 @@ def on_surface(dotted: str, release: str) -> bool:
 
 def catalog_release(release: str) -> str:
     """``0.5.15.post1`` -> ``0.5.15``: the catalog treats a post release as its base."""
-    from migrator import catalog
-
     return ".".join(map(str, catalog.parse_version(release)[:3]))

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import ast
 import operator
-from typing import Iterable
 
 from migrator import catalog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 _OPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
         ast.Eq: operator.eq, ast.NotEq: operator.ne}

@@ -31,10 +31,11 @@ import importlib.util
 import re
 import zipfile
 from pathlib import Path
-from typing import Iterable, Iterator, Literal, NamedTuple, Union
+from typing import Iterable, Iterator, Literal, Union
 
 from migrator.base.imports import resolve_relative
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.releases import wheels
 
 ROOT_PACKAGE = "sglang"
 
@@ -548,8 +549,6 @@ class SglangIndex:
     @classmethod
     def for_version(cls, version: str) -> "SglangIndex":
         """The released wheel of ``sglang==version`` from PyPI (downloaded once, cached)."""
-        from migrator.releases import wheels
-
         return cls.from_wheel(wheels.download_wheel(version))
 
     @classmethod

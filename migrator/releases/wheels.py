@@ -25,6 +25,7 @@ import zipfile
 from pathlib import Path
 
 from migrator.base.user_cache import cache_dir  # noqa: F401 - its home is light; callers name it here too
+from migrator.releases.hashes import WHEEL_SHA256
 
 
 class WheelError(RuntimeError):
@@ -51,8 +52,6 @@ def _record(wheel: Path) -> Path:
 
 def _expected(wheel: Path) -> tuple[str | None, str]:
     """(expected sha256, where it comes from) for a wheel of the cache."""
-    from migrator.releases.hashes import WHEEL_SHA256
-
     if wheel.name in WHEEL_SHA256:
         return WHEEL_SHA256[wheel.name], "the known release's hash"
     try:
@@ -94,7 +93,6 @@ def download_wheel(version: str) -> Path:
         got = _find_cached_wheel(Path(tmp), version)
         if got is None:
             raise WheelError(f"pip did not produce a wheel for sglang=={version}")
-        from migrator.releases.hashes import WHEEL_SHA256
 
         digest = _sha256(got)
         if got.name in WHEEL_SHA256 and digest != WHEEL_SHA256[got.name]:

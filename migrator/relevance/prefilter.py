@@ -9,6 +9,8 @@ import re
 from functools import cache
 
 from migrator import catalog
+from migrator.base.compat import holds_compatibility_character
+from migrator.base.fileio import SourceError, declared_encoding, decode_python
 from migrator.base.lines import offsets
 
 #: Every trigger token, lower-cased, contains one of these, or every cue it needs does
@@ -27,7 +29,6 @@ def might_match(data: bytes) -> bool:
     """
     if _matches_bytes(data):
         return True
-    from migrator.base.compat import holds_compatibility_character
 
     if not holds_compatibility_character(data):
         return False
@@ -57,7 +58,6 @@ def might_match_python(data: bytes) -> bool:
     searched; a file that cannot be decoded so is a candidate (its analysis says why)."""
     if might_match(data):
         return True
-    from migrator.base.fileio import SourceError, declared_encoding, decode_python
 
     try:
         if declared_encoding(data) in ("utf-8", "utf-8-sig"):

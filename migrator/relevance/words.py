@@ -12,6 +12,7 @@ from functools import cache
 
 from migrator import catalog
 from migrator.python.analysis import HotText
+from migrator.python import rules
 
 Group = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -19,16 +20,12 @@ Group = tuple[tuple[str, ...], tuple[str, ...]]
 @cache
 def word_groups() -> tuple[Group, ...]:
     """(preconditions, words): the catalog's groups, then each rule's declared ones."""
-    from migrator.python.rules import RULES
-
-    return (*catalog.name_word_groups(), *(group for rule in RULES for group in rule.words))
+    return (*catalog.name_word_groups(), *(group for rule in rules.RULES for group in rule.words))
 
 
 @cache
 def _followed() -> frozenset[str]:
-    from migrator.python.rules import RULES
-
-    return catalog.followed_names() | {name for rule in RULES for name in rule.follows}
+    return catalog.followed_names() | {name for rule in rules.RULES for name in rule.follows}
 
 
 def is_relevant_qualname(qualname: str, words: set[str] | frozenset[str] | None = None) -> bool:

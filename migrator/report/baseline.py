@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from migrator.base.fileio import SourceError, create_or_replace, read_bytes, refuse_links
 from migrator.base.model import FileResult
 from migrator.report.common import fingerprinted
 from migrator.report.locations import report_path
@@ -63,8 +64,6 @@ def render(results: list[FileResult]) -> str:
 def write(path: Path, results: list[FileResult]) -> int:
     """Write the baseline of ``results`` to ``path`` (:func:`migrator.base.fileio.create_or_replace`:
     atomic, never through a symbolic link); return the entry count."""
-    from migrator.base.fileio import SourceError, create_or_replace
-
     text = render(results)
     try:
         create_or_replace(path, text.encode("ascii"))
@@ -78,8 +77,6 @@ def load(path: Path) -> Baseline:
     a regular file within the size limit; no symbolic link at it or in a folder of its path
     below the repository top, as for writes): a committed link to ``/dev/zero`` or a
     document nested past the parser's depth is a BaselineError naming the file."""
-    from migrator.base.fileio import SourceError, read_bytes, refuse_links
-
     try:
         refuse_links(path)
         data = read_bytes(path)

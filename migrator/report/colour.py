@@ -11,6 +11,7 @@ escape sequences in the output.
 from __future__ import annotations
 
 import os
+import re
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ def wanted(stream: TextIO, environ: dict[str, str] | None = None) -> bool:
 
 def coloured(report: str) -> str:
     """``report`` (a text, concise or full report) with its finding lines coloured."""
-    import re
-
     finding, marker = re.compile(_FINDING), re.compile(_MARKER)
     out = []
     for line in report.splitlines(keepends=True):

@@ -6,7 +6,12 @@ this, so no format imports the package that picks it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+
+from migrator import __version__
+from migrator.catalog.target import label
+from migrator.report.escape import visible
 
 TYPE_CHECKING = False
 
@@ -38,8 +43,6 @@ def docs_url() -> str | None:
     the GitHub Action sets ``DFLASH_MIGRATE_DOCS_URL`` to MIGRATION.md in its own
     repository and revision. Only ``https://`` URLs are used.
     """
-    import os
-
     url = os.environ.get("DFLASH_MIGRATE_DOCS_URL", "").strip()
     if url.startswith("https://") and not any(c.isspace() or c in "#\"<>" for c in url):
         return url
@@ -55,8 +58,6 @@ def unused_suppressions_of(results: list[FileResult]) -> list[tuple[str, int, tu
 
 
 def tool_version() -> str:
-    from migrator import __version__
-
     return __version__
 
 
@@ -97,9 +98,6 @@ def narrowed_of(results: list[FileResult]) -> list[dict[str, object]]:
 def narrowed_lines(results: list[FileResult]) -> list[str]:
     """:func:`narrowed_of` for humans (fix's and lint's notes on stderr), escaped; none where
     no file was narrowed."""
-    from migrator.catalog.target import label
-    from migrator.report.escape import visible
-
     narrowed = narrowed_of(results)
     if not narrowed:
         return []
@@ -111,6 +109,4 @@ def narrowed_lines(results: list[FileResult]) -> list[str]:
 
 def target_text(target: tuple[tuple[str, ...], str]) -> str:
     """``sglang 0.5.14..0.5.23 (no sglang pin found: ...)`` for summary lines."""
-    from migrator.catalog.target import label
-
     return f"sglang {label(target[0])} ({target[1]})" if target[1] else f"sglang {label(target[0])}"

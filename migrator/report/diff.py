@@ -24,6 +24,8 @@ import os
 from collections import Counter
 from itertools import accumulate
 
+from migrator.report.escape import holds_log_command, visible
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import BinaryIO, Iterable, Iterator
@@ -51,8 +53,6 @@ def git_quoted(name: bytes) -> bytes:
     double quotes with C escapes (as ``core.quotePath``, git's default, does). A name holding
     a CI log command (``##[``, ``##vso[``: a runner obeys it anywhere in a line) is quoted too,
     its ``[`` written as the octal escape ``\\133``, which ``git apply`` reads back."""
-    from migrator.report.escape import holds_log_command
-
     command = holds_log_command(name)
     if not command and not any(byte < 0x20 or byte >= 0x7F or byte in (0x22, 0x5C) for byte in name):
         return name
@@ -232,7 +232,6 @@ def write(diffs: Iterable[tuple[bytes, bytes, str]], stream: BinaryIO, terminal:
 
         token = secrets.token_hex(16).encode()
         stream.write(b"::stop-commands::" + token + b"\n")
-    from migrator.report.escape import visible
 
     for old, new, path in diffs:
         for line, from_file in unified(old, new, path):

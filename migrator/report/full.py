@@ -16,6 +16,8 @@ no longer be read get no snippet. Source lines pass through
 
 from __future__ import annotations
 
+from migrator.base.fileio import SourceError, read_bytes
+from migrator.base.lines import split_lines
 from migrator.base.model import FileResult, Finding, RunSummary
 from migrator.report.common import findings_of
 from migrator.report.escape import visible
@@ -27,13 +29,10 @@ def _lines_of(path: str, sources: dict[str, bytes]) -> list[str] | None:
         return None
     data = sources.get(path)
     if data is None:
-        from migrator.base.fileio import SourceError, read_bytes
-
         try:
             data = read_bytes(path)
         except SourceError:
             return None
-    from migrator.base.lines import split_lines
 
     return [line.rstrip("\r\n") for line in split_lines(data.decode("utf-8", "replace"))]
 

@@ -15,7 +15,15 @@ from __future__ import annotations
 import json
 
 from migrator.base.model import FileResult, Finding, Fix, RunSummary
-from migrator.report.common import JSON_SCHEMA_VERSION, errors_of, fingerprinted, summary_dict, unused_suppressions_of
+from migrator.report.common import (
+    JSON_SCHEMA_VERSION,
+    errors_of,
+    fingerprinted,
+    narrowed_of,
+    summary_dict,
+    target_dict,
+    unused_suppressions_of,
+)
 from migrator.report.escape import json_text
 
 
@@ -46,8 +54,6 @@ def error_dict(error) -> dict[str, object]:  # noqa: ANN001 - model.FileError
 
 def document(results: list[FileResult], summary: RunSummary, config: str | None = None,
              target: tuple[tuple[str, ...], str] | None = None) -> dict[str, object]:
-    from migrator.report.common import narrowed_of, target_dict
-
     return {
         "version": JSON_SCHEMA_VERSION,
         "findings": [finding_dict(f, fp) for f, fp in fingerprinted(results)],

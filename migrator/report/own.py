@@ -11,6 +11,7 @@ merely mentions V1 names, or holds one key more, is linted as any other.
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from pathlib import Path
@@ -35,7 +36,6 @@ def is_own_report(data: bytes) -> bool:
     start = data[:64].lstrip()[:1]
     if start not in (b"{", b"[") or (b'"fingerprint": "' not in data and b'"partialFingerprints"' not in data):
         return False
-    import json
 
     try:
         text = data.decode("utf-8")
@@ -61,8 +61,6 @@ def is_own_report(data: bytes) -> bool:
 @cache
 def _schema_keys(what: str) -> tuple[frozenset[str], frozenset[str]]:
     """(required, allowed) keys of the lint report (``"report"``) or of one finding (``"finding"``)."""
-    import json
-
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     part = schema if what == "report" else schema["$defs"][what]
     return frozenset(part.get("required", ())), frozenset(part["properties"])

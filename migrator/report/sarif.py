@@ -36,7 +36,9 @@ from migrator.report.common import (
     docs_url,
     errors_of,
     fingerprinted,
+    narrowed_of,
     summary_dict,
+    target_dict,
     tool_version,
     unused_suppressions_of,
 )
@@ -178,7 +180,6 @@ def document(results: list[FileResult], summary: RunSummary, config: str | None 
                                  "rules": rules}
     if docs is not None:
         driver["informationUri"] = docs
-    from migrator.report.common import narrowed_of, target_dict
 
     properties: dict[str, object] = {"summary": summary_dict(results, summary), "config": config,
                                      "target": target_dict(target), "narrowed": narrowed_of(results)}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from migrator import catalog
 from migrator.base.model import FileResult
 from migrator.edit import applied as fix_applied
 from migrator.report.common import findings_of
@@ -26,8 +27,6 @@ from migrator.report.escape import visible
 
 
 def _title(code: str, example: str) -> str:
-    from migrator import catalog
-
     try:
         return catalog.get(code).message
     except KeyError:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from migrator import catalog
 from migrator.base.model import FileResult, Finding, RunSummary
-from migrator.report.common import errors_of, findings_of, summary_dict, unused_suppressions_of
+from migrator.report.common import errors_of, findings_of, summary_dict, target_text, unused_suppressions_of
 from migrator.report.escape import visible
 
 #: Before the message of an informational finding (``Finding.severity`` ``info``).
@@ -59,8 +59,6 @@ def fix_status(finding: Finding, mode: str, unsafe_fixes: bool, written: bool) -
 def fix_summary_line(summary: RunSummary, mode: str, target: tuple[tuple[str, ...], str], config: str | None,
                      interrupted: bool) -> str:
     """``fix``'s one summary line (to stderr: stdout may carry the diff or the fixed source)."""
-    from migrator.report.common import target_text
-
     verb = {"fix": "changed", "check": "would change", "diff": "would change"}[mode]
     line = (
         f"dflash-migrate: {counted(summary.files_scanned, 'file')} scanned, {summary.files_changed} {verb}, "
@@ -99,8 +97,6 @@ def summary_line(results: list[FileResult], summary: RunSummary, subject: str = 
     if summary.own_outputs:
         tail += f"; {counted(summary.own_outputs, 'own report')} not scanned"
     if target:
-        from migrator.report.common import target_text
-
         tail += f" (target {target_text(target)})"
     if config:
         tail += f" (config: {config})"

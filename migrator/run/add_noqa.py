@@ -32,7 +32,9 @@ from functools import cache
 from pathlib import Path
 
 from migrator.base.fileio import SourceError, read_bytes, write_atomic
+from migrator.base.lines import split_lines
 from migrator.base.model import FileResult
+from migrator.text._shellparse import unsafe_line_starts
 from migrator.text.filetypes import FileType, filetype_for, of_module
 
 TYPE_CHECKING = False
@@ -173,8 +175,6 @@ def _own_line(filetype: FileType | str, data: bytes, wanted: dict[int, set[str]]
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return data, set()
-    from migrator.base.lines import split_lines
-    from migrator.text._shellparse import unsafe_line_starts
 
     lines = split_lines(text, filetype.reader)
     newline = "\r\n" if "\r\n" in text else "\n"

@@ -8,7 +8,8 @@ import os
 
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
-from migrator.run.python_file import Pass
+from migrator.run import gitscan
+from migrator.run.passes import Pass
 
 
 def analyze_files(workers, paths: list[str], options: Options, this_pass: Pass, kind: str, jobs: int,  # noqa: ANN001
@@ -37,8 +38,6 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | N
     """The files the Python prefilter must look at; files git searched and found no marker
     in get their (empty) result here (``results`` None: the fork pass, which keeps none).
     See ``migrator.run.gitscan``."""
-    from migrator.run import gitscan
-
     answers = [gitscan.finish(scan) for scan in scans if scan is not None]
     if not scans or None in scans or None in answers:
         return list(files)

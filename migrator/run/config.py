@@ -38,10 +38,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Iterable, NamedTuple
 
 from migrator import catalog
-from migrator.base.records import record
+from migrator.base.fileio import SourceError, read_bytes
+from migrator.base.records import NamedTuple, record
+from migrator.base.repository import up_to_top
+from migrator.catalog.guide import valid
+from migrator.catalog.target import TargetError, parse
+from migrator.edit.comments import DEFAULT_LINE_LENGTH
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 KEYS = ("select", "ignore", "exclude", "per-file-ignores", "target-version", "extend-select", "extend-exclude",
         "force-exclude", "respect-gitignore", "unsafe-fixes", "cache-dir", "guide-url")
@@ -126,8 +134,6 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
         raise ConfigError(f"{source}: [tool.dflash-migrate] per-file-ignores must be a table")
     guide_url = table.get("guide-url")
     if guide_url is not None:
-        from migrator.catalog.guide import valid
-
         if not isinstance(guide_url, str) or not valid(guide_url.strip()):
             raise ConfigError(f"{source}: [tool.dflash-migrate] guide-url must be an http(s) address without "
                               "spaces, parentheses or '#' (the rule's anchor is added)")
@@ -136,7 +142,6 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
     if target is not None:
         if not isinstance(target, str):
             raise ConfigError(f"{source}: [tool.dflash-migrate] target-version must be a string")
-        from migrator.catalog.target import TargetError, parse
 
         try:
             parse(target, "target-version")
@@ -185,8 +190,6 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
 def _search_path(start: Path) -> list[Path]:
     """``start``'s folder and its parents up to the repository top; outside a repository,
     ``start``'s folder alone."""
-    from migrator.base.repository import up_to_top
-
     here = start.resolve()
     return [Path(folder) for folder in up_to_top(str(here if here.is_dir() else here.parent))]
 
@@ -194,8 +197,6 @@ def _search_path(start: Path) -> list[Path]:
 def _read_config(path: Path) -> bytes:
     """A ``pyproject.toml``'s bytes (empty if it cannot be read), its size checked first:
     a sparse 1 GiB one in a downloaded archive is an error, not gigabytes read."""
-    from migrator.base.fileio import SourceError, read_bytes
-
     try:
         return read_bytes(path)
     except SourceError as error:
@@ -390,8 +391,6 @@ def line_length(start: Path) -> int:
     default) where none sets it. The TODO comments a fix writes are wrapped to it. A file
     that never spells ``line-length`` is not parsed; one that is not TOML is skipped (the
     run's own configuration reports its errors)."""
-    from migrator.edit.comments import DEFAULT_LINE_LENGTH
-
     for folder in _search_path(start):
         for name in RUFF_CONFIGS:
             candidate = folder / name

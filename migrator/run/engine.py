@@ -15,18 +15,21 @@ The scanned code is never imported or executed.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options, selection
+from migrator.base.repository import top_of
+from migrator.run import gitscan, pool
 from migrator.run.batches import largest_first_chunks, narrow_with_git
-from migrator.run.files import PIN_FILE_ENDINGS, discover, is_pin_file
+from migrator.run.files import OWN_OUTPUT, PIN_FILE_ENDINGS, discover, is_pin_file
 from migrator.run.fork import through_the_fork
 from migrator.run.pipeline import process_bytes, process_chunk, warm_up
-from migrator.run.target import with_target
-from migrator.run.python_file import FIRST_PASS, Pass
+from migrator.run.passes import FIRST_PASS, Pass
 from migrator.run.result import RunResult
+from migrator.run.target import with_target
 from migrator.run.write import write_result
 
 TYPE_CHECKING = False
@@ -68,8 +71,6 @@ def run(
     Ctrl-C (SIGINT) at any point stops the run cleanly: files already written are fully
     migrated, the others untouched, and the result says ``interrupted`` (exit code 2).
     """
-    import gc
-
     outcome = RunResult(options.mode, options.unsafe_fixes)
     options = with_target(options)
     # The objects made here (ASTs, findings) are freed by reference counting; the cyclic
@@ -93,9 +94,6 @@ def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Optio
     only folders, or no repository, or a folder named is that repository's top): with the
     summary cache, from git's index and the repository map kept there
     (``migrator.run.repo_map``), else a ``git grep`` of the repository."""
-    from migrator.base.repository import top_of
-    from migrator.run import gitscan
-
     if len(folders) == len(paths):
         return None
     first = paths[0].resolve()
@@ -115,8 +113,6 @@ def _leave_out_own_reports(outcome: RunResult) -> None:
     as those found by name are, not results."""
     own = [result for result in outcome.results if result.own_report]
     if own:
-        from migrator.run.files import OWN_OUTPUT
-
         outcome.results = [result for result in outcome.results if not result.own_report]
         outcome.skipped.extend((result.path, OWN_OUTPUT) for result in own)
         outcome.summary = outcome.summary._replace(own_outputs=outcome.summary.own_outputs + len(own))
@@ -149,8 +145,6 @@ def _as_if_narrowed(outcome: RunResult, scan, analyzed: set[str]) -> None:  # no
 
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
-    from migrator.run import gitscan, pool
-
     jobs = options.jobs or default_jobs()
     folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
     # git scans the bytes on all cores while the workers start (they import the analysis)

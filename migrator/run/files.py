@@ -23,6 +23,8 @@ from pathlib import Path
 from migrator.base.options import compile_ignore, relative_below
 from migrator.base.patterns import on_first_use
 from migrator.base.repository import up_to_top
+from migrator.run.gitscan import tracked_files
+from migrator.text import accepts
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -110,7 +112,6 @@ def is_history(path: Path | str) -> bool:
 def _default_accept(path: str) -> bool:
     if path.endswith(PYTHON_SUFFIXES):
         return True
-    from migrator.text import accepts
 
     return accepts(path)  # decided by name: no file is opened, no handler is imported
 
@@ -177,8 +178,6 @@ def _parents(relative: str) -> Iterable[str]:
 
 
 def _tracked_files(root: str) -> frozenset[str] | None:
-    from migrator.run.gitscan import tracked_files
-
     return tracked_files(root)
 
 

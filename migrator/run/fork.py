@@ -9,27 +9,30 @@ import ast
 import os
 import re
 from pathlib import Path
-from typing import NamedTuple
 
+from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python, read_bytes
-from migrator.base.model import FileResult
-from migrator.base.options import Options, selection
+from migrator.base.lines import may_suppress
+from migrator.base.model import INFO, FileResult, Finding, Span
+from migrator.base.options import Options, enabled_for, selection
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.base.repository import top_of
+from migrator.python.analysis import analyze, module_name_for
+from migrator.python.forkindex import ForkIndex, module_files, package_root
 from migrator.relevance.prefilter import might_match
-from migrator.run import batches
+from migrator.run import batches, gitscan
 from migrator.run.batches import narrow_with_git
 from migrator.run.files import discover, is_python
 from migrator.run.pipeline import module_name_of
-from migrator.run.python_file import MAX_ANALYZE_BYTES, Pass
+from migrator.run.passes import MAX_ANALYZE_BYTES, Pass
 from migrator.run.result import RunResult
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Callable, Iterable, Sequence
 
-    from migrator.base.model import Finding
-    from migrator.python.forkindex import ForkIndex, ModuleSummary
+    from migrator.python.forkindex import ModuleSummary
     from migrator.run.gitscan import GitScan
     from migrator.run.summary_cache import SummaryCache
 
@@ -51,8 +54,6 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
     scope = index_scope(paths, options)
     if scope is not None:
-        from migrator.run import gitscan
-
         given = {os.path.abspath(f) for f in files}
         shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
 
@@ -138,9 +139,6 @@ def _report_vendored(outcome: RunResult, index: ForkIndex, scanned: set[str], op
     upstream first. A suppression comment in that file hides it (the one file read again)."""
     if not index.vendored_definitions:  # most runs: nothing to look at
         return
-    from migrator import catalog
-    from migrator.base.model import INFO, Finding, Span
-    from migrator.base.options import enabled_for
 
     code = catalog.VENDORED_CODE
     if options.target_version is not None and not catalog.get(code).fires_for(options.target_version):
@@ -179,8 +177,6 @@ def _suppressed(result: FileResult, finding: Finding) -> bool:
     """Does a comment in the file the run-level finding lands on hide it? Its file is read
     once more (one per vendored package, only in a run that has the finding); the directive
     that hides it is no longer reported unused."""
-    from migrator.base.lines import may_suppress
-
     try:
         data = read_bytes(result.path)
         if not may_suppress(data.decode("latin-1"), python=True):  # ASCII markers: the real decoding can wait
@@ -212,10 +208,6 @@ def index_scope(paths: Sequence[Path], options: Options) -> IndexScope | None:
     in it, else the top package of each named file (a script outside a package is no module
     of the index: nothing), never the current folder or a named file's folder as such
     (issue 50: a folder of 20,000 files walked for one file)."""
-    from migrator.base.repository import top_of
-    from migrator.python.analysis import module_name_for
-    from migrator.python.forkindex import package_root
-
     if not paths:
         return None
     first = paths[0].resolve()
@@ -319,8 +311,6 @@ def _completed(summaries: dict[str, ModuleSummary], cache: SummaryCache | None =
     """The fork index of ``summaries`` once those of masked files (``ModuleSummary.complete``
     False) that import from a module carrying V1 objects, the only ones whose blanked
     statements can matter to it, are the whole files'."""
-    from migrator.python.forkindex import ForkIndex
-
     while True:
         index = ForkIndex([summaries[path] for path in sorted(summaries)], might_match)
         carriers = index.carriers()
@@ -339,8 +329,6 @@ def _read_wanted(summaries: dict, known: Sequence[str], cache: SummaryCache | No
     the class of a receiver defined in another module), and theirs in turn, if they are
     among the project's files (``known``) and not indexed yet. They are few (one per
     undecided call), hold no V1 word and are analysed here, for their summary only."""
-    from migrator.python.forkindex import module_files
-
     if not any(summary.wanted for summary in summaries.values()):
         return  # most runs: the paths of every project file are not worth joining
     by_real = {os.path.abspath(path): path for path in known if is_python(path)}
@@ -372,7 +360,6 @@ def _summary_only(path: str, cache: SummaryCache | None = None) -> ModuleSummary
     """The fork index's summary of one file, every statement walked (a constructor's
     ``self.x = X()`` too); None where it cannot be read or parsed (its own run reports that).
     Taken from ``cache`` where it holds one for these bytes, and stored there after."""
-    from migrator.python.analysis import analyze
     from migrator.python.summary import summarize
 
     module_name = module_name_of(Path(path))

@@ -45,6 +45,9 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from migrator.base.compat import grep_pattern, grep_patterns
+from migrator.base.fileio import SourceError, read_bytes
+from migrator.base.repository import top_of
 from migrator.relevance.prefilter import COARSE_MARKERS, COOKIE_GREP, COOKIE_PCRE
 from migrator.text.filetypes import BINARY_SUFFIXES, GENERATED_SUFFIXES
 
@@ -154,9 +157,6 @@ def _config_may_declare_promisor(folder: str) -> bool:
     """False only where the repository's config surely declares no promisor: it spells
     neither name (a key is spelled literally, in any case) and includes no other file.
     Asking git costs a process (~3 ms, 1-2 % of a lint) that a plain repository skips."""
-    from migrator.base.fileio import SourceError, read_bytes
-    from migrator.base.repository import top_of
-
     top = top_of(os.path.abspath(folder))
     if top is None:
         return False  # no repository: git has nothing to fetch into
@@ -244,7 +244,6 @@ def start(root: Path) -> GitScan | None:
     folder = str(root)
     if is_partial_clone(folder):
         return None  # the Python prefilter reads every file; the listing comes from ``tracked_files``
-    from migrator.base.compat import grep_pattern, grep_patterns
 
     # The markers are plain lower-case words, so also regular expressions; the cookie
     # pattern finds files whose coding cookie may name an encoding other than UTF-8 (the

@@ -35,12 +35,16 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path, PurePath
-from typing import Iterable, NamedTuple
 
 from migrator import catalog
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.run.config import ConfigError, pin_groups
 from migrator.run.files import PIN_FILE_ENDINGS, is_pin_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterable
 
 _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
 #: a folder or file stem that is a release: ``v0.5.6``, ``0.5.6``, ``sglang-0.5.12``
@@ -122,8 +126,6 @@ def release_scopes(files: Iterable[str], pin_folder: str) -> tuple[ReleaseScope,
     first: groups before folders, deeper folders first. ``files``: the run's discovered files
     (only pin files are read); ``pin_folder``: where the run's own pin is read from, whose
     ``[project] dependencies`` and ``requirements*.txt`` are the run's target, not a scope."""
-    from migrator.run.config import ConfigError, pin_groups
-
     root = os.path.abspath(pin_folder) if pin_folder else ""
     candidates = {os.path.abspath(f) for f in files if f.endswith(PIN_FILE_ENDINGS) and is_pin_file(f)}
     if root and os.path.isfile(os.path.join(root, "pyproject.toml")):

@@ -5,18 +5,24 @@ workers (``migrator.run.pool``); never touches the disk but to read the file it 
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 from migrator import catalog
+from migrator.base.compat import text_pattern
+from migrator.base.fileio import SourceError, declared_encoding, decode_python, read_bytes
+from migrator.base.model import INFO, FileError, FileResult, Fix, InsertComment, RewriteError
+from migrator.base.options import Options, enabled_for
 from migrator.catalog import guide
-from migrator.base.fileio import SourceError, read_bytes
-from migrator.base.model import FileError, FileResult, RewriteError
-from migrator.base.options import Options
-from migrator.edit import applied
+from migrator.catalog.target import label
+from migrator.edit import applied, apply, chosen_edits
+from migrator.python.analysis import module_name_for
+from migrator.python.fallbacks import anchor_lines, known_names
 from migrator.relevance.prefilter import _groups, might_match, might_match_python
 from migrator.run.files import is_history, is_python
-from migrator.run.python_file import FIRST_PASS, MAX_ANALYZE_BYTES, Pass, process_python, text_context, too_large
+from migrator.run.passes import FIRST_PASS, MAX_ANALYZE_BYTES, Pass
 from migrator.run.target import with_target
+from migrator.text import handler_for
 
 #: A notebook is mostly outputs (images), and its code cells go through the Python limit
 #: one by one; but the whole JSON is parsed first (~15x its size in memory, ~0.3 s per MB).
@@ -63,8 +69,6 @@ def _process_before_v2(path: str, data: bytes, options: Options, module_name: st
                        releases: tuple[str, ...], why: str) -> FileResult:
     """Findings for the run's V2 target, but only TODOs written: with a fix among them, the
     file is reported (and a Python file gets each fix as a TODO), not fixed."""
-    from migrator.catalog.target import label
-
     result = _process_for_target(path, data, options, module_name, this_pass)
     if result.fixes_applied or any(applied(f.fix, True) for f in result.findings):
         result = _process_for_target(path, data, options._replace(mode="lint"), module_name, this_pass)
@@ -81,16 +85,7 @@ def _write_todos(result: FileResult, data: bytes, note: str) -> None:
     """A Python file for a release before the V2 worker: each finding the run would have
     fixed becomes a TODO above its statement (text files keep their findings only: each
     format writes its comments its own way)."""
-    import ast
-
-    from migrator.base.fileio import decode_python
-    from migrator.base.model import Fix, InsertComment
-    from migrator.edit import apply, chosen_edits
-    from migrator.python.fallbacks import anchor_lines
-
     if b"coding" in data:
-        from migrator.base.fileio import declared_encoding
-
         if declared_encoding(data) != "utf-8":
             return  # python_file._apply's round-trip rule, kept simple here: findings only
     try:
@@ -120,9 +115,6 @@ def _as_history(result: FileResult, options: Options) -> FileResult:
     """A history file's result: what was stays as it was (no fix, no TODO), and each mention
     becomes an informational DFM490 naming the code that found it, only where DFM490 is
     selected by name (``--select DFM490``, or a prefix of it); otherwise none."""
-    from migrator.base.model import INFO
-    from migrator.base.options import enabled_for
-
     code = catalog.HISTORY_CODE
     wanted = options.select is not None and enabled_for(result.path, options)(code)
     result.findings = [f._replace(code=code, message=f"{catalog.get(code).message} ({f.code}: {f.message})", fix=None,
@@ -132,9 +124,10 @@ def _as_history(result: FileResult, options: Options) -> FileResult:
 
 
 def _process_file(path: str, data: bytes, options: Options, module_name: str | None, this_pass: Pass) -> FileResult:
+    from migrator.run.python_file import process_python, text_context, too_large  # seam: the analysis and the rules
+
     if is_python(path):
         return process_python(path, data, options, module_name, this_pass)
-    from migrator.text import handler_for
 
     handler = handler_for(path)
     if handler is None:
@@ -156,8 +149,6 @@ def _own_report(data: bytes) -> bool:
 
 
 def module_name_of(path: Path) -> str | None:
-    from migrator.python.analysis import module_name_for
-
     return module_name_for(path)
 
 
@@ -188,17 +179,9 @@ def warm_up() -> None:
     import tokenize  # noqa: F401
     import unicodedata  # noqa: F401
 
-    from migrator.base.compat import text_pattern
-    from migrator.python import analysis, probes, summary, todo_merge  # noqa: F401
-    from migrator.python.fallbacks import known_names
-    from migrator.python.release_fit import fit  # noqa: F401
-    from migrator.python.rules import all_rules
-    from migrator.relevance import words
-    from migrator.run import own_release  # noqa: F401
+    from migrator.run import own_release, python_file  # noqa: F401  (seam: the analysis and the rules)
 
-    all_rules()
-    words.word_groups()
-    words.is_relevant_qualname("")
+    python_file.build_tables()
     _groups()
     known_names()
     text_pattern()

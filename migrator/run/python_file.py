@@ -9,18 +9,27 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import NamedTuple
 
 from migrator import catalog
+from migrator.base.compat import holds_compatibility_character
 from migrator.base.fileio import SourceError, declared_encoding, decode_python
 from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import INFO, FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
 from migrator.edit import applied, apply, chosen_edits
+from migrator.edit.comments import logical, same_todo
 from migrator.python import partial
+from migrator.python.analysis import analyze, module_name_for
+from migrator.python.forkindex import ForkView, package_root
+from migrator.python.release_fit import fit
+from migrator.python.rules import RuleContext, all_rules
+from migrator.python.summary import summarize
+from migrator.python.todo_merge import merged
 from migrator.relevance.prefilter import _tokens, might_match_python
+from migrator.relevance import words
+from migrator.relevance.words import hot_text
+from migrator.run.passes import FIRST_PASS, MAX_ANALYZE_BYTES, Pass
 from migrator.run.target import with_target
 
 TYPE_CHECKING = False
@@ -35,30 +44,14 @@ if TYPE_CHECKING:
 TODO_PATTERN = on_first_use(r"#\s*" + re.escape(catalog.TODO_MARKER) + r"\s*(DFM\d{3})\b")
 
 
-#: Above these sizes a file is reported, not parsed (ast needs ~150x the source in memory
-#: and the analysis ~3 s per MB of hot statements; text files ~3 s per MB of settings)
-#: or not rewritten (libcst needs minutes per MB): one generated (or hostile) giant must
-#: not stall or exhaust the machine; the other files are still processed.
-MAX_ANALYZE_BYTES = 2 * 1024 * 1024
-
-
 MAX_REWRITE_BYTES = 2 * 1024 * 1024  # for edits that need libcst (splicing has no such limit)
 
 
-@record
-class Pass(NamedTuple):
-    """What one pass of a run hands to the work on each file beside the options (which hold
-    only what the user asked): the fork index once the run built it (its names are
-    prefilter words too, and the analysis follows V1 objects through the fork's modules),
-    and whether the pass only indexes (findings and module summaries, no fixes: the fork
-    pass's first reads). Pickled to every worker chunk with the paths, so it holds nothing
-    that grows with the repository but the index the workers need."""
-
-    fork: ForkIndex | None = None
-    index_only: bool = False
-
-
-FIRST_PASS = Pass()
+def build_tables() -> None:
+    """The rules' and the hot words' tables, built once (``migrator.run.pipeline.warm_up``)."""
+    all_rules()
+    words.word_groups()
+    words.is_relevant_qualname("")
 
 
 def too_large(path: str, data: bytes, candidate: bool, limit: int = MAX_ANALYZE_BYTES) -> FileResult:
@@ -155,8 +148,6 @@ def words_are_spelled(source: str) -> bool:
     (``\U0001d403FlashWorker`` is ``DFlashWorker``), so in a source holding a compatibility
     character the hot lines, which search the words as written, would miss it: such a
     file is analysed whole (``tests/test_shortcuts.py`` found the miss)."""
-    from migrator.base.compat import holds_compatibility_character
-
     return source.isascii() or not holds_compatibility_character(source.encode("utf-8", "surrogatepass"))
 
 
@@ -166,8 +157,6 @@ def _masked_for_parsing(source: str, allowed: bool) -> tuple[HotText | None, tup
     parsed anyway."""
     if not allowed or len(source) < partial.MIN_PARTIAL_CHARS:
         return None, None
-    from migrator.relevance.words import hot_text
-
     hot = hot_text(source)
     return hot, partial.mask(source, hot.lines_hot)
 
@@ -196,19 +185,12 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
     and the words the analysis made hot. ``fork``: the fork index, where the run has one;
     ``hot``: the source's hot lines where the caller made them; ``complete``: False where ``tree`` is of a masked text (``migrator.python.partial``),
     and so is the summary; ``shortcuts``: False to analyse every statement, cold ones too."""
-    from migrator.python.analysis import analyze, module_name_for
-    from migrator.python.forkindex import ForkView, package_root
-    from migrator.python.rules import RuleContext, all_rules
-    from migrator.python.summary import summarize
-
     view = None
     if fork is not None:
         name = module_name or module_name_for(Path(path))
         if name is not None:
             view = ForkView(fork, package_root(Path(path).resolve(), name), name)
     if shortcuts and hot is None and view is None:
-        from migrator.relevance.words import hot_text
-
         hot = hot_text(source)
     analysis = analyze(tree, source, Path(path), module_name, skip_cold_functions=shortcuts, fork=view, hot=hot)
     enabled = enabled_for(path, options)
@@ -218,12 +200,8 @@ def _run_rules(path: str, tree: ast.Module, source: str, options: Options, modul
         rule(context)
     findings = _dedupe(context.findings)
     if findings:
-        from migrator.python.release_fit import fit
-
         findings = fit(findings, tree, releases, options.target_version, source, analysis.lines)
         findings = [_informational(f) if _still_resolves(f.code, releases) else f for f in findings]
-        from migrator.python.todo_merge import merged
-
         # a TODO a run with the other ``--unsafe-fixes`` merged, or an older release wrote
         # unmerged, is explained too: not a leftover (only a source with a TODO has one)
         explaining = [*findings]
@@ -267,7 +245,6 @@ def _leftover_todos(path: str, source: str, findings: list[Finding], enabled: Ca
     wrapped one read whole: ``migrator.edit.comments``)."""
     if catalog.TODO_MARKER not in source:
         return []
-    from migrator.edit.comments import logical, same_todo
 
     explained = {same_todo(edit.text) for f in findings if f.fix for edit in (*f.fix.edits, *f.fix.fallback)
                  if isinstance(edit, InsertComment)}

@@ -20,7 +20,13 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from migrator import catalog
+from migrator.base.fileio import create_or_replace
 from migrator.base.model import FileResult, Finding, InsertComment
+from migrator.base.options import compile_ignore
+from migrator.edit import applied
+from migrator.report.escape import visible
+from migrator.run.result import left_for_humans
 
 SCHEMA = "https://dflash-migrate/run-report-v1"
 #: Where GitHub looks for the owners file, first found wins.
@@ -30,8 +36,6 @@ UNOWNED = "(no owner)"
 
 def owners_rules(top: str) -> list[tuple[object, tuple[str, ...]]]:
     """(compiled pattern, owners) of each line of the repository's CODEOWNERS, in order."""
-    from migrator.base.options import compile_ignore
-
     for name in CODEOWNERS:
         try:
             text = Path(top, name).read_text(encoding="utf-8", errors="replace")
@@ -64,9 +68,6 @@ def _breaking(findings: Sequence[Finding], release: str, unsafe_fixes: bool) -> 
     """The codes of the findings left in a file that still break or change behaviour on
     ``release`` (the catalog's release facts, ``Entry.fires_for``, as the rules use them);
     names in prose and docs (the text codes) break nothing."""
-    from migrator import catalog
-    from migrator.run.result import left_for_humans
-
     codes = set()
     for finding in findings:
         entry = catalog.get(finding.code) if left_for_humans(finding, unsafe_fixes) else None
@@ -92,9 +93,6 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
           target: tuple[tuple[str, ...], str] | None, top: str) -> dict:
     """The report of a run (its ``results`` and ``summary``, ``mode``, the ``target``
     releases and their source), paths relative to ``top``, the repository's top."""
-    from migrator.edit import applied
-    from migrator.run.result import left_for_humans
-
     rules = owners_rules(top)
     writes = mode == "fix"
     releases, source = target if target is not None else ((), "")
@@ -145,8 +143,6 @@ def build(results: Sequence[FileResult], summary: object, mode: str, unsafe_fixe
 
 def markdown(report: dict) -> str:
     """The report as Markdown: a one-screen summary first, then by owner, then per file."""
-    from migrator.report.escape import visible
-
     summary, target = report["summary"], report["target"]
     releases = target["releases"]
     lines = [
@@ -199,8 +195,6 @@ def markdown(report: dict) -> str:
 
 def write(path: Path, report: dict) -> None:
     """``report`` into ``path``: Markdown for ``.md``/``.markdown``, JSON otherwise."""
-    from migrator.base.fileio import create_or_replace
-
     if path.suffix.lower() in (".md", ".markdown"):
         data = markdown(report).encode("utf-8")
     else:

@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from functools import lru_cache
 from pathlib import Path
 
+from migrator import __version__
+from migrator.base.fileio import SourceError, create_or_replace, remove_folder_aside
 from migrator.base.options import Options
 from migrator.python.forkindex import ModuleSummary
 
@@ -67,8 +70,6 @@ def tool_fingerprint() -> str:
     (the catalog is code): a changed rule, catalog entry or summary format gives another
     fingerprint, so no entry carries over. Stat, not read: ~1 ms, against ~35 ms to hash
     the package's bytes on every run (BENCHMARKS.md, issue 49)."""
-    from migrator import __version__
-
     signature = [f"{FORMAT} {__version__}"]
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     folders = [package]
@@ -169,8 +170,6 @@ class SummaryCache:
         (``base.fileio.create_or_replace``: a temporary file renamed over the entry, so
         concurrent runs read a whole entry or none); a cache that cannot be written is no
         error (the run goes on)."""
-        from migrator.base.fileio import SourceError, create_or_replace
-
         target = self.entry_file(key)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -259,10 +258,6 @@ def tidy(folder: Path, now: float | None = None) -> int:
     """Bound the cache whose fingerprint folder is ``folder`` (see the module docstring);
     returns the number of entries and folders removed. Never raises: a cache that cannot
     be tidied is no error."""
-    import time
-
-    from migrator.base.fileio import remove_folder_aside
-
     now = time.time() if now is None else now
     removed = 0
     try:

@@ -20,13 +20,14 @@ line endings other than CRLF vs LF) reads as changed: refused, the safe side.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
-from typing import NamedTuple
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.base.repository import top_of
+from migrator.run.gitscan import is_partial_clone, run_git
 
 
 @record
@@ -82,8 +83,6 @@ class Uncommitted:
 
 def _same_blob(blob: str, data: bytes) -> bool:
     def blob_id(content: bytes) -> str:
-        import hashlib  # here: OpenSSL's start-up (~10 ms) only where fix mode asks git
-
         digest = hashlib.sha256() if len(blob) == 64 else hashlib.sha1()
         digest.update(b"blob %d\0" % len(content))
         digest.update(content)
@@ -94,8 +93,6 @@ def _same_blob(blob: str, data: bytes) -> bool:
 
 
 def _read_repository(top: str) -> _Repository | None:
-    from migrator.run.gitscan import is_partial_clone, run_git
-
     where = ["--git-dir", os.path.join(top, ".git"), "--work-tree", top]
     if is_partial_clone(top, where):
         return _Repository({}, frozenset(), partial_clone=True)

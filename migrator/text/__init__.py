@@ -47,6 +47,7 @@ from collections.abc import Callable
 from functools import cache
 from importlib import import_module
 
+from migrator import catalog
 from migrator.text.filetypes import BINARY_SUFFIXES, MODULES, accepts, filetype_for, module_for
 
 TYPE_CHECKING = False
@@ -76,7 +77,6 @@ def text_rules() -> dict[str, TextRule]:
 def emitted_codes(name: str) -> frozenset[str]:
     """Every code the module ``name`` may emit: its own, the fully qualified names', and
     those of the rules it runs on embedded text."""
-    from migrator import catalog
     from migrator.text._core import DOTTED_KINDS
 
     if name == "python":

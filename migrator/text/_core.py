@@ -15,27 +15,30 @@ import re
 from collections.abc import Callable
 from functools import cache
 from importlib import import_module
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.lines import split_lines, strip_comment  # noqa: F401 - the text rules call them as _core.*
 from migrator.base.model import (
+    Examples,
     FileError,
     FileResult,
     Finding,
-    Examples,
     Fix,
     InsertComment,
     Replace,
     RewriteError,
     Span,
 )
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+from migrator.base.suppressions import filter_findings
 from migrator.catalog import names as catalog_names
 from migrator.edit import applied, apply_text, chosen_edits
 from migrator.edit.comments import DEFAULT_LINE_LENGTH
+from migrator.python.analysis import rename_qualname
 from migrator.text import wording
+from migrator.text._guard import verdict
 from migrator.text.filetypes import FileType, filetype_for, of_module
+from migrator.text.quoting import comments_of
 
 ENV = catalog.ENV_SPEC_V2
 ENV_RE = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(ENV)}(?![A-Za-z0-9_])")
@@ -228,8 +231,6 @@ def _is_whole_value(line: _Line, start: int, end: int, handler: str) -> bool:
 
 def _qualified_finding(path: str, number: int, start: int, spelled: str, ctx: Ctx, rewrite: bool,
                        kind: str = "") -> Finding | None:
-    from migrator.python.analysis import rename_qualname
-
     entry = catalog.qualified_entry(spelled)
     if entry is None or not ctx.fires(entry.code):
         return None
@@ -365,9 +366,6 @@ def run(path: str, data: bytes, ctx: Ctx, rule: TextRule, analyze: Analyzer, *,
     gives its comment syntax and quoting, where its reader ends lines and its text-fix
     check (``guard``), run on the fixed text before it is kept; ``regions``: where the
     file's data and embedded languages are, for suppressions."""
-    from migrator.base.suppressions import filter_findings
-    from migrator.text.quoting import comments_of
-
     filetype = filetype_for(path)
     if filetype is None or filetype.module.rsplit(".", 1)[-1] != rule.name:  # a handler called for another name
         filetype = of_module(rule.name)
@@ -427,7 +425,6 @@ def guarded(guard: Guard | None, path: str, text: str, findings: list[Finding], 
     new_text = apply_text(text, edits, reader, width)
     if new_text == text or not fixes or guard is None:
         return findings, new_text, fixes, 0
-    from migrator.text._guard import verdict
 
     def check(chosen: list[Finding]) -> tuple[str | None, str]:
         after = apply_text(text, chosen_edits(chosen, unsafe), reader, width)

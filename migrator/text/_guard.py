@@ -31,6 +31,8 @@ import shutil
 import subprocess
 from collections.abc import Callable
 
+import yaml as pyyaml
+
 from migrator import catalog
 
 TIMEOUT_S = 20
@@ -289,8 +291,6 @@ class _Comparison:
 
 
 def _yaml_load(text: str) -> tuple[list[object] | None, str | None]:
-    import yaml as pyyaml
-
     loader = getattr(pyyaml, "CSafeLoader", pyyaml.SafeLoader)
     try:
         return list(pyyaml.load_all(text, Loader=loader)), None

@@ -15,9 +15,8 @@ import itertools
 import json
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 _WS = re.compile(r"\s*")

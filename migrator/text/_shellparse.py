@@ -19,9 +19,8 @@ text it cannot read for sure (:func:`unsafe_line_starts`, for ``--add-noqa``).
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 
 @record

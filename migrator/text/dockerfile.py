@@ -16,11 +16,10 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Span
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.text import _core, _guard, embedded_python, shell, wording
 from migrator.text._shellparse import split
 

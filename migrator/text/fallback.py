@@ -17,7 +17,8 @@ import os
 
 from migrator import catalog
 from migrator.base.model import FileResult, Finding
-from migrator.text import _core, _guard, embedded_python, mentions
+from migrator.text import _core, _guard, embedded_python, mentions, shell
+from migrator.text._shellparse import split
 from migrator.text.filetypes import is_makefile
 
 #: File suffix (or whole lower-case name) -> comment style of ``mentions.STYLES``.
@@ -81,9 +82,6 @@ def recipe_lines(lines: list[str]) -> list[tuple[int, list[str]]]:
 def _makefile(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     """Recipe lines through the shell rules (each line runs in a shell of its own, so each
     is one script), the rest of the file as text."""
-    from migrator.text import shell
-    from migrator.text._shellparse import split
-
     lines = _core.split_lines(text, "shell")
     recipes = recipe_lines(lines)
     out: list[Finding] = []

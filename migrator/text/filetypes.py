@@ -16,10 +16,12 @@ file needs it.
 from __future__ import annotations
 
 import os
-from typing import Literal, NamedTuple
-
 from migrator.base.patterns import on_first_use
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 @record

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from importlib import import_module
 
 from migrator import catalog
+from migrator.base.fileio import SourceError
 from migrator.base.model import Finding, Fix, InsertComment, Span
 from migrator.text import _core, _guard, doc_prose, mentions
 from migrator.text.filetypes import fence_type
@@ -142,8 +143,6 @@ def _python_block(path: str, lines: list[str], body: range, ctx: _core.Ctx) -> l
     report-only. ``>>>``/``...`` prompts and the block's common indentation (a block in a
     list item) are cut before parsing and added back to the columns. A block that does not
     parse (a fragment, pseudo-code) is scanned as text."""
-    from migrator.base.fileio import SourceError
-
     prompted = any(_PROMPT.match(lines[k]) for k in body)
     cut: dict[int, int] = {}
     for k in body:

@@ -44,9 +44,11 @@ from migrator.base.model import (
     RewriteError,
     Span,
 )
+from migrator.base.suppressions import Comments, filter_findings
 from migrator.edit import applied, apply_text, chosen_edits
 from migrator.edit.ranges import splice_ranges
 from migrator.text import _core, _guard, _jsonspan, dotenv, markdown, shell
+from migrator.text.quoting import FENCES, column_reader
 
 _MAGIC = re.compile(r"^\s*(!|%%?|\?)")
 _SHELL_CELL = re.compile(r"^%%(bash|sh|script\s+(ba)?sh)\b")
@@ -174,9 +176,6 @@ def _encode(source: str, cell: _jsonspan.CellSource, text: str) -> str:
 
 
 def handle(path: str, data: bytes, ctx: _core.Ctx) -> FileResult:
-    from migrator.base.suppressions import Comments, filter_findings
-    from migrator.text.quoting import FENCES, column_reader
-
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

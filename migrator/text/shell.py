@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, RemoveStatement, Replace, Span
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.text import _core, embedded_python, wording
 from migrator.text._shellparse import ShellCommand, Word, split
 

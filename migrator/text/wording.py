@@ -13,10 +13,8 @@ nouns are here, one :class:`Terms` per file type (:data:`TERMS`, by
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from migrator import catalog
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 
 ENV, FLAG, LAUNCH = catalog.ENV_SPEC_V2, catalog.DISABLE_OVERLAP_FLAG, catalog.LAUNCH_SERVER_MODULE
 SINCE = catalog.FIRST_V2_RELEASE

@@ -24,6 +24,8 @@ from __future__ import annotations
 import bisect
 import re
 
+import yaml as pyyaml
+
 from migrator import catalog
 from migrator.base.model import Finding, Fix, RemoveStatement, Replace, Span
 from migrator.text import _core, embedded_python, shell
@@ -184,8 +186,6 @@ class _Structure:
     never keys. ``parsed`` is False for text PyYAML rejects (templates): nothing is edited."""
 
     def __init__(self, text: str) -> None:
-        import yaml as pyyaml
-
         self.keys: set[int] = set()
         self.scalars: set[int] = set()
         self.inside: set[int] = set()

@@ -29,8 +29,14 @@ from pathlib import Path
 from typing import Iterable
 
 from migrator import catalog
-from migrator.base.model import FileError, FileResult, Finding
+from migrator.base.fileio import SourceError, read_bytes
+from migrator.base.model import FileError, FileResult, Finding, Span
+from migrator.catalog.target import label
 from migrator.releases.index import SglangIndex
+from migrator.report.common import fingerprinted, target_dict, target_text
+from migrator.report.escape import visible
+from migrator.report.json import dumps, error_dict, finding_dict
+from migrator.run.files import discover, is_python
 from migrator.run.result import exit_code  # the one exit-code computation (lint's convention), re-exported
 from migrator.verify.checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target
 
@@ -102,9 +108,6 @@ def verify_paths(paths: Iterable[str | Path], target: Target, selection: Selecti
     (errors, not exceptions, for paths that do not exist and files that cannot be read or
     parsed); what discovery skipped (links, special files) is appended to ``skipped``, the
     number of paths it left out (ignore files, excludes) to ``left_out``."""
-    from migrator.base.fileio import SourceError, read_bytes
-    from migrator.run.files import discover, is_python
-
     found = discover([Path(p) for p in paths], selection, accept=is_python)
     if skipped is not None:
         skipped.extend(found.skipped)
@@ -158,8 +161,6 @@ def _statement_starts(text: str) -> dict[int, int]:
 
 
 def _at_line(finding: Finding, line: int) -> Finding:
-    from migrator.base.model import Span
-
     return finding._replace(span=Span.of(line, 0, line, 0))
 
 
@@ -206,9 +207,6 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
     renders (each finding says its release). ``text``: per file that fails on some release,
     those releases and the first failing name; files that resolve everywhere are counted.
     ``json``: the full release x file matrix."""
-    from migrator.catalog.target import label
-    from migrator.report.common import target_dict, target_text
-
     releases = tuple(matrix)
     paths = [result.path for result in next(iter(matrix.values()), [])]
     by_path = {release: {r.path: r for r in results} for release, results in matrix.items()}
@@ -220,9 +218,6 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
             failing[path] = bad
     merged = [_merged(path, {release: by_path[release][path] for release in releases}) for path in paths]
     if fmt == "json":
-        from migrator.report.common import fingerprinted
-        from migrator.report.json import dumps, error_dict, finding_dict
-
         document = {
             "version": 1, "kind": "verify-range", "target": target_dict(target), "config": config,
             "releases": list(releases),
@@ -241,7 +236,6 @@ def range_report(matrix: dict[str, list[FileResult]], fmt: str, target: tuple[tu
         lines.append(f"{path}: fails on sglang {label(tuple(bad))}; first: {name}")
     lines.append(f"{len(paths) - len(failing)} of {len(paths)} files resolve on every release of "
                  f"{target_text(target)}; {len(failing)} fail on some" + (f" (config: {config})" if config else "") + ".")
-    from migrator.report.escape import visible
 
     return "\n".join(visible(line) for line in lines) + "\n", merged
 
@@ -255,8 +249,6 @@ def _cell(result: FileResult, finding_dict, error_dict, fingerprinted) -> dict[s
 def _merged(path: str, cells: dict[str, FileResult]) -> FileResult:
     """One file's findings over every release, each saying its release (same finding on
     several releases: once, naming them all)."""
-    from migrator.catalog.target import label
-
     merged = FileResult(path)
     seen: dict[tuple, list[str]] = {}
     findings: dict[tuple, Finding] = {}

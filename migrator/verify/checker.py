@@ -26,11 +26,10 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import NamedTuple
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, Span
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.python import analysis
 from migrator.python.names import MISSING_NAME_ERRORS
 from migrator.releases.index import ReleaseClass, SglangIndex, dotted_name, parse_class

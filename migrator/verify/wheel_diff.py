@@ -37,10 +37,11 @@ import ast
 import re
 import sys
 from functools import cache
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
+from migrator import catalog
 from migrator.base.imports import resolve_relative
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.releases.index import FunctionInfo, Import, ReleaseClass, SglangIndex, dotted_name, lines_of
 
 #: The modules compared: a prefix ending in ``.`` covers a package's modules.
@@ -291,8 +292,6 @@ def _renamed(name: str, renames: Mapping[str, str]) -> str:
 
 def catalog_renames(target: str) -> dict[str, str]:
     """The catalog's module and class renames for ``target`` (what the codemod writes)."""
-    from migrator import catalog
-
     found: dict[str, str] = {}
     for entry in catalog.entries_of_kind("module", "class", "function"):
         new = entry.replacement_for(target)
@@ -512,8 +511,6 @@ def release_index(version: str) -> SglangIndex:
 def release_surface(version: str) -> dict[str, tuple[str, ...]]:
     """:func:`surface` of ``sglang==version``, read once per process; the private names that
     count are those the catalog names."""
-    from migrator import catalog
-
     private = frozenset(name for name in catalog.by_name()
                         if any(part.startswith("_") and part != "__init__" for part in name.split(".")))
     return surface(release_index(version), private)

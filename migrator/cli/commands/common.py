@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
-from migrator.base.options import Options, parse_codes
+from migrator import __version__
+from migrator.base.options import Options, parse_codes, selection
+from migrator.catalog.guide import FROM_METADATA
+from migrator.cli import UsageError
 from migrator.cli.commands.params import Param
 
 TYPE_CHECKING = False
@@ -65,10 +69,6 @@ NO_CACHE = Param("no_cache", ("--no-cache",), "flag", None,
 #: ways of asking what a run would do.
 SHARED = (SELECT, IGNORE, EXTEND_SELECT, EXTEND_IGNORE, EXCLUDE, FORCE_EXCLUDE, NO_RESPECT_GITIGNORE, TARGET_VERSION, JOBS,
           PARSE_ALL, CONFIG, ISOLATED, SHOW_FILES, SHOW_SETTINGS, VERBOSE, CACHE_DIR, NO_CACHE)
-
-
-class UsageError(Exception):
-    """A command line or configuration that cannot run: nothing was read or written."""
 
 
 def load_config(paths: Sequence[Path], config_file: Path | None = None, isolated: bool = False) -> Config:
@@ -199,8 +199,6 @@ def _guide(configured: str | None) -> str:
     """Where the TODOs point (``migrator.catalog.guide``): the config's ``guide-url``, else the
     installed package's ``Migration guide`` address (read when a TODO is written), else the
     relative MIGRATION.md."""
-    from migrator.catalog.guide import FROM_METADATA
-
     return configured or FROM_METADATA
 
 
@@ -320,7 +318,6 @@ def shown(paths: Sequence[Path], options: Options, show_files: bool, show_settin
     if show_settings:
         out.write("".join(f"{visible(key)} = {visible(value)}\n" for key, value in settings(paths, options)))
     if show_files:
-        from migrator.base.options import selection
         from migrator.run.files import discover
 
         found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
@@ -367,9 +364,6 @@ def verbose_note(options: Options, files_scanned: int, started: float, stderr: T
                  index_read: str = "") -> None:
     """``-v``: what the run used and found, on stderr; ``index_read``: what the fork index
     read besides the scanned files (``RunResult.index_read``)."""
-    import time
-
-    from migrator import __version__
     from migrator.report.escape import visible
     from migrator.report.text import counted
 

@@ -3,6 +3,7 @@ environment variable (the report itself: :mod:`shims.doctor`)."""
 
 from __future__ import annotations
 
+from migrator.cli.commands.common import UsageError
 from migrator.cli.commands.params import Command, Param
 
 
@@ -10,8 +11,6 @@ def run(as_json: bool = False) -> int:
     """Print the report; exit 2 with what happened and how to repair it where another
     distribution's ``shims`` (or ``migrator``) was installed over this one's."""
     import json
-
-    from migrator.cli.commands.common import UsageError
 
     try:
         from shims.doctor import doctor_report, render_doctor

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from migrator.cli.commands.common import (
@@ -22,8 +23,8 @@ from migrator.cli.commands.common import (
     run_inputs,
     run_target,
     shown,
-    write_report,
     verbose_note,
+    write_report,
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.run.result import CLEAN, FAILED, exit_code
@@ -126,8 +127,6 @@ def run(
     **shared: object,
 ) -> int:
     """The `fix` command once its arguments are parsed; ``shared``: :data:`common.SHARED`."""
-    import time
-
     started = time.monotonic()
     mode = "diff" if diff else "check" if check else "fix"
     paths = paths_or_here(paths)

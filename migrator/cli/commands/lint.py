@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
+from migrator import report
 from migrator.cli.commands.common import (
     SHARED,
     UsageError,
@@ -34,7 +36,7 @@ from migrator.cli.commands.common import (
 )
 from migrator.cli.commands.params import Command, Param
 from migrator.report import FORMATS
-from migrator.run.result import CLEAN, FAILED, exit_code
+from migrator.run.result import CLEAN, FAILED, exit_code, left_for_humans
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -101,10 +103,6 @@ def run(
 ) -> int:
     """Lint ``paths``; print or write the report; return the exit code. ``shared``: the
     parameters of :data:`common.SHARED` (``select``, ``target_version``, ...)."""
-    import time
-
-    from migrator import report
-
     started = time.monotonic()
 
     stdout = stdout or sys.stdout
@@ -167,8 +165,6 @@ def _note_skipped_and_narrowed(outcome: RunResult, note: Callable[[str], None]) 
 def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dict[str, bytes], *, statistics: bool,
                  quiet: bool) -> str:
     """``--statistics``' table, else the report in ``fmt`` (``-q``: without the summary line)."""
-    from migrator import report
-
     if statistics:
         from migrator.report.statistics import statistics as table
 
@@ -190,8 +186,6 @@ def _fixes_listing(results: list[FileResult], applied: bool, options: Options) -
 def _place_listing(listing: str, fmt: str, stderr: TextIO, *, in_report: bool) -> str:
     """The text to append to the report: the listing itself where it belongs there, else nothing
     (it goes to ``stderr``, in ``fmt``'s stderr lines)."""
-    from migrator import report
-
     if in_report:
         return listing
     stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
@@ -218,8 +212,6 @@ def _emit(text: str, output: Path | None, stream: TextIO, *, coloured: bool) -> 
 
 def _keep_what_is_left(results: list[FileResult], options: Options) -> int:
     """After ``--fix``: drop the findings that were fixed; return how many."""
-    from migrator.run.result import left_for_humans
-
     fixed = 0
     for result in results:
         if result.written:

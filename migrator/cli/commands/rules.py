@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from migrator import catalog
-from migrator.cli.commands.common import UsageError
+from migrator.catalog.guide import from_metadata
+from migrator.cli.commands.common import UsageError, load_config
 from migrator.cli.commands.params import Command, Param
 
 
@@ -58,9 +59,6 @@ def published_guide() -> str:
     """The address a fix run started here would write into its TODOs: the ``guide-url`` of the
     nearest ``[tool.dflash-migrate]`` (from the current folder), else the installed package's
     ``Migration guide`` address, else "" (the relative MIGRATION.md)."""
-    from migrator.catalog.guide import from_metadata
-    from migrator.cli.commands.common import load_config
-
     return load_config(()).guide_url or from_metadata()
 
 

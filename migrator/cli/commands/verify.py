@@ -10,6 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from migrator import catalog
+from migrator.base.model import RunSummary
+from migrator.base.options import selection
 from migrator.cli.commands.common import (
     EXCLUDE,
     FORCE_EXCLUDE,
@@ -20,7 +23,8 @@ from migrator.cli.commands.common import (
     run_target,
 )
 from migrator.cli.commands.params import Command, Param
-from migrator.report import FORMATS
+from migrator.report import FORMATS, render
+from migrator.run.result import summarize
 
 PARAMS = (
     Param("paths", (), "paths", "PATH", "Files or folders (default: .)."),
@@ -46,7 +50,6 @@ def _from_version(text: str | None) -> str | None:
         return DEFAULT_FROM_VERSION
     if text.lower() == "none":
         return None
-    from migrator import catalog
 
     try:
         catalog.parse_version(text)
@@ -66,10 +69,6 @@ def run(
     exclude: list[str] | None = None,
     force_exclude: bool = False,
 ) -> int:
-    from migrator.base.model import RunSummary
-    from migrator.base.options import selection
-    from migrator.report import render
-    from migrator.run.result import summarize
     from migrator.verify import drop_acknowledged, exit_code, load_target, verify_paths
 
     paths = paths_or_here(paths)
@@ -98,10 +97,6 @@ def run(
 
 def _run_range(paths: list[Path], options, baseline: str | None, fmt: str, skip_todos: bool) -> int:  # noqa: ANN001
     """Every reference resolved on each release of the target; exit 1 if a file fails on one."""
-    from migrator.base.model import RunSummary
-    from migrator.base.options import selection
-    from migrator.report import render
-    from migrator.run.result import summarize
     from migrator.verify import exit_code, range_report, verify_releases
 
     skipped: list[tuple[Path, str]] = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 from functools import cache
-from typing import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
 
 from migrator import catalog
 from migrator.base.model import AddImport, Edit, Examples, Finding, Fix, InsertComment, Replace, Span  # Examples: for the rule modules
-from migrator.base.records import record
+from migrator.base.records import NamedTuple, record
 from migrator.python.analysis import Analysis, Binding, rename_qualname
 from migrator.report.locations import report_path
 

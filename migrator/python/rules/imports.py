@@ -21,8 +21,10 @@ import ast
 
 from migrator import catalog
 from migrator.base.model import Finding, Fix, InsertComment, InsertStatementAfter, RemoveImportName, Replace, Span
+from migrator.catalog.target import label
 from migrator.python.analysis import ImportedName, ImportFromInfo, rename_qualname
 from migrator.python.deferred_import import movable, move_into_functions, name_cut
+from migrator.python.fallbacks import resolves
 from migrator.python.names import TRY_STATEMENTS
 from migrator.python.rules.context import Examples, Rule, RuleContext
 
@@ -56,8 +58,6 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
     spelling that exists there (``migrator.python.release_fit``). Only a statement that stands
     alone on its lines, outside any ``try``, every release having some spelling; True when
     done."""
-    from migrator.python.fallbacks import resolves
-
     analysis = ctx.analysis
     statement = info.statement
     if info.level or len(statement.names) != len(info.names) or not info.names:
@@ -94,7 +94,6 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
     before, after = analysis.lines[line - 1][:col], analysis.lines[end_line - 1][end_col:].strip()
     if before.strip() or after:
         return False
-    from migrator.catalog.target import label
 
     spelled = list(texts.items())
     text = _nested(spelled, before)

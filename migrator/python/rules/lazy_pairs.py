@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 
 from migrator import catalog
+from migrator.catalog import names
 from migrator.python.analysis import rename_qualname
 from migrator.python.rules.context import Examples, Rule, RuleContext, literal_with
 
@@ -26,8 +27,6 @@ from migrator.python.rules.context import Examples, Rule, RuleContext, literal_w
 def _by_last_name() -> dict[str, tuple[catalog.Entry, ...]]:
     """Last part of each removed class or function -> the entries naming it (the name table's
     bare rows)."""
-    from migrator.catalog import names
-
     return names.bare_entries("class", "function")
 
 

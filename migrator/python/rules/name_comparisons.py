@@ -19,6 +19,7 @@ from functools import cache
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment
+from migrator.catalog import names
 from migrator.python.rules.context import Examples, Rule, RuleContext, outer_literal, removed_members, span_in_literal
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -28,8 +29,6 @@ _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
 def _named_entries() -> dict[str, catalog.Entry]:
     """Last name of a removed class or function -> its entry: the first entry with that name,
     the class's own home (DFM103's ``dflash_info.DFlashDraftInput``, not DFM314's re-export)."""
-    from migrator.catalog import names
-
     return {spelling: entries[0] for spelling, entries in names.bare_entries("class", "function").items()}
 
 

@@ -13,6 +13,7 @@ DFM202, and removed methods reached through the class) get a TODO.
 from __future__ import annotations
 
 import ast
+import io
 import re
 
 from migrator import catalog
@@ -58,7 +59,6 @@ def _check_type_comments(ctx: RuleContext) -> None:
     if not any(word in renamable for found in _TYPE_COMMENT.findall(ctx.analysis.source)
                for word in _WORD().findall(found)):
         return
-    import io
     import tokenize
 
     try:

@@ -38,6 +38,7 @@ of a block it deletes.
 from __future__ import annotations
 
 import ast
+import io
 import re
 
 from migrator import catalog
@@ -142,7 +143,6 @@ def _name_lines(source: str, name: str, gone: list[tuple[int, int]]) -> list[int
     pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
     if not any(not _within_lines(line, gone) for line in _lines_matching(source, pattern)):
         return []
-    import io
     import tokenize
 
     try:

@@ -28,6 +28,7 @@ import ast
 from functools import cache
 
 from migrator import catalog
+from migrator.catalog import names
 from migrator.python.rules.context import Examples, Rule, RuleContext, assigned_values, removed_members
 
 
@@ -35,8 +36,6 @@ from migrator.python.rules.context import Examples, Rule, RuleContext, assigned_
 def _unique_names() -> dict[str, catalog.Entry]:
     """Unique bare name of a removed class or function (the name table's, from the wheels)
     that no replacement keeps -> its first entry."""
-    from migrator.catalog import names
-
     table: dict[str, catalog.Entry] = {}
     for row in names.table():
         if row.form == "bare" and row.unique and row.kind in ("class", "function"):
@@ -80,8 +79,6 @@ def _bare_strings() -> dict[str, catalog.Entry]:
     key a launcher turns into it (``{"speculative_dflash_draft_window_size": 512}``; the name
     table's) -> its first entry: such a name held as a whole string is data some other code resolves
     (a hook list fed to ``getattr``/``patch.object``, a registry of class names)."""
-    from migrator.catalog import names
-
     table: dict[str, catalog.Entry] = {}
     for row in names.table():
         if (row.form == "bare" and row.unique and row.kind in ("class", "function", "method", "field")
