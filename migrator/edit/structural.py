@@ -26,6 +26,7 @@ from migrator.base.model import (
     RewriteError,
 )
 from migrator.edit.comments import DEFAULT_LINE_LENGTH, wrap
+from migrator.edit.removal import named
 
 SpanKey = tuple[int, int, int, int]
 _STATEMENTS_WITH_LEADING_LINES = (
@@ -126,8 +127,10 @@ class _Applier(cst.CSTTransformer):
         self.module = module
         #: The project's line length, which a tombstone is wrapped to as a TODO is.
         self.width = width
-        #: Statement lines whose every statement was removed (ids of the placeholders).
-        self.dropped: set[int] = set()
+        #: Statement lines whose every statement was removed: the placeholders by id, held
+        #: here so that no node made later can take the id of one a block already dropped
+        #: (it then vanished too: a ``return`` after a removed nested block, say).
+        self.dropped: dict[int, cst.SimpleStatementLine] = {}
 
     def _span(self, node: cst.CSTNode) -> SpanKey | None:
         try:
@@ -252,9 +255,9 @@ class _Applier(cst.CSTTransformer):
                     removed = re.sub(r"([(\[{]) | ([)\]}])", r"\1\2", " ".join(removed.split()))
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
-                notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + _named(codes))
+                notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + named(codes))
             placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
-            self.dropped.add(id(placeholder))
+            self.dropped[id(placeholder)] = placeholder
             return placeholder
         return updated
 
@@ -273,10 +276,10 @@ class _Applier(cst.CSTTransformer):
         rule kept for the next statement."""
         test_node = original.test.with_changes(lpar=[], rpar=[]) if hasattr(original.test, "lpar") else original.test
         test = " ".join(self.module.code_for_node(test_node).split())
-        named = f" ({code})" if code else ""
-        notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{named}")
+        suffix = f" ({code})" if code else ""
+        notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{suffix}")
         placeholder = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=[*original.leading_lines, *notes])
-        self.dropped.add(id(placeholder))
+        self.dropped[id(placeholder)] = placeholder
         return placeholder
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
@@ -391,20 +394,6 @@ def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.
         return node
     opening = node.lbracket.whitespace_after if isinstance(node, cst.List) else (node.lpar[0].whitespace_after if node.lpar else None)
     return node.with_changes(elements=_append_with_commas(node.elements, new_elements, opening))
-
-
-def _named(codes: list[str]) -> str:
-    """`` (DFM201)``, or with a published guide (``migrator.catalog.guide``) `` (DFM201; URL#dfm201)``:
-    the relative MIGRATION.md is not named, the fork does not have it."""
-    from migrator import catalog
-    from migrator.catalog.guide import DOC, pointer
-
-    if not codes:
-        return ""
-    address = pointer()
-    if address == DOC:
-        return f" ({', '.join(codes)})"
-    return f" ({', '.join(codes)}; {address}#{catalog.get(codes[0]).anchor})"
 
 
 def apply_with_libcst(data: bytes, edits: Sequence[Edit], width: int = DEFAULT_LINE_LENGTH) -> bytes:
