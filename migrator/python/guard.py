@@ -695,6 +695,9 @@ def settle(findings: list[Finding], data: bytes, source: str, target: str | tupl
     def written(chosen: list[Finding]) -> bytes:
         return apply(data, chosen_edits(chosen, unsafe), source, width)
 
+    if written_first is not None and not any(is_applied(f.fix, unsafe) for f in findings):
+        return findings, written_first  # only TODOs are written: whatever is found, no fix is there to refuse
+
     current = findings
     for round_number in range(MAX_ROUNDS + 1):
         new = written_first if round_number == 0 and written_first is not None else written(current)
