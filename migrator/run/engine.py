@@ -210,4 +210,5 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for result in outcome.results:
             result.module = None
             write_result(result, options, dirty)
-            result.original = None
+            if options.writes:
+                result.original = None
