@@ -20,7 +20,13 @@ import ast
 import re
 from collections.abc import Sequence
 
-from migrator.base.model import Edit, InsertComment, RemoveImportName, RemoveStatement, Replace
+from migrator.base.model import (
+    Edit,
+    InsertComment,
+    RemoveImportName,
+    RemoveStatement,
+    Replace,
+)
 from migrator.edit.comments import wrap
 
 #: The edits that may stand beside a spliced deletion (the splice path's own kinds; a
@@ -121,10 +127,9 @@ def _deletable(node: ast.stmt, lines: Sequence[str]) -> bool:
     first, last = lines[node.lineno - 1], lines[node.end_lineno - 1]  # type: ignore[index]
     if first[:node.col_offset].strip(" ") or not last.endswith("\n"):
         return False
-    if isinstance(node, ast.If):
-        if node.orelse or not first.startswith("if", node.col_offset) or isinstance(node.test, (ast.Tuple, ast.GeneratorExp)):
-            return False
-        return True
+    if isinstance(node, ast.If):  # an ``elif`` or a block with ``else``: libcst's
+        return not node.orelse and first.startswith("if", node.col_offset) and not isinstance(
+            node.test, (ast.Tuple, ast.GeneratorExp))  # its parentheses are the test's own in ast, not in libcst
     if not isinstance(node, (ast.Assign, ast.Expr, ast.Import, ast.ImportFrom)):
         return False
     after = last.encode("utf-8")[node.end_col_offset:].decode("utf-8", errors="replace")
@@ -139,11 +144,6 @@ def _runs(indices: list[int]) -> list[list[int]]:
         else:
             runs.append([index])
     return runs
-
-
-def _first_line(node: ast.stmt) -> int:
-    decorators = getattr(node, "decorator_list", None)
-    return min([node.lineno, *(d.lineno for d in decorators)]) if decorators else node.lineno
 
 
 def _run_pieces(body: list[ast.stmt], run: list[int], lines: Sequence[str], starts: list[int],
@@ -182,9 +182,9 @@ def _run_pieces(body: list[ast.stmt], run: list[int], lines: Sequence[str], star
     if following <= len(lines) and (not lines[following - 1].strip() or lines[following - 1].lstrip().startswith("#")):
         return None  # a line of other blanks (tab, form feed) or a comment so indented: not judged here
     touched.update(range(after, following))
-    next_index = run[-1] + 1
-    if next_index < len(body) and _first_line(body[next_index]) == following and following > after \
-            and not lines[after - 1].strip():
+    # a next statement starts at ``following`` (its first decorator, for a definition): the
+    # lines before it are its leading lines, and the first of them may fold with the carry
+    if run[-1] + 1 < len(body) and following > after and not lines[after - 1].strip():
         while carry and carry[-1] is not None:
             number = carry.pop()
             pieces.append((starts[number - 1], starts[number], ""))  # type: ignore[index]

@@ -29,6 +29,7 @@ from migrator.base.model import (
     RewriteError,
 )
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
+from migrator.edit.removal import removal_pieces
 
 
 def splice(data: bytes, source: str, edits: Sequence[Edit], removals: Sequence[tuple[int, int, str]] = ()) -> bytes:
@@ -118,8 +119,6 @@ def spliced_removals(data: bytes, source: str, edits: Sequence[Edit], width: int
     layout :mod:`migrator.edit.removal` splices as libcst would; else None (libcst's turn)."""
     if always_libcst() or not any(isinstance(e, RemoveStatement) for e in edits):
         return None
-    from migrator.edit.removal import removal_pieces
-
     pieces = removal_pieces(source, split_lines(source), edits, width)
     if pieces is None:
         return None
