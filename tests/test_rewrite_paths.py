@@ -139,6 +139,7 @@ REMOVALS = {
     "tabs": ("if x:\n\ty = 1\n\tz = 2\n", (2,), False),
     "elif": ("if a:\n    x = 1\nelif b:\n    y = 2\nz = 3\n", (3,), False),
     "with-else": ("x = 0\nif a:\n    y = 1\nelse:\n    y = 2\nz = 3\n", (2,), False),
+    "nested": ("x = 0\nif a:\n    y = 1\n    w = 2\nz = 3\n", (2, 3), False),  # libcst deletes the outer
 }
 
 

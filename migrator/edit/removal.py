@@ -68,6 +68,9 @@ def removal_pieces(source: str, lines: Sequence[str], edits: Sequence[Edit],
     for removal in removals:
         wanted.setdefault((removal.span.start.line, removal.span.start.column, removal.span.end.line,
                            removal.span.end.column), removal.code)
+    spans = sorted((first, last) for first, _, last, _ in wanted)
+    if any(start <= end for (_, end), (start, _) in zip(spans, spans[1:])):
+        return None  # one inside another (a statement of a deleted block): libcst deletes the outer one
     found = _located(tree, lines, wanted)
     if found is None:
         return None
