@@ -393,6 +393,42 @@ def test_file_changed_between_read_and_write(tmp_path: Path, monkeypatch: pytest
     assert temp_files(tmp_path) == []
 
 
+#: Runs the CLI (its arguments after the watched file) and prints how often the watched
+#: file was opened for reading in this process (``open`` audit events: ``open()``,
+#: ``os.open``); git's own reads are other processes'.
+_COUNT_READS = """
+import atexit, os, runpy, sys
+watched, reads = os.path.realpath(sys.argv[1]), []
+def hook(event, args):
+    if event == "open" and isinstance(args[0], (str, bytes)) and os.path.realpath(os.fsdecode(args[0])) == watched:
+        mode, flags = args[1], args[2]
+        if not (set(mode) & set("wax+") if mode else flags & (os.O_WRONLY | os.O_RDWR)):
+            reads.append(mode)
+sys.addaudithook(hook)
+atexit.register(lambda: print(f"reads of the watched file: {len(reads)}", file=sys.stderr))
+sys.argv = ["dflash-migrate", *sys.argv[2:]]
+runpy.run_module("migrator", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize(("mode", "reads"), [("fix", 2), ("--diff", 1)])
+def test_a_fixed_file_is_read_once(tmp_path: Path, mode: str, reads: int) -> None:
+    """Issue 43: the worker reads a Python file once; the write checks "unchanged since
+    read" against those bytes (its own re-read is that check), and ``--diff`` starts from
+    them."""
+    target = tmp_path / "w.py"
+    target.write_bytes(V1)
+    args = ["fix", "--allow-dirty", "--jobs", "1", *([mode] if mode != "fix" else []), "."]
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, "-c", _COUNT_READS, str(target), *args], cwd=tmp_path, env=env,
+                          capture_output=True, timeout=120, check=False)
+    assert f"reads of the watched file: {reads}".encode() in done.stderr, done.stderr.decode()
+    if mode == "fix":
+        assert target.read_bytes() == migrated(V1)
+    else:
+        assert target.read_bytes() == V1 and b"+from sglang.srt.speculative.dflash_worker_v2 import" in done.stdout
+
+
 def test_write_atomic_failure_leaves_original_and_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from migrator.base import fileio
 

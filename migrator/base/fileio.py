@@ -152,9 +152,9 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes, *, write_read_onl
     if not os.access(path, os.W_OK):
         raise SourceError("cannot write: file is read-only")
     try:
-        current = path.read_bytes()
-    except OSError as error:
-        raise SourceError(f"cannot re-read before writing: {error.strerror or error}") from error
+        current = read_bytes(path)  # never blocks on a FIFO put in the file's place since
+    except SourceError as error:
+        raise SourceError(f"cannot re-read before writing: {error.message}") from error
     if current != expected_old:
         raise SourceError("file changed on disk while it was being migrated; not written (run again)")
     _write_then_replace(path, data, lambda temporary: _copy_metadata(path, temporary, info))

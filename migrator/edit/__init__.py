@@ -11,8 +11,9 @@ One contract for both:
 * a TODO comment is already present when the same text stands in the comment block
   directly above its line (:func:`already_present`), and is then not written again.
 
-Python edits are spliced where they are atom-like (``migrator.edit.splice``) and go through
-libcst where they are structural (``migrator.edit.structural``).
+Python edits are spliced where they are atom-like (``migrator.edit.splice``) or whole-line
+statement deletions in a plain layout (``migrator.edit.removal``), and go through libcst
+where they are structural (``migrator.edit.structural``).
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
     not apply. ``source``: the decoded text of ``data`` when the caller already has it;
     ``width``: the project's line length, which comments are wrapped to."""
-    from migrator.edit.splice import needs_libcst, splice
+    from migrator.edit.splice import needs_libcst, splice, spliced_removals
 
     if source is None:
         source = data.decode(declared_encoding(data))
@@ -118,9 +119,12 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     if not needs_libcst(edits):
         new = splice(data, source, edits)
     else:
-        from migrator.edit.structural import apply_with_libcst
+        spliced = spliced_removals(data, source, edits, width)
+        if spliced is None:
+            from migrator.edit.structural import apply_with_libcst
 
-        new = apply_with_libcst(data, edits, width)
+            spliced = apply_with_libcst(data, edits, width)
+        new = spliced
     # a file whose imports keep within the line length (black's, isort's layout) keeps them
     # within it; one that writes longer imports keeps its style
     if any(isinstance(e, Replace) for e in edits) and not any(

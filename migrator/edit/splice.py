@@ -23,24 +23,28 @@ from migrator.base.model import (
     InsertStatementAfter,
     InsertStatementBefore,
     RemoveImportName,
+    RemoveStatement,
     Replace,
     RewriteError,
 )
 from migrator.edit.ranges import check_overlaps, line_starts, splice_ranges
+from migrator.edit.removal import removal_pieces
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Sequence
 
 
-def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
+def splice(data: bytes, source: str, edits: Sequence[Edit], removals: Sequence[tuple[int, int, str]] = ()) -> bytes:
     """Apply span replacements and TODO comment lines by splicing the exact spans.
 
     Used when every edit is a ``Replace`` of an atom-like expression (a name, a dotted
     name, a string literal, ``True``) at a span found by the analysis, or a comment line:
     splicing those spans gives the same bytes libcst would (``tests/test_rewrite_paths.py``
     checks that on every case) without parsing the whole module with libcst, which costs
-    seconds on a 5,000-line file. Everything structural goes through libcst.
+    seconds on a 5,000-line file. ``removals``: the (start, end, text) offset ranges of
+    statement deletions (``migrator.edit.removal``). Everything else structural goes
+    through libcst.
     """
     lines = split_lines(source)
     starts = line_starts(lines)
@@ -50,7 +54,7 @@ def splice(data: bytes, source: str, edits: Sequence[Edit]) -> bytes:
             raise RewriteError(f"edit outside the file (line {line})")
         return starts[line - 1] + column
 
-    pieces: set[tuple[int, float, int, str]] = set()
+    pieces: set[tuple[int, float, int, str]] = {(start, 1, end, text) for start, end, text in removals}
     above: dict[int, list[str]] = defaultdict(list)  # InsertStatementBefore texts by line, in edit order
     for edit in edits:
         if isinstance(edit, (Replace, RemoveImportName)):
@@ -103,6 +107,22 @@ _IMPORT = re.compile(r"(?:import|from)\s")
 
 
 def needs_libcst(edits: Sequence[Edit]) -> bool:
-    """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path."""
-    return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST")) or not all(
+    """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path (a
+    statement deletion may be spliced all the same: :func:`spliced_removals`)."""
+    return always_libcst() or not all(
         isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter, InsertStatementBefore)) for e in edits)
+
+
+def always_libcst() -> bool:
+    return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST"))
+
+
+def spliced_removals(data: bytes, source: str, edits: Sequence[Edit], width: int) -> bytes | None:
+    """The bytes of ``edits`` where they are statement deletions beside splice edits in a
+    layout :mod:`migrator.edit.removal` splices as libcst would; else None (libcst's turn)."""
+    if always_libcst() or not any(isinstance(e, RemoveStatement) for e in edits):
+        return None
+    pieces = removal_pieces(source, split_lines(source), edits, width)
+    if pieces is None:
+        return None
+    return splice(data, source, [e for e in edits if not isinstance(e, RemoveStatement)], pieces)

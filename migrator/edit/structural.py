@@ -13,7 +13,6 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrator import catalog
 from migrator.base.model import (
     AddImport,
     AddKeyword,
@@ -28,9 +27,9 @@ from migrator.base.model import (
     Replace,
     RewriteError,
 )
-from migrator.catalog.guide import DOC, pointer
 from migrator.edit.comments import DEFAULT_LINE_LENGTH, wrap
 from migrator.edit.import_order import place
+from migrator.edit.removal import named
 
 SpanKey = tuple[int, int, int, int]
 _STATEMENTS_WITH_LEADING_LINES = (
@@ -261,7 +260,7 @@ class _Applier(cst.CSTTransformer):
                     removed = re.sub(r"([(\[{]) | ([)\]}])", r"\1\2", " ".join(removed.split()))
                 codes = sorted({self.plan.remove_statement.get(self._span(statement) or (0, 0, 0, 0), "")
                                 for statement in original.body} - {""})
-                notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + _named(codes))
+                notes = self._tombstone(original, f"# dflash-migrate: removed `{removed}`" + named(codes))
             return cst.SimpleStatementLine(body=[self.removed_mark], leading_lines=[*original.leading_lines, *notes])
         return updated
 
@@ -280,8 +279,8 @@ class _Applier(cst.CSTTransformer):
         rule kept for the next statement."""
         test_node = original.test.with_changes(lpar=[], rpar=[]) if hasattr(original.test, "lpar") else original.test
         test = " ".join(self.module.code_for_node(test_node).split())
-        named = f" ({code})" if code else ""
-        notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{named}")
+        suffix = f" ({code})" if code else ""
+        notes = self._tombstone(original, f"# dflash-migrate: removed the `if {test}:` block{suffix}")
         return cst.SimpleStatementLine(body=[self.removed_mark], leading_lines=[*original.leading_lines, *notes])
 
     def _without_dropped(self, block: cst.IndentedBlock | cst.Module) -> Node:
@@ -396,17 +395,6 @@ def _with_items(node: cst.List | cst.Tuple, texts: list[str]) -> cst.List | cst.
         return node
     opening = node.lbracket.whitespace_after if isinstance(node, cst.List) else (node.lpar[0].whitespace_after if node.lpar else None)
     return node.with_changes(elements=_append_with_commas(node.elements, new_elements, opening))
-
-
-def _named(codes: list[str]) -> str:
-    """`` (DFM201)``, or with a published guide (``migrator.catalog.guide``) `` (DFM201; URL#dfm201)``:
-    the relative MIGRATION.md is not named, the fork does not have it."""
-    if not codes:
-        return ""
-    address = pointer()
-    if address == DOC:
-        return f" ({', '.join(codes)})"
-    return f" ({', '.join(codes)}; {address}#{catalog.get(codes[0]).anchor})"
 
 
 def apply_with_libcst(data: bytes, edits: Sequence[Edit], width: int = DEFAULT_LINE_LENGTH) -> bytes:

@@ -37,7 +37,7 @@ import re
 import symtable
 from collections import Counter
 from difflib import SequenceMatcher
-from functools import cache, lru_cache
+from functools import cache
 
 from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
@@ -79,17 +79,19 @@ class Problem:
 
 
 def problems(before: str, after: str, target: str | tuple[str, ...], module_name: str | None = None,
-             is_package: bool = False, exported: frozenset[str] = frozenset()) -> list[Problem]:
+             is_package: bool = False, exported: frozenset[str] = frozenset(),
+             before_tree: ast.Module | None = None) -> list[Problem]:
     """What is wrong with ``after`` that was not wrong with ``before`` (empty: write it).
     ``target``: the release, or the releases oldest first (``migrator.catalog.target``).
     ``exported``: names other modules of the fork import from this one (``migrator.python.forkindex``)
-    or its ``__all__`` lists; each must stay bound on every path it was bound on."""
+    or its ``__all__`` lists; each must stay bound on every path it was bound on.
+    ``before_tree``: ``before``'s tree where the caller parsed it (read, never changed)."""
     try:
         new = parsed(after)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as error:
         return [Problem(f"the fixed code would not parse ({error})")]
     try:
-        old = parsed(before)
+        old = parsed(before, before_tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # nothing to compare with: the engine reports the original's syntax error
     old_tree, old_table, new_tree, new_table = old.tree, old.table, new.tree, new.table
@@ -156,10 +158,10 @@ class Parsed:
 
     __slots__ = ("tree", "table", "loads", "stores", "defined", "declared_global", "imports", "reflecting_calls",
                  "module_bindings", "global_bindings", "census", "names", "identifiers", "attributes", "strings",
-                 "_flakes")
+                 "classes", "_flakes")
 
-    def __init__(self, text: str, label: str) -> None:
-        self.tree = ast.parse(text)
+    def __init__(self, text: str, label: str, tree: ast.Module | None = None) -> None:
+        self.tree = tree if tree is not None else ast.parse(text)
         self.table = symtable.symtable(text, label, "exec")
         #: how often each name is read; names written or deleted; names of defs and classes
         self.loads: Counter = Counter()
@@ -181,6 +183,8 @@ class Parsed:
         self.identifiers: Counter = Counter()
         self.attributes: Counter = Counter()
         self.strings: Counter = Counter()
+        #: every class statement, nested ones too
+        self.classes: list[ast.ClassDef] = []
         self._flakes: dict[str, Counter] | None = None
         self._walk()
 
@@ -240,6 +244,8 @@ class Parsed:
                     scopes[owner][0].update(node.names)
             inner = at_module
             if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef or kind is ast.ClassDef or kind is ast.Lambda:
+                if kind is ast.ClassDef:
+                    self.classes.append(node)
                 if kind is not ast.Lambda:
                     self.defined.add(node.name)
                     self.identifiers[(kind, node.name)] += 1
@@ -267,9 +273,22 @@ class Parsed:
         self.global_bindings -= module_scope_names
 
 
-@lru_cache(maxsize=2)
-def parsed(text: str) -> Parsed:
-    return Parsed(text, "<source>")
+_PARSED: dict[str, Parsed] = {}  # the two texts parsed last, least recently used first
+
+
+def parsed(text: str, tree: ast.Module | None = None) -> Parsed:
+    """``text``'s ``Parsed`` (``tree``: its tree where the caller has one), kept for the two
+    texts used last: the original and the latest fixed text of a ``settle``."""
+    found = _PARSED.pop(text, None)
+    if found is None:
+        found = Parsed(text, "<source>", tree)
+        while len(_PARSED) >= 2:
+            del _PARSED[next(iter(_PARSED))]
+    _PARSED[text] = found
+    return found
+
+
+parsed.cache_clear = _PARSED.clear  # type: ignore[attr-defined]  # as functools' caches offer
 
 
 # ---- pyflakes parity ----------------------------------------------------------------
@@ -538,22 +557,21 @@ def captured_names(old: Parsed, new: Parsed) -> set[str]:
                 own.add(symbol.get_name())
     imported = {(a.asname or a.name).partition(".")[0] for node in old.imports for a in node.names}
     if own:
-        own -= receivers(old.tree)
+        own -= receivers(old)
     return {name for name in own if name not in imported or name in old.stores or name in old.defined}
 
 
-def receivers(tree: ast.Module) -> set[str]:
+def receivers(facts: Parsed) -> set[str]:
     """The first parameters of instance methods (``self``): a fix that uses one more often
     means the instance on purpose (DFM307 passes ``self.enable_overlap``); no rename of an
     imported name is spelled like a method's receiver."""
     found = set()
-    for cls in ast.walk(tree):
-        if isinstance(cls, ast.ClassDef):
-            for method in cls.body:
-                if (isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
-                        and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-                                    for d in method.decorator_list)):
-                    found.add(method.args.args[0].arg)
+    for cls in facts.classes:
+        for method in cls.body:
+            if (isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args
+                    and not any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                                for d in method.decorator_list)):
+                found.add(method.args.args[0].arg)
     return found
 
 
@@ -682,14 +700,18 @@ MAX_ROUNDS = 4  # blamed fixes refused per round; after that every fix of the fi
 def settle(findings: list[Finding], data: bytes, source: str, target: str | tuple[str, ...],
            unsafe: bool, module_name: str | None = None, is_package: bool = False,
            exported: frozenset[str] = frozenset(), width: int = DEFAULT_LINE_LENGTH,
-           written_first: bytes | None = None) -> tuple[list[Finding], bytes]:
+           written_first: bytes | None = None, tree: ast.Module | None = None) -> tuple[list[Finding], bytes]:
     """The findings with every fix the guard refuses turned into a TODO that says why, and
     the bytes those findings give (``data``, whose text is ``source``, with their edits). A
     fix is refused when the text with it has a problem the original has not; the fixes whose
     replacement text names what is wrong are refused first, then all of them.
-    ``written_first``: the bytes all of ``findings``' edits give, where the caller has them."""
+    ``written_first``: the bytes all of ``findings``' edits give, where the caller has them;
+    ``tree``: ``source``'s whole tree, where the caller has it."""
     def written(chosen: list[Finding]) -> bytes:
         return apply(data, chosen_edits(chosen, unsafe), source, width)
+
+    if written_first is not None and not any(is_applied(f.fix, unsafe) for f in findings):
+        return findings, written_first  # only TODOs are written: whatever is found, no fix is there to refuse
 
     current = findings
     for round_number in range(MAX_ROUNDS + 1):
@@ -698,7 +720,7 @@ def settle(findings: list[Finding], data: bytes, source: str, target: str | tupl
             text = decode_python(new)
         except SourceError as error:
             text = f"<{error.message}>"  # does not parse: refused like any text that does not
-        found = problems(source, text, target, module_name, is_package, exported)
+        found = problems(source, text, target, module_name, is_package, exported, tree)
         if not found:
             return current, new
         applied = [f for f in current if is_applied(f.fix, unsafe)]

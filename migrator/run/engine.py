@@ -172,7 +172,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         if options.writes and not options.allow_dirty:
             from migrator.run.uncommitted import Uncommitted
 
-            dirty = Uncommitted().scan(files)
+            dirty = Uncommitted()  # each repository's index read when a file of it is to be written
         outcome.summary = outcome.summary._replace(files_scanned=len(files), left_out=found.left_out,
                                                    own_outputs=found.own_outputs())
         # A few named files are prefiltered here while git lists the repository for the
@@ -204,4 +204,5 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
         for result in outcome.results:
             result.module = None
             write_result(result, options, dirty)
-            result.original = None
+            if options.writes:
+                result.original = None

@@ -166,8 +166,8 @@ def analyze_path(path: Path | str, options: Options, this_pass: Pass = FIRST_PAS
         return FileResult(shown)
     path = Path(path)
     result = process_bytes(shown, data, options, module_name_of(path) if python else None, this_pass)
-    if options.writes and result.new_bytes is not None:
-        result.original = data  # the write refuses a file that changed since
+    if options.mode in ("fix", "diff") and result.new_bytes is not None:
+        result.original = data  # the write refuses a file that changed since; a diff starts from it
     return result
 
 

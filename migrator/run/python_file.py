@@ -139,7 +139,7 @@ def process_python(path: str, data: bytes, options: Options, module_name: str | 
             result.error = FileError(path, "; ".join(message for _, message in malformed), malformed[0][0])
     result.findings = findings
     if fixes:
-        _apply(result, data, source, findings, options, module_name, exported)
+        _apply(result, data, source, findings, options, module_name, exported, tree if masked is None else None)
     return result
 
 
@@ -269,16 +269,18 @@ def _first_trigger_line(data: bytes) -> int | None:
 
 
 def _guarded(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
-             exported: frozenset[str], module_name: str | None, written: bytes | None = None) -> tuple[list[Finding], bytes]:
+             exported: frozenset[str], module_name: str | None, written: bytes | None = None,
+             tree: ast.Module | None = None) -> tuple[list[Finding], bytes]:
     """``migrator.python.guard``: the fixes whose output would break the file become TODOs.
     ``written``: the bytes every chosen edit gives, where the caller has them (the guard's
-    first round needs exactly those, and a structural edit's libcst pass is not cheap)."""
+    first round needs exactly those, and a structural edit's libcst pass is not cheap);
+    ``tree``: ``source``'s whole tree, where the caller parsed it (the guard's original)."""
     from migrator.python.guard import settle
 
     settled, new = settle(findings, data, source,
                           options.target_releases or (options.target_version,), options.unsafe_fixes, module_name,
                           Path(result.path).name in ("__init__.py", "__init__.pyi"), exported, options.line_length,
-                          written)
+                          written, tree)
     result.findings = settled
     result.refused = (sum(applied(f.fix, options.unsafe_fixes) for f in findings)
                       - sum(applied(f.fix, options.unsafe_fixes) for f in settled))
@@ -286,7 +288,7 @@ def _guarded(result: FileResult, data: bytes, source: str, findings: list[Findin
 
 
 def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding], options: Options,
-           module_name: str | None = None, exported: frozenset[str] = frozenset()) -> None:
+           module_name: str | None = None, exported: frozenset[str] = frozenset(), tree: ast.Module | None = None) -> None:
     edits = chosen_edits(findings, options.unsafe_fixes)
     if not edits:
         return
@@ -315,7 +317,7 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
         return
     if new == data:
         return
-    findings, new = _guarded(result, data, source, findings, options, exported, module_name, new)
+    findings, new = _guarded(result, data, source, findings, options, exported, module_name, new, tree)
     if new == data:
         return
     result.new_bytes = new

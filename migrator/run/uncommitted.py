@@ -39,7 +39,8 @@ class _Repository(NamedTuple):
 
 
 class Uncommitted:
-    """Filled by ``scan`` in the parent process; read by ``reason`` in the workers."""
+    """Each repository's index, read by ``reason`` the first time a file of it is asked
+    about (or ahead, for a list of files, by ``scan``), in the process that writes."""
 
     __slots__ = ("repositories",)
 

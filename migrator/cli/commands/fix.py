@@ -88,15 +88,15 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
 
 
 def print_diff(outcome: RunResult, originals: dict[str, bytes]) -> None:
-    """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`);
-    ``originals``: the bytes each diff starts from where they were not read from disk."""
+    """The run's changes as a unified diff on stdout (:mod:`migrator.report.diff`), each from
+    the bytes its worker read; ``originals``: those of standard input, which no worker read."""
     from migrator.report import diff
 
     def diffs() -> Iterator[tuple[bytes, bytes, str]]:
         for result in outcome.results:
             if result.new_bytes is None:
                 continue
-            old = originals.get(result.path)
+            old = result.original if result.original is not None else originals.get(result.path)
             if old is None:
                 try:
                     old = Path(result.path).read_bytes()
