@@ -89,28 +89,24 @@ def code_lines(source: str) -> tuple[list[str], list[bool]] | None:
     string, a bracket or a continuation)."""
     if "\r" in source:
         return None
-    if not source.isascii():
-        # Stored with 2 or 4 bytes a character, the text makes every scan below about twice
-        # as slow; a "?" for each other character keeps every offset, and the lexer looks
-        # only at ASCII characters.
-        source = source.encode("ascii", "replace").decode("ascii")
-    pieces: list[str] = []
     inside: list[tuple[int, int]] = []  # (offset, newlines) of multi-line string literals
-    last = 0
-    for match in _LITERAL.finditer(source):
+    count = source.count
+
+    def replaced(match: re.Match[str]) -> str:  # called from C by ``sub``, which builds the text
         start, end = match.span()
-        pieces.append(source[last:start])
-        last = end
         if source[start] == "#":
-            continue
-        newlines = source.count("\n", start, end)
-        if newlines:
-            pieces.append('""' + "\n" * newlines)
-            inside.append((start, newlines))
-        else:
-            pieces.append('""')
-    pieces.append(source[last:])
-    code = "".join(pieces)
+            return ""
+        newlines = count("\n", start, end)
+        if not newlines:
+            return '""'
+        inside.append((start, newlines))
+        return '""' + "\n" * newlines
+
+    code = _LITERAL.sub(replaced, source)
+    if not code.isascii():
+        # Other than ASCII characters are mostly in the literals just removed; the few left
+        # (an identifier's) become "?", which keeps every offset: the lexer reads only ASCII.
+        code = code.encode("ascii", "replace").decode("ascii")
     lines = code.split("\n")
     starts = [True] * len(lines)
     if inside:
