@@ -13,7 +13,7 @@ import pytest
 
 from migrator import catalog, report
 from migrator.base.model import FileResult, Finding, RunSummary, Span
-from migrator.cli.commands.lint import run as lint
+from migrator.cli.runs.lint import run as lint
 from migrator.report import sarif
 
 V1_IMPORT = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"

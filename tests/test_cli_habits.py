@@ -486,7 +486,7 @@ def test_the_wheel_ships_its_licence_and_the_migration_guide(tmp_path: Path) -> 
     python = sglang_env.wheel_venv(tmp_path / "venv", wheel)
     # the installed copy, whatever PYTHONPATH a developer's shell points at a checkout
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    out = subprocess.run([str(python), "-c", "from migrator.cli.commands.rules import explain; print(explain('DFM101'))"],
+    out = subprocess.run([str(python), "-c", "from migrator.cli.runs.explain import explain; print(explain('DFM101'))"],
                          capture_output=True, text=True, cwd=tmp_path, check=True, env=env).stdout
     shown = re.search(r"See MIGRATION\.md#dfm101 \((?P<path>[^)]+)\)", out)
     assert shown and Path(shown["path"]).is_file() and "site-packages" in shown["path"], out

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from migrator.base.options import selection
-from migrator.cli.commands.common import build_options
+from migrator.cli.runs.options import build_options
 from migrator.run.config import Config, ConfigError, find, load
 
 

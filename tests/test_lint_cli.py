@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from migrator import catalog
-from migrator.cli.commands.lint import run as lint
-from migrator.cli.commands.rules import explain, rules_table
+from migrator.cli.runs.explain import explain
+from migrator.cli.runs.lint import run as lint
+from migrator.cli.runs.rules import rules_table
 
 
 def tree(root: Path) -> Path:

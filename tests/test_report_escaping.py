@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from migrator.cli.commands.lint import run as lint
+from migrator.cli.runs.lint import run as lint
 
 V1 = b"from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 #: A leftover TODO comment whose text sets the terminal title (OSC) and moves the cursor (CSI).

@@ -3,7 +3,7 @@ is excluded and which rule codes are on (:class:`Selection`).
 
 A leaf module: it imports nothing of the project, so the engine, the text rules, the
 configuration and the commands all share it without import cycles. ``Options`` are built
-for every command by :func:`migrator.cli.commands.common.build_options` (command line over
+for every command by :func:`migrator.cli.runs.options.build_options` (command line over
 ``[tool.dflash-migrate]``); code that drives the engine directly builds them by hand.
 
 Patterns are gitignore-style (pathspec's git semantics), and each carries the folder it

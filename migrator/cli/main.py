@@ -24,6 +24,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from importlib import import_module
 from pathlib import Path
 
 from migrator import __version__
@@ -218,8 +219,10 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
     format (``dflash-migrate: error: ...``) and exits 2."""
     if command.name not in ("fix", "lint") and _COLLECTOR[0]:
         gc.enable()  # the other commands run as Python runs them (see main)
+    module, _, function = command.run.partition(":")
     try:
-        return command.run(**keywords)
+        # the seam: the one command that runs, its run module (migrator.cli.runs) and what it imports
+        return getattr(import_module(module), function)(**keywords)
     except UsageError as error:
         return _usage_error(error)
 
@@ -227,10 +230,16 @@ def run_command(command: Command, keywords: dict[str, object]) -> int:
 def _usage_error(error: Exception) -> int:
     """Print ``error`` in the one format (its words may be user data: control characters
     made visible) and return the usage exit code."""
+    print(f"dflash-migrate: error: {_visible(str(error))}", file=sys.stderr)
+    return USAGE
+
+
+def _visible(text: str) -> str:
+    """``text`` with its control characters made visible (an error's words may be user data);
+    :mod:`migrator.report.escape`, imported only where an error is printed."""
     from migrator.report.escape import visible
 
-    print(f"dflash-migrate: error: {visible(str(error))}", file=sys.stderr)
-    return USAGE
+    return visible(text)
 
 
 #: The exit code of a Unix filter whose reader went away (128 + SIGPIPE), as `yes | head` gives.
@@ -281,15 +290,13 @@ def _closed_pipe() -> int:
 
 
 def _internal_error(error: BaseException) -> int:
-    from migrator.report.escape import visible
-
     where = ""
     trace = error.__traceback__
     while trace is not None:  # the innermost frame of the tool's own code: where to look
         if "migrator" in trace.tb_frame.f_code.co_filename:
             where = f" at {os.path.basename(trace.tb_frame.f_code.co_filename)}:{trace.tb_lineno}"
         trace = trace.tb_next
-    message = visible(f"{type(error).__name__}: {error}")[:500]
+    message = _visible(f"{type(error).__name__}: {error}")[:500]
     print(f"dflash-migrate: error: internal error{where} ({message}); the run stopped here, please report it",
           file=sys.stderr)
     return USAGE

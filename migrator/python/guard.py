@@ -39,6 +39,8 @@ from collections import Counter
 from difflib import SequenceMatcher
 from functools import cache
 
+from pyflakes.checker import Checker
+
 from migrator import catalog
 from migrator.base.fileio import SourceError, decode_python
 from migrator.base.imports import resolve_relative
@@ -304,11 +306,10 @@ def flake_messages(tree: ast.Module) -> dict[str, Counter]:
     kinds in :data:`OWN_KINDS`, plus ``RedundantAlias`` for each ``import X as X``.
 
     pyflakes (pure Python, no dependencies, maintained by PyCQA) is a dependency of the
-    fix path only: imported here, which lint never calls. Reusing it rather than growing
+    fix path only: this module is imported only where a fix is written
+    (``migrator.run.python_file``), never by lint. Reusing it rather than growing
     the guard's own scope analysis gives every message kind pyflakes knows, each with
     pyflakes' long-tested scope rules (loops, comprehensions, ``__all__``, conditionals)."""
-    from pyflakes.checker import Checker
-
     found: dict[str, Counter] = {}
     for message in Checker(tree, withDoctest=False).messages:
         kind = type(message).__name__

@@ -1,5 +1,5 @@
 """``[tool.dflash-migrate]`` in the nearest ``pyproject.toml``; command-line flags override it
-(:func:`migrator.cli.commands.common.build_options` merges the two into ``Options``).
+(:func:`migrator.cli.runs.options.build_options` merges the two into ``Options``).
 
 ::
 
@@ -172,8 +172,6 @@ def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
         import tomli as tomllib
     try:
         if data is None:
-            from migrator.base.fileio import SourceError, read_bytes
-
             try:
                 data = read_bytes(path)
             except SourceError as error:

@@ -102,10 +102,9 @@ def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Optio
         return None
     if options.no_cache:
         return gitscan.start(Path(top))
-    from migrator.run import repo_map
-    from migrator.run.summary_cache import SummaryCache
+    from migrator.run import repo_map, summary_cache
 
-    return repo_map.start(Path(top), SummaryCache(options))
+    return repo_map.start(Path(top), summary_cache.SummaryCache(options))
 
 
 def _leave_out_own_reports(outcome: RunResult) -> None:

@@ -10,7 +10,7 @@ from migrator.base.options import Options
 
 def with_target(options: Options) -> Options:
     """``options`` with a target: the one place a run's default target is set. The command line
-    always names one (``migrator.cli.commands.common.build_options``: the flag, the config, the
+    always names one (``migrator.cli.runs.options.build_options``: the flag, the config, the
     fork's sglang pin, else every V2 release); a library caller's ``Options()`` without one
     gets the newest release here, at the entries (``migrator.run.pipeline.process_bytes``,
     ``migrator.run.engine.run``, ``migrator.run.python_file.text_context``), so nothing below

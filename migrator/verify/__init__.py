@@ -18,7 +18,7 @@ Codes (verify-specific, not catalog entries; see :mod:`migrator.verify.checker`)
 Results are ``FileResult``s so that :mod:`migrator.report` renders them in every format
 with lint's exit codes (0 clean, 1 findings, 2 a file could not be processed). Files are
 found by the shared discovery (``.gitignore`` and the run's excludes are honoured); the
-command itself is :mod:`migrator.cli.commands.verify`.
+command itself is :mod:`migrator.cli.runs.verify`.
 """
 
 from __future__ import annotations

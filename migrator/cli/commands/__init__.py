@@ -1,8 +1,7 @@
 """The subcommands, one module each: :mod:`.fix` (the default), :mod:`.lint` (alias
 ``check``), :mod:`.rules` (``rules`` and ``explain``), :mod:`.verify`, :mod:`.doctor`.
 
-Each module declares its parameters (``PARAMS``, :mod:`.params`) and a ``run`` function
-taking them as keywords and returning the exit code; :mod:`.common` holds what they share
-(the one options builder, the progress bar, the usage-error type). Importing a command
-module is cheap: what a command needs is imported when it runs.
+Each module declares its parameters (``PARAMS``, :mod:`.params`; :mod:`.common` those they
+share) and names the function that runs them (in :mod:`migrator.cli.runs`, imported only when
+that command runs). Importing a command module is cheap: it imports declarations only.
 """

@@ -33,8 +33,10 @@ class Param(namedtuple("Param", "name flags kind metavar help default choices", 
 
 @record
 class Command(namedtuple("Command", "name run params help fast aliases", defaults=(False, ()))):
-    """A subcommand: ``run(**keywords) -> exit code``; ``fast``: plain command lines of it
-    are parsed without typer; ``aliases``: other names that run it (``check`` for ``lint``)."""
+    """A subcommand: ``run`` names the function that runs it, ``"module:function"``
+    (``function(**keywords) -> exit code``, imported by ``migrator.cli.main.run_command`` only
+    when the command runs, :mod:`migrator.cli.runs`); ``fast``: plain command lines of it are
+    parsed without typer; ``aliases``: other names that run it (``check`` for ``lint``)."""
 
     __slots__ = ()
 
