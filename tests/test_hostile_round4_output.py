@@ -123,12 +123,12 @@ def test_last_resort_handler_exits_2_with_one_line(monkeypatch: pytest.MonkeyPat
     raised where the pins are read) ends the run with one line on stderr and exit 2, and
     ``--exit-zero`` does not hide it."""
     from migrator.cli.main import main
-    from migrator.run import config
+    from migrator.cli.runs import options
 
     def broken(folder: Path) -> None:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(config, "sglang_pins", broken)
+    monkeypatch.setattr(options, "sglang_pins", broken)  # where the command's run reads the pins
     assert main(["lint", str(REPO / "examples"), "--exit-zero"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
