@@ -32,22 +32,18 @@ still names a file called ``::x.py``).
 from __future__ import annotations
 
 import re
-from functools import cache
+
+from migrator.base.patterns import on_first_use
 
 #: What a terminal, a CI log or an XML parser must never receive raw.
-_UNSAFE = "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]"
-_UNSAFE_KEEP_NEWLINE = ("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-                        "\ud800-\udfff\ufffe\uffff]")
+#: Each class compiled on first use: ~0.4 ms a class (a bitmap over the Basic Multilingual
+#: Plane), and a run needs one or two of the three.
+_UNSAFE = on_first_use("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+_UNSAFE_KEEP_NEWLINE = on_first_use("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                                    "\ud800-\udfff\ufffe\uffff]")
 #: What ``json.dumps(..., ensure_ascii=False)`` leaves raw but should not.
-_JSON_UNSAFE = "[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]"
+_JSON_UNSAFE = on_first_use("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-@cache
-def _compiled(pattern: str) -> re.Pattern[str]:
-    """Compiled on first use: each of these classes costs ~0.4 ms to compile (a bitmap
-    over the Basic Multilingual Plane), and a run needs one or two of the three."""
-    return re.compile(pattern)
 
 
 def _shown(match: re.Match[str]) -> str:
@@ -61,9 +57,9 @@ def _shown(match: re.Match[str]) -> str:
 
 
 #: A CI log command that runs anywhere in a line: the ``[`` after ``##`` or ``##vso``.
-_LOG_COMMAND = r"(?i)(##(?:vso)?)\["
+_LOG_COMMAND = on_first_use(r"(?i)(##(?:vso)?)\[")
 #: A ``::`` starting a line after whitespace: a GitHub workflow command.
-_LINE_COMMAND = r"(?m)^(\s*):(?=:)"
+_LINE_COMMAND = on_first_use(r"(?m)^(\s*):(?=:)")
 
 
 def holds_log_command(data: bytes) -> bool:
@@ -75,13 +71,13 @@ def visible(text: str, keep_newlines: bool = False, starts_line: bool = True) ->
     """``text`` with every unsafe character shown as an escape, and no CI log command
     (see the module docstring). ``starts_line=False``: the text never begins a log line
     (a workflow command's property or message), so a leading ``::`` stays."""
-    pattern = _compiled(_UNSAFE_KEEP_NEWLINE if keep_newlines else _UNSAFE)
+    pattern = (_UNSAFE_KEEP_NEWLINE if keep_newlines else _UNSAFE)()
     if pattern.search(text):
         text = pattern.sub(_shown, text)
     if "##" in text:
-        text = _compiled(_LOG_COMMAND).sub(r"\1\\x5b", text)
+        text = _LOG_COMMAND().sub(r"\1\\x5b", text)
     if starts_line and "::" in text:
-        text = _compiled(_LINE_COMMAND).sub(r"\1\\x3a", text)
+        text = _LINE_COMMAND().sub(r"\1\\x3a", text)
     return text
 
 
@@ -90,8 +86,8 @@ def json_text(document: str) -> str:
     ever land inside JSON strings: these characters cannot occur outside them), with no
     CI log command (``##[`` cannot occur outside a string either)."""
     if "##" in document:
-        document = _compiled(_LOG_COMMAND).sub(r"\1\\u005b", document)
-    pattern = _compiled(_JSON_UNSAFE)
+        document = _LOG_COMMAND().sub(r"\1\\u005b", document)
+    pattern = _JSON_UNSAFE()
     if not pattern.search(document):
         return document
     return pattern.sub(lambda m: f"\\u{ord(m.group()):04x}", document)
