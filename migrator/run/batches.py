@@ -44,36 +44,29 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | N
     # Discovery joins names onto the root exactly as given, so a file's path relative to
     # its root (what git prints) is a slice of its text.
     roots = [(scan.root.rstrip(os.sep) + os.sep, searched - hits) for scan, (searched, hits) in zip(scans, answers)]
-    if len(roots) == 1:  # a folder's run: one test per file, in a comprehension (3,000 files)
-        prefix, clean = roots[0]
-        cut = len(prefix)
-        settled = [path for path in files if path[cut:] in clean and path.startswith(prefix)]
-        if len(settled) == len(files):
-            todo: list[str] = []
-        else:
-            known = set(settled)
-            todo = [path for path in files if path not in known]
-    else:
-        settled, todo = [], []
-        for path in files:
-            (settled if _known_clean(path, roots) else todo).append(path)
-    if todo:  # a file named on the command line is spelled as given: matched by its absolute path too
-        again = [path for path in todo if not os.path.isabs(path) and _known_clean(os.path.abspath(path), roots)]
-        if again:
-            settled += again
-            known = set(again)
-            todo = [path for path in todo if path not in known]
+    settled = _clean(files, files, roots)
+    known = set(settled)
+    todo = [path for path in files if path not in known]
+    # a file named on the command line is spelled as given: matched by its absolute path too
+    relative = [path for path in todo if not os.path.isabs(path)]
+    again = _clean(relative, list(map(os.path.abspath, relative)), roots) if relative else []
+    if again:
+        settled += again
+        known.update(again)
+        todo = [path for path in todo if path not in known]
     if results is not None:
         results.extend(map(FileResult, settled))
     return todo
 
 
-def _known_clean(path: str, roots: list[tuple[str, set[str]]]) -> bool:
-    """Did git search ``path`` under one of ``roots`` and find no marker in it?"""
+def _clean(paths: list[str], spellings: list[str], roots: list[tuple[str, set[str]]]) -> list[str]:
+    """Those of ``paths`` whose spelling git searched under one of ``roots`` and found no
+    marker in, root by root (one test per file in a comprehension: a folder's run names 3,000)."""
+    found: list[str] = []
     for prefix, clean in roots:
-        if path.startswith(prefix) and path[len(prefix):] in clean:
-            return True
-    return False
+        cut = len(prefix)
+        found += [path for path, spelled in zip(paths, spellings) if spelled[cut:] in clean and spelled.startswith(prefix)]
+    return list(dict.fromkeys(found)) if len(roots) > 1 else found  # nested roots find a file twice
 
 
 def largest_first_chunks(todo: list[str], jobs: int) -> list[list[str]]:
