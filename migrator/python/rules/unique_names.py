@@ -89,20 +89,34 @@ def _bare_strings() -> dict[str, catalog.Entry]:
 
 def _held_as_data(ctx: RuleContext, seen: set[tuple[int, str]]) -> None:
     """Whole strings that are a unique bare name: a TODO (what resolves them is not known
-    here). Not: a name the module binds itself (its own class, an import the reference rules
-    report), a part of a built string (``"DFlashWorker" + "V2"``), a comparison, a lazy
-    ``(module, name)`` pair (another package's ``DFlashWorker``), one side of a
-    ``{"old": "new"}`` map (the other side spells it with more), a probe (``hasattr``, ``getattr`` with a
-    default), a line where another rule reported the same code."""
+    here). Not: a name the module binds itself and keeps bound (:func:`_bound_here`), a part
+    of a built string (``"DFlashWorker" + "V2"``), a comparison, a lazy ``(module, name)``
+    pair (another package's ``DFlashWorker``), one side of a ``{"old": "new"}`` map (the other
+    side spells it with more), a probe (``hasattr``, ``getattr`` with a default), a line where another rule reported the same code."""
     table = _bare_strings()
     for node in ctx.analysis.strings:
         entry = table.get(node.value)
         if entry is None or ctx.entry(entry.code) is None or (node.lineno, entry.code) in seen or (
                 entry.kind == "cli-flag" and any(line == node.lineno for line, _ in seen)):
             continue
-        if node.value in ctx.analysis.module_scope.names or _mapped_or_probed(ctx, node):
+        if _bound_here(ctx, node.value, entry) or _mapped_or_probed(ctx, node):
             continue
         ctx.todo(node, ctx.entry(entry.code), f"`\"{node.value}\"` held as a string: {entry.message}")
+
+
+def _bound_here(ctx: RuleContext, name: str, entry: catalog.Entry) -> bool:
+    """Does the module bind ``name`` itself, and keep it bound once fixed? Its own class, a
+    name imported from elsewhere, or the V1 import itself where the fix keeps its local name
+    (``DFlashWorkerV2 as DFlashWorker``: exported, imported by other fork modules, shared with
+    a fallback, guarded). A V1 import the fix renames leaves the string naming nothing of
+    this module: data some other code resolves, a TODO from the first run on (else a second
+    run would find what the first one left)."""
+    binding = ctx.analysis.module_scope.names.get(name)
+    if binding is None:
+        return False
+    if binding.kind != "from" or binding.guarded or binding.qualname != entry.old:
+        return True
+    return name in ctx.analysis.shared_locals or ctx.analysis.is_exported(name)
 
 
 def _mapped_or_probed(ctx: RuleContext, node: ast.Constant) -> bool:
@@ -171,11 +185,19 @@ RULE = Rule(
                 "def install(module):\n"
                 "    return module.DFlashWorker\n"
             ),
+            (  # the import's fix renames the binding: the string names nothing of this module
+                "from sglang.srt.speculative.dflash_info import DFlashDraftInput\n"
+                "draft = getattr(module, 'DFlashDraftInput')\n"
+            ),
         ),
         valid=(
             (
                 "def install(module):\n"
                 "    return module.DFlashWorkerV2\n"
+            ),
+            (  # the fix keeps the exported name bound (``DFlashDraftInputV2 as DFlashDraftInput``)
+                "from sglang.srt.speculative.dflash_info_v2 import DFlashDraftInputV2 as DFlashDraftInput\n"
+                "__all__ = ['DFlashDraftInput']\n"
             ),
         ),
     ),
