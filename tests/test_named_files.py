@@ -6,6 +6,7 @@ damaged or hostile cache holds."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -460,3 +461,41 @@ def test_a_named_tracked_file_deleted_from_the_work_tree_is_reported_missing(
         alone = engine.run([Path("idxfork/plain.py")], _options(cache))
         assert [(r.path, r.error.message if r.error else None) for r in alone.results] == [
             ("idxfork/plain.py", "no such file or folder")], cache
+
+
+def test_named_paths_through_links_are_judged_as_resolving_each_would(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Named files are checked for links folder by folder, each folder once (pre-commit names
+    thousands): the answer is the one resolving every path from the root would give, for a
+    link to outside at any depth, a link that stays inside, ``..`` after a link, and a file
+    named directly in the current folder."""
+    from migrator.run.files import _LinkCheck, discover
+
+    outside, here = tmp_path / "outside", tmp_path / "here"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "x.py").write_text("x = 1\n")
+    (outside / "top.py").write_text("y = 1\n")
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "x.py").write_text("x = 1\n")  # what `a/b/out/../real/x.py` reaches
+    (here / "a" / "b" / "real").mkdir(parents=True)
+    (here / "a" / "b" / "real" / "x.py").write_text("x = 1\n")
+    (here / "a" / "b" / "out").symlink_to(outside)
+    (here / "a" / "in").symlink_to(here / "a" / "b" / "real")
+    (here / "top.py").write_text("z = 1\n")
+    monkeypatch.chdir(here)
+    named = ["top.py", "a/b/real/x.py", "a/b/out/deep/x.py", "a/in/x.py", "a/b/out/../real/x.py", "./a/b/out/top.py",
+             str(here / "a" / "b" / "out" / "deep" / "x.py"), "../outside/top.py"]
+    found = discover([Path(name) for name in named])
+    skipped = {str(path) for path, _ in found.skipped}
+    expected_outside = set()
+    for name in named:
+        absolute = (here / name).resolve()
+        written = Path(os.path.normpath(here / name))
+        if written.is_relative_to(here) and not absolute.is_relative_to(here.resolve()):
+            expected_outside.add(str(Path(name)))
+    assert expected_outside == {"a/b/out/deep/x.py", "a/b/out/top.py", "a/b/out/../real/x.py",
+                                str(here / "a" / "b" / "out" / "deep" / "x.py")}
+    assert skipped == expected_outside
+    assert set(found.files) == {"top.py", "a/b/real/x.py", "a/in/x.py", "../outside/top.py"}
+    check = _LinkCheck()
+    assert check.reason("a/b/real/x.py", str(here / "a/b/real/x.py")) is None
+    assert len(check.folders) == 4  # here, a, a/b, a/b/real: each asked once

@@ -49,7 +49,11 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | N
     todo = [path for path in files if path not in known]
     # a file named on the command line is spelled as given: matched by its absolute path too
     relative = [path for path in todo if not os.path.isabs(path)]
-    again = _clean(relative, list(map(os.path.abspath, relative)), roots) if relative else []
+    if relative:  # `abspath` asks for the current folder once per path: pre-commit names thousands
+        here = os.getcwd()
+        again = _clean(relative, [os.path.normpath(os.path.join(here, path)) for path in relative], roots)
+    else:
+        again = []
     if again:
         settled += again
         known.update(again)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 from pathlib import Path
 
 from migrator.base.model import FileError, FileResult
@@ -89,6 +90,14 @@ def run(
     return outcome
 
 
+def _is_folder(path: Path) -> bool:
+    """A folder, not a link to one (one ``lstat``: pre-commit names thousands of files)."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Options):  # noqa: ANN202 - gitscan.GitScan | None
     """The scan of the repository holding the first named file, where files are named (None:
     only folders, or no repository, or a folder named is that repository's top): with the
@@ -145,7 +154,7 @@ def _as_if_narrowed(outcome: RunResult, scan, analyzed: set[str]) -> None:  # no
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     jobs = options.jobs or default_jobs()
-    folders = [p for p in paths if p.is_dir() and not p.is_symlink()]
+    folders = [p for p in paths if _is_folder(p)]
     # git scans the bytes on all cores while the workers start (they import the analysis)
     # and this process walks the folder; git is the longest of the three, so it goes first.
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []

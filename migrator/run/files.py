@@ -197,12 +197,18 @@ def discover(
     found = Discovered()
     seen: set[str] = set(own_outputs)
     escapes = _LinkCheck()
+    here = escapes.here
     for given in paths:
-        try:  # one lstat per named path (pre-commit names thousands): a link is never followed
-            mode: int | None = os.lstat(given).st_mode
+        text = os.fspath(given)
+        # pre-commit names thousands of files: each costs one lstat, and its absolute path is
+        # made once, from the current folder read once (`abspath` asks for it every time)
+        absolute = os.path.normpath(text if os.path.isabs(text) else os.path.join(here, text))
+        try:  # a link is never followed
+            mode: int | None = os.lstat(text).st_mode
         except (OSError, ValueError):
             mode = None
-        if force_exclude and selection is not None and selection.excluded(os.path.abspath(given), given.is_dir()):
+        if force_exclude and selection is not None and selection.exclude and selection.excluded(
+                absolute, given.is_dir() if mode is None or stat.S_ISLNK(mode) else stat.S_ISDIR(mode)):
             found.left_out += 1
             continue
         if mode is not None and stat.S_ISLNK(mode):
@@ -214,17 +220,17 @@ def discover(
         if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
             found.skipped.append((given, _special_reason(given)))
             continue
-        escape = escapes.reason(given)
+        escape = escapes.reason(text, absolute)
         if escape:
             found.skipped.append((given, escape))
             continue
         if stat.S_ISREG(mode):
-            key = os.path.abspath(given)  # `a/x.py` and `../top/a/x.py` are one file
-            if given.name in REPORT_NAMES or key in own_outputs:
+            key = absolute  # `a/x.py` and `../top/a/x.py` are one file
+            if os.path.basename(text) in REPORT_NAMES or key in own_outputs:
                 found.skipped.append((given, OWN_OUTPUT))
             elif key not in seen:
                 seen.add(key)
-                found.files.append(str(given))
+                found.files.append(text)
             continue
         root = str(given)
         rules = _IgnoreRules(selection, respect_gitignore, root, tracked)
@@ -296,9 +302,10 @@ class _LinkCheck:
     """A path written under the current folder whose folders include a symbolic link to
     somewhere outside it (``src/linked_folder/deep.py``): never followed, like links met
     while walking. Paths written outside the current folder are the user's explicit choice.
-    One check per discovery: the current folder resolved once, each named path's folder
-    once (a path that is no link itself resolves to its resolved folder and its name), in
-    strings (pre-commit names thousands of paths; pathlib's parsing was most of the cost)."""
+    One check per discovery, in strings (pre-commit names thousands of paths): the current
+    folder resolved once, each folder below it once, from its parent's answer and one
+    ``lstat`` of its own (resolving each from the root cost an ``lstat`` per component of
+    every folder); a path that is no link itself resolves to its folder's answer and its name."""
 
     __slots__ = ("here", "real_here", "folders")
 
@@ -307,25 +314,50 @@ class _LinkCheck:
         self.real_here: str | None = None
         self.folders: dict[str, str | None] = {}
 
-    def reason(self, path: Path) -> str | None:
-        if not _inside(os.path.abspath(path), self.here):
+    def reason(self, text: str, absolute: str) -> str | None:
+        """Why the path ``text`` (``absolute``, normalised) is not read, or None."""
+        if not _inside(absolute, self.here):
             return None
-        text = str(path)
         folder, name = os.path.split(text)
-        if name in ("", ".", ".."):
-            real = self._resolved(text)
+        if name in ("", ".", "..") or ".." in text and ".." in text.split(os.sep):  # `..` after a link leaves its target
+            real = self._resolved(text if name in ("", ".", "..") else folder or ".")
+            real = real if real is None or name in ("", ".", "..") else os.path.join(real, name)
         else:
-            if folder not in self.folders:
-                self.folders[folder] = self._resolved(folder or ".")
-            real = self.folders[folder]
+            parent = os.path.dirname(absolute)
+            real = self._real_folder(parent)
+            if real == parent and _inside(real, self._real_here()):
+                return None  # no link on the way: the path is itself, under the current folder
             real = None if real is None else os.path.join(real, name)
         if real is None:
             return _UNRESOLVED_LINK
-        if self.real_here is None:
-            self.real_here = os.path.realpath(self.here)
-        if not _inside(real, self.real_here):
+        if not _inside(real, self._real_here()):
             return "reached through a symbolic link to outside the current folder: never read or written"
         return None
+
+    def _real_here(self) -> str:
+        if self.real_here is None:
+            self.real_here = os.path.realpath(self.here)
+        return self.real_here
+
+    def _real_folder(self, folder: str) -> str | None:
+        """``folder`` (absolute, normalised) resolved."""
+        if folder in self.folders:
+            return self.folders[folder]
+        if folder == self.here:
+            real: str | None = self._real_here()
+        elif not _inside(folder, self.here):  # the current folder's parent: a folder named is the current one
+            real = self._resolved(folder)
+        else:
+            parent, name = os.path.split(folder)
+            real = self._real_folder(parent)
+            try:
+                is_link = stat.S_ISLNK(os.lstat(folder).st_mode)
+            except (OSError, ValueError):
+                is_link = False  # a missing folder keeps its name, as resolving it would
+            if real is not None:
+                real = self._resolved(folder) if is_link else os.path.join(real, name)
+        self.folders[folder] = real
+        return real
 
     @staticmethod
     def _resolved(path: str) -> str | None:

@@ -54,14 +54,15 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     cache: SummaryCache | None = None  # kept between runs: only where named files take an index beyond them
     scope = index_scope(paths, options)
     if scope is not None:
-        given = {os.path.abspath(f) for f in files}
+        here = os.getcwd()  # once: `abspath` asks for it per path, and pre-commit names thousands
+        given = {os.path.normpath(os.path.join(here, f)) for f in files if is_python(f)}
         shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
 
         def tracked(root: str) -> frozenset[str] | None:  # the run's scan lists the repository already
             return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
 
-        found = discover(scope.folders, selection(options), options.respect_gitignore, tracked=tracked)
-        extra = [p for p in found.files if is_python(p) and (p if os.path.isabs(p) else os.path.abspath(p)) not in given]
+        found = discover(scope.folders, selection(options), options.respect_gitignore, accept=is_python, tracked=tracked)
+        extra = [p for p in found.files if os.path.normpath(os.path.join(here, p)) not in given]
         if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
             imported, folders = _imported_packages(scope, [*files, *extra], given, options)
             extra += imported
