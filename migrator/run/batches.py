@@ -9,6 +9,7 @@ import os
 from migrator.base.model import FileError, FileResult
 from migrator.base.options import Options
 from migrator.run import gitscan
+from migrator.run.files import absolute_path
 from migrator.run.passes import Pass
 
 
@@ -51,7 +52,7 @@ def narrow_with_git(scans: list, files: list[str], results: list[FileResult] | N
     relative = [path for path in todo if not os.path.isabs(path)]
     if relative:  # `abspath` asks for the current folder once per path: pre-commit names thousands
         here = os.getcwd()
-        again = _clean(relative, [os.path.normpath(os.path.join(here, path)) for path in relative], roots)
+        again = _clean(relative, [absolute_path(path, here) for path in relative], roots)
     else:
         again = []
     if again:

@@ -90,12 +90,13 @@ def run(
     return outcome
 
 
-def _is_folder(path: Path) -> bool:
-    """A folder, not a link to one (one ``lstat``: pre-commit names thousands of files)."""
+def _mode(path: Path) -> int | None:
+    """The ``lstat`` mode of a named path (None: it cannot be asked), asked once per run: the
+    folders among them start their scans, discovery reads the rest (pre-commit names thousands)."""
     try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
+        return os.lstat(path).st_mode
     except (OSError, ValueError):
-        return False
+        return None
 
 
 def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Options):  # noqa: ANN202 - gitscan.GitScan | None
@@ -154,7 +155,8 @@ def _as_if_narrowed(outcome: RunResult, scan, analyzed: set[str]) -> None:  # no
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     jobs = options.jobs or default_jobs()
-    folders = [p for p in paths if _is_folder(p)]
+    modes = [_mode(p) for p in paths]
+    folders = [p for p, mode in zip(paths, modes) if mode is not None and stat.S_ISDIR(mode)]  # no link to one
     # git scans the bytes on all cores while the workers start (they import the analysis)
     # and this process walks the folder; git is the longest of the three, so it goes first.
     scans = [gitscan.start(folder) for folder in folders] if not options.parse_all else []
@@ -168,7 +170,7 @@ def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_pr
     with pool.start(jobs, process_chunk, warm_up, kind) as workers:
         # ignore files do not apply to tracked files: the scans' listings say which they are
         by_root = {scan.root: scan for scan in scans if scan is not None}
-        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude,
+        found = discover(paths, selection(options), options.respect_gitignore, force_exclude=options.force_exclude, modes=modes,
                          tracked=lambda root: by_root[root].tracked() if root in by_root else gitscan.tracked_files(root),
                          own_outputs=options.own_outputs)
         outcome.skipped = [(str(p), reason) for p, reason in found.skipped]

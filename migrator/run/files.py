@@ -109,6 +109,16 @@ def is_history(path: Path | str) -> bool:
             or any(part.lower() in _HISTORY_FOLDERS for part in folders.split("/")))
 
 
+def absolute_path(text: str, here: str) -> str:
+    """``os.path.abspath(text)`` with the current folder ``here`` read once by the caller: a
+    plain relative path (git's spelling, pre-commit's thousands) is joined without normalising;
+    anything else (``.``, ``..``, doubled or trailing separators, an absolute path) is normalised."""
+    if (os.sep == "/" and text[:1] != "/" and "./" not in text and "//" not in text
+            and not text.endswith(("/", "/.", "/..")) and text not in ("", ".", "..")):
+        return here + text if here.endswith("/") else here + "/" + text
+    return os.path.normpath(os.path.join(here, text))
+
+
 def _default_accept(path: str) -> bool:
     if path.endswith(PYTHON_SUFFIXES):
         return True
@@ -189,24 +199,30 @@ def discover(
     force_exclude: bool = False,
     tracked: Callable[[str], frozenset[str] | None] | None = _tracked_files,
     own_outputs: frozenset[str] = frozenset(),
+    modes: Sequence[int | None] | None = None,
 ) -> Discovered:
     """The files under ``paths``. ``tracked``: the paths (relative, with ``/``) git tracks
     under a root folder, None outside a work tree (default: asks ``git ls-files``; the
     engine passes the listing its git scan reads anyway). ``own_outputs``: absolute paths of
-    files the run writes (left out, as are the :data:`REPORT_NAMES`)."""
+    files the run writes (left out, as are the :data:`REPORT_NAMES`). ``modes``: each path's
+    ``lstat`` mode (None: it cannot be asked), where the caller asked already."""
     found = Discovered()
     seen: set[str] = set(own_outputs)
     escapes = _LinkCheck()
     here = escapes.here
-    for given in paths:
+    for index, given in enumerate(paths):
         text = os.fspath(given)
         # pre-commit names thousands of files: each costs one lstat, and its absolute path is
         # made once, from the current folder read once (`abspath` asks for it every time)
-        absolute = os.path.normpath(text if os.path.isabs(text) else os.path.join(here, text))
-        try:  # a link is never followed
-            mode: int | None = os.lstat(text).st_mode
-        except (OSError, ValueError):
-            mode = None
+        absolute = absolute_path(text, here)
+        mode: int | None
+        if modes is not None:
+            mode = modes[index]
+        else:
+            try:  # a link is never followed
+                mode = os.lstat(text).st_mode
+            except (OSError, ValueError):
+                mode = None
         if force_exclude and selection is not None and selection.exclude and selection.excluded(
                 absolute, given.is_dir() if mode is None or stat.S_ISLNK(mode) else stat.S_ISDIR(mode)):
             found.left_out += 1
@@ -305,29 +321,35 @@ class _LinkCheck:
     One check per discovery, in strings (pre-commit names thousands of paths): the current
     folder resolved once, each folder below it once, from its parent's answer and one
     ``lstat`` of its own (resolving each from the root cost an ``lstat`` per component of
-    every folder); a path that is no link itself resolves to its folder's answer and its name."""
+    every folder). A file that is no link itself has its folder's answer (a link was
+    refused before this check), kept per folder: the files of one folder cost one lookup."""
 
-    __slots__ = ("here", "real_here", "folders")
+    __slots__ = ("here", "real_here", "folders", "answers")
 
     def __init__(self) -> None:
         self.here = os.getcwd()
         self.real_here: str | None = None
         self.folders: dict[str, str | None] = {}
+        self.answers: dict[str, str | None] = {}
 
     def reason(self, text: str, absolute: str) -> str | None:
-        """Why the path ``text`` (``absolute``, normalised) is not read, or None."""
-        if not _inside(absolute, self.here):
-            return None
-        folder, name = os.path.split(text)
+        """Why the path ``text`` (``absolute``, normalised; a file or a folder, not a link) is not
+        read, or None."""
+        name = text.rpartition(os.sep)[2]
         if name in ("", ".", "..") or ".." in text and ".." in text.split(os.sep):  # `..` after a link leaves its target
+            if not _inside(absolute, self.here):
+                return None
+            folder = os.path.dirname(text)
             real = self._resolved(text if name in ("", ".", "..") else folder or ".")
             real = real if real is None or name in ("", ".", "..") else os.path.join(real, name)
-        else:
-            parent = os.path.dirname(absolute)
-            real = self._real_folder(parent)
-            if real == parent and _inside(real, self._real_here()):
-                return None  # no link on the way: the path is itself, under the current folder
-            real = None if real is None else os.path.join(real, name)
+            return self._answer(real)
+        parent = absolute.rpartition(os.sep)[0] or os.sep
+        if parent not in self.answers:  # the path is below the current folder where its folder is
+            self.answers[parent] = self._answer(self._real_folder(parent)) if _inside(parent, self.here) else None
+        return self.answers[parent]
+
+    def _answer(self, real: str | None) -> str | None:
+        """The reason for a path under the current folder that resolves to ``real``."""
         if real is None:
             return _UNRESOLVED_LINK
         if not _inside(real, self._real_here()):

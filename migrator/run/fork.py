@@ -23,7 +23,7 @@ from migrator.python.forkindex import ForkIndex, module_files, package_root
 from migrator.relevance.prefilter import might_match
 from migrator.run import batches, gitscan
 from migrator.run.batches import narrow_with_git
-from migrator.run.files import discover, is_python
+from migrator.run.files import absolute_path, discover, is_python
 from migrator.run.pipeline import module_name_of
 from migrator.run.passes import MAX_ANALYZE_BYTES, Pass
 from migrator.run.result import RunResult
@@ -55,14 +55,14 @@ def through_the_fork(workers, outcome: RunResult, paths: Sequence[Path], files: 
     scope = index_scope(paths, options)
     if scope is not None:
         here = os.getcwd()  # once: `abspath` asks for it per path, and pre-commit names thousands
-        given = {os.path.normpath(os.path.join(here, f)) for f in files if is_python(f)}
+        given = {absolute_path(f, here) for f in files if is_python(f)}
         shared = scan if scan is not None and scope.git_root is not None and Path(scan.root) == scope.git_root else None
 
         def tracked(root: str) -> frozenset[str] | None:  # the run's scan lists the repository already
             return shared.tracked() if shared is not None and root == shared.root else gitscan.tracked_files(root)
 
         found = discover(scope.folders, selection(options), options.respect_gitignore, accept=is_python, tracked=tracked)
-        extra = [p for p in found.files if os.path.normpath(os.path.join(here, p)) not in given]
+        extra = [p for p in found.files if absolute_path(p, here) not in given]
         if scope.git_root is None and scope.import_roots:  # the packages the named files' packages import
             imported, folders = _imported_packages(scope, [*files, *extra], given, options)
             extra += imported
