@@ -499,3 +499,17 @@ def test_named_paths_through_links_are_judged_as_resolving_each_would(tmp_path: 
     check = _LinkCheck()
     assert check.reason("a/b/real/x.py", str(here / "a/b/real/x.py")) is None
     assert len(check.folders) == 4  # here, a, a/b, a/b/real: each asked once
+
+
+@pytest.mark.parametrize("text", ["a/b.py", "./a", "a/./b", "../a", "a/../b", "a//b", "a/", "a/.", "a/..", ".", "..",
+                                  "/abs/x", "/abs/../y", ".hidden/x.py", "a/.b/c", "a..b/c", "x..", "..x/y", "a/...",
+                                  "a/b/", "-x.py", "a b/c.py"])
+def test_absolute_path_is_abspath_with_the_current_folder_read_once(text: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Named paths are made absolute without asking for the current folder each time; the
+    answer is ``os.path.abspath``'s for every spelling, the plain ones joined as they are."""
+    from migrator.run.files import absolute_path
+
+    monkeypatch.chdir(tmp_path)
+    assert absolute_path(text, os.getcwd()) == os.path.abspath(text)
+    assert absolute_path(text, "/") == os.path.normpath(os.path.join("/", text))
