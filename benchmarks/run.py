@@ -658,10 +658,20 @@ def pre_commit_specs(tree: Path, dfm: list[str], env: dict, workdir: Path, repea
 
     before = restore if "--fix" in lint_args else None
     hook_env = {**env, "PRE_COMMIT_HOME": str(workdir / "pre-commit-home"), "SKIP": ""}
+    # pre-commit's own cost on this tree: the same hooks, files and batches, each running `true`
+    import yaml
+
+    floor = yaml.safe_load(config_text)
+    for hook in floor["repos"][0]["hooks"]:
+        hook.update(entry="true", args=[])
+    floor_config = workdir / "pre-commit-floor.yaml"
+    floor_config.write_text(yaml.safe_dump(floor))
     return [Spec(f"lint {shlex.join(lint_args)} . (pre-commit pair)".replace("  ", " "),
                  [*dfm, "lint", *lint_args, "."], repeat, ok_rcs=(0, 1), before=before, cwd=tree, env=env),
             Spec("pre-commit run --all-files", [pre_commit, "run", "--all-files", "--config", str(config)], repeat,
-                 ok_rcs=(0, 1), before=before, cwd=tree, env=hook_env)]
+                 ok_rcs=(0, 1), before=before, cwd=tree, env=hook_env),
+            Spec("pre-commit floor (hooks: true)", [pre_commit, "run", "--all-files", "--config", str(floor_config)],
+                 repeat, before=before, cwd=tree, env=hook_env)]
 
 
 def per_round_ratios(spec: dict, reference: dict) -> dict:
@@ -936,8 +946,8 @@ def main(argv: list[str] | None = None) -> int:
             for spec in pair[1:] if ruff_one else ():
                 ratios[spec.name] = per_round_ratios(by_name[spec.name], ruff_one)
         if pre_commit_pair:  # pre-commit against lint of the same tree, round by round (issue 51 item 3)
-            ratios[f"{pre_commit_pair[1].name} / lint"] = per_round_ratios(by_name[pre_commit_pair[1].name],
-                                                               by_name[pre_commit_pair[0].name])
+            for spec in pre_commit_pair[1:]:  # and pre-commit's own floor against the same lint
+                ratios[f"{spec.name} / lint"] = per_round_ratios(by_name[spec.name], by_name[pre_commit_pair[0].name])
         scale = {"replicas": replicas, "tree": str(tree), "py_files": py_files, "lines": lines,
                  "results": results, "findings": findings, "ratios_vs_ruff": ratios,
                  "fix_vs_baseline": fix_ratios}

@@ -117,3 +117,14 @@ def test_the_pre_commit_case_runs_the_documented_hooks_with_the_command_measured
     done = subprocess.run([pre_commit, "validate-config", str(tmp_path / "c.yaml")], capture_output=True, text=True,
                           check=False)
     assert done.returncode == 0, done.stdout + done.stderr
+    # pre-commit's own floor is measured beside it: the same hooks and files, each running `true`
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    specs = run.pre_commit_specs(tree, ["python3", "-m", "migrator"], {}, tmp_path, 1)
+    assert [spec.name for spec in specs][1:] == ["pre-commit run --all-files", "pre-commit floor (hooks: true)"]
+    floor_file = Path(specs[2].cmd[-1])
+    floor = yaml.safe_load(floor_file.read_text())["repos"][0]["hooks"]
+    assert [(hook["id"], hook["entry"], hook["types"]) for hook in floor] == \
+        [(hook["id"], "true", hook["types"]) for hook in hooks]
+    done = subprocess.run([pre_commit, "validate-config", str(floor_file)], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
