@@ -513,3 +513,15 @@ def test_absolute_path_is_abspath_with_the_current_folder_read_once(text: str, t
     monkeypatch.chdir(tmp_path)
     assert absolute_path(text, os.getcwd()) == os.path.abspath(text)
     assert absolute_path(text, "/") == os.path.normpath(os.path.join("/", text))
+
+
+def test_under_pre_commit_a_run_takes_one_process_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pre-commit runs one hook process per core on its own batch (the published hooks are not
+    require_serial): each run is one process unless --jobs says otherwise."""
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    cores = engine.default_jobs()
+    assert cores == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    assert engine.default_jobs() == 1
+    published = (Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml").read_text()
+    assert "id: dflash-migrate-lint" in published and published.count("require_serial: false") == 1
