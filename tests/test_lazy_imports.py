@@ -55,7 +55,6 @@ COMPUTED = "(computed)"
 COMPUTING = ("import_module", "__import__")
 
 SEAMS: dict[tuple[str, str], str] = {
-    ("migrator.base.compat", "unicodedata"): STDLIB,
     ("migrator.base.fileio", "shutil"): FIX,
     ("migrator.base.fileio", "tempfile"): FIX,
     ("migrator.base.fileio", "tokenize"): STDLIB,
@@ -98,7 +97,6 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.python.rules.references", "tokenize"): STDLIB,
     ("migrator.python.rules.spec_v2_blocks", "tokenize"): STDLIB,
     ("migrator.python.surface", "migrator.releases.surface_index"): DATA,
-    ("migrator.relevance.prefilter", "unicodedata"): STDLIB,
     ("migrator.report", COMPUTED): "the module of the one --format asked",
     ("migrator.report", "migrator.report.escape"): RARE,
     ("migrator.report", "migrator.report.github"): REPORT,
@@ -122,7 +120,6 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.run.pipeline", "migrator.run.own_release"): OWN_RELEASE,
     ("migrator.run.pipeline", "migrator.run.python_file"): CANDIDATE,
     ("migrator.run.pipeline", "tokenize"): WORKERS,
-    ("migrator.run.pipeline", "unicodedata"): WORKERS,
     ("migrator.run.pool", "concurrent.futures"): WORKERS,
     ("migrator.run.pool", "multiprocessing"): WORKERS,
     ("migrator.run.python_file", "migrator.base.suppressions"): "a file with a suppression comment",

@@ -174,10 +174,9 @@ def analyze_path(path: Path | str, options: Options, this_pass: Pass = FIRST_PAS
 def warm_up() -> None:
     """The imports and tables every candidate needs: run once before the workers fork (they
     inherit it), or in each worker where they are not forked (``migrator.run.pool``). Among them
-    ``tokenize`` (the coding cookie of every Python file the byte prefilter rejects) and
-    ``unicodedata`` (NFKC): imported in each worker, they cost twice."""
+    ``tokenize`` (the coding cookie of every Python file the byte prefilter rejects): imported
+    in each worker, it costs twice."""
     import tokenize  # noqa: F401
-    import unicodedata  # noqa: F401
 
     from migrator.run import own_release, python_file  # noqa: F401  (seam: the analysis and the rules)
 
