@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from importlib import import_module
 
+from migrator.report.escape import visible
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from migrator.base.model import FileResult, RunSummary
@@ -52,6 +54,4 @@ def stderr_line(fmt: str, text: str) -> str:
         from migrator.report.github import line
 
         return line(text)
-    from migrator.report.escape import visible
-
     return visible(text)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from migrator import __version__
 from migrator.catalog.target import label
 from migrator.report.escape import visible
+from migrator.report.locations import fingerprints
 
 TYPE_CHECKING = False
 
@@ -30,8 +31,6 @@ def findings_of(results: list[FileResult]) -> Iterator[Finding]:
 
 def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
     """Every finding in report order with its fingerprint (:mod:`migrator.report.locations`)."""
-    from migrator.report.locations import fingerprints
-
     findings = list(findings_of(results))
     return list(zip(findings, fingerprints(findings)))
 

@@ -23,7 +23,9 @@ from migrator.cli.runs.common import (
 )
 from migrator.cli.runs.options import build_options, run_target
 from migrator.report import colour
+from migrator.report import baseline as baselines
 from migrator.report.common import narrowed_lines
+from migrator.report.statistics import fixes, statistics as statistics_table
 from migrator.report.text import counted
 from migrator.run.result import CLEAN, FAILED, exit_code, left_for_humans
 
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
-    from migrator.report.baseline import Baseline
     from migrator.run.result import RunResult
 
 
@@ -126,9 +127,7 @@ def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dic
                  quiet: bool) -> str:
     """``--statistics``' table, else the report in ``fmt`` (``-q``: without the summary line)."""
     if statistics:
-        from migrator.report.statistics import statistics as table
-
-        return table(outcome.results, options.unsafe_fixes)
+        return statistics_table(outcome.results, options.unsafe_fixes)
     text = report.render(fmt, outcome.results, outcome.summary, config=options.config, sources=stdin_data,
                          target=run_target(options))
     if quiet and fmt in report.HUMAN_FORMATS:
@@ -138,8 +137,6 @@ def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dic
 
 def _fixes_listing(results: list[FileResult], applied: bool, options: Options) -> str:
     """``--show-fixes``: the fixes applied (with ``--fix``) or those ``--fix`` would apply."""
-    from migrator.report.statistics import fixes
-
     return fixes(results, applied=applied, unsafe_fixes=options.unsafe_fixes)
 
 
@@ -186,30 +183,24 @@ def _write_report(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write the report: {error.message}") from None
 
 
-def _load_baseline(path: Path) -> Baseline:
-    from migrator.report.baseline import BaselineError, load
-
+def _load_baseline(path: Path) -> baselines.Baseline:
     try:
-        return load(path)
-    except BaselineError as error:
+        return baselines.load(path)
+    except baselines.BaselineError as error:
         raise UsageError(str(error)) from None
 
 
-def _apply_baseline(path: Path, known: Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
-    from migrator.report.baseline import apply
-
-    applied = apply(results, known)
+def _apply_baseline(path: Path, known: baselines.Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
+    applied = baselines.apply(results, known)
     fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
     note(f"{path}: {counted(applied.matched, 'known finding')} not reported{fixed}{hint}")
 
 
 def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
-    from migrator.report.baseline import BaselineError, write
-
     try:
-        count = write(path, results)
-    except BaselineError as error:
+        count = baselines.write(path, results)
+    except baselines.BaselineError as error:
         raise UsageError(str(error)) from None
     note(f"{path}: {counted(count, 'finding')} recorded")
     return exit_code(results, exit_zero=True)  # recorded findings are no work left
@@ -217,10 +208,8 @@ def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa
 
 def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
     from migrator.run.add_noqa import add
-    from migrator.run.uncommitted import Uncommitted
 
-    dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
-    counts = add(results, dirty)
+    counts = add(results, refuse_uncommitted=not allow_dirty)
     note(f"added {counted(counts.comments, 'suppression comment')} in {counted(counts.files, 'file')}")
     if counts.left:
         note(f"{counted(counts.left, 'finding')} left without a comment (JSON, Markdown, notebooks, "
