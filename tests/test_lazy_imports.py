@@ -46,7 +46,7 @@ STDLIB = "a standard module the paths that do not need it never import (measured
 RARE = "a rare branch: an error, a typo, a file named like an option under pre-commit, a computed module name"
 CACHE = "named files whose fork index reaches beyond them: the summary cache"
 WORKERS = "--jobs above 1: worker processes"
-TOML = "tomllib on 3.11+, tomli before: only where a TOML file is read"
+TOML = "the TOML reader (migrator.base.toml: tomllib on 3.11+, tomli before): only where a TOML file is read"
 DATA = "a large generated table only some findings need"
 
 #: The imported module of a computed import (``import_module(name)``, ``__import__(name)`` in a
@@ -99,8 +99,7 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.report.locations", "hashlib"): REPORT,
     ("migrator.run.config", "packaging.requirements"): OWN_RELEASE,
     ("migrator.run.config", "packaging.utils"): OWN_RELEASE,
-    ("migrator.run.config", "tomli"): TOML,
-    ("migrator.run.config", "tomllib"): TOML,
+    ("migrator.run.config", "migrator.base.toml"): TOML,
     ("migrator.run.engine", "migrator.run.repo_map"): CACHE,
     ("migrator.run.engine", "migrator.run.own_release"): OWN_RELEASE,
     ("migrator.run.engine", "migrator.run.summary_cache"): CACHE,
@@ -126,8 +125,7 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.text", "migrator.text._core"): "the codes the text rules emit, asked by `rules` and the config check",
     ("migrator.text.markdown", COMPUTED): "the file type of a fenced block's language (migrator.text.filetypes)",
     ("migrator.text._core", COMPUTED): "a text rule's check function, named \"module:function\" by its declaration",
-    ("migrator.text._guard", "tomli"): TOML,
-    ("migrator.text._guard", "tomllib"): TOML,
+    ("migrator.text._guard", "migrator.base.toml"): TOML,
 }
 
 
