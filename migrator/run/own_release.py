@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
 _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
 #: a folder or file stem that is a release: ``v0.5.6``, ``0.5.6``, ``sglang-0.5.12``
-_NAMED = re.compile(r"(?:^|sglang[-_])" + _RELEASE + r"$", re.IGNORECASE)
+_NAMED = on_first_use(r"(?:^|sglang[-_])" + _RELEASE + r"$", re.IGNORECASE)
 #: the image a file runs on, in its own text: a Dockerfile's ``FROM`` or ``ARG SGLANG_VERSION=``,
 #: an ``image:`` key (compose, Kubernetes, chart values); a mention in prose or a table is not
 _IN_TEXT = on_first_use(rb"^[ \t]*(?:FROM[ \t]+(?:--\S+[ \t]+)*|(?:-[ \t]*)?image:[ \t]*[\"']?)lmsysorg/sglang:v?(0\.\d+\.\d+)"
@@ -88,7 +88,7 @@ def own_release(path: str, data: bytes, scopes: tuple[ReleaseScope, ...] = ()) -
     parts = PurePath(path).parts if "0." in path else ()  # a release named in the path holds "0."
     for index in range(len(parts) - 1, -1, -1):
         name = parts[index] if index < len(parts) - 1 else PurePath(parts[index]).stem
-        match = _NAMED.search(name)
+        match = _NAMED().search(name)
         if match:
             where = "file name" if index == len(parts) - 1 else "folder"
             return (match.group(1),), f"its {where} `{parts[index]}`"
