@@ -44,6 +44,8 @@ CANDIDATE = ("a file that holds a V1 word: the analysis and the rules; a lint of
 OWN_RELEASE = "a file that is processed, or a repository with pins below its top: own releases and their specifiers"
 STDLIB = "a standard module the paths that do not need it never import (measured per command line)"
 RARE = "a rare branch: an error, a typo, a file named like an option under pre-commit, a computed module name"
+PROCESSED = ("a file that passes the byte prefilter: migrator.run.dispatch and what it imports (own releases, the "
+             "analysis, the rules); warmed up before the workers fork")
 CACHE = "named files whose fork index reaches beyond them: the summary cache"
 WORKERS = "--jobs above 1: worker processes"
 TOML = "the TOML reader (migrator.base.toml: tomllib on 3.11+, tomli before): only where a TOML file is read"
@@ -91,6 +93,7 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.run.config", "packaging.requirements"): OWN_RELEASE,
     ("migrator.run.config", "packaging.utils"): OWN_RELEASE,
     ("migrator.run.config", "migrator.base.toml"): TOML,
+    ("migrator.run.dispatch", "migrator.report.own"): RARE,
     ("migrator.run.engine", "migrator.run.repo_map"): CACHE,
     ("migrator.run.engine", "migrator.run.own_release"): OWN_RELEASE,
     ("migrator.run.engine", "migrator.run.summary_cache"): CACHE,
@@ -100,9 +103,8 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.run.fork", "migrator.base.suppressions"): ("a run-level finding (DFM503) in a run that has one: "
                                                           "the suppression comments of the one file it lands on"),
     ("migrator.run.own_release", "packaging.specifiers"): OWN_RELEASE,
-    ("migrator.run.pipeline", "migrator.report.own"): RARE,
-    ("migrator.run.pipeline", "migrator.run.own_release"): OWN_RELEASE,
-    ("migrator.run.pipeline", "migrator.run.python_file"): CANDIDATE,
+    ("migrator.run.pipeline", "migrator.run.dispatch"): PROCESSED,
+    ("migrator.run.pipeline", "migrator.run.python_file"): PROCESSED,
     ("migrator.run.pipeline", "tokenize"): WORKERS,
     ("migrator.run.pool", "concurrent.futures"): WORKERS,
     ("migrator.run.pool", "multiprocessing"): WORKERS,
