@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from functools import cache
 
-from migrator.catalog.bare_names import UNIQUE_BARE
 from migrator.catalog.entries import (
     ENTRIES,
     ENV_SPEC_V2_MEANING,
@@ -134,6 +133,14 @@ def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
     return tuple(e.code for e in ENTRIES if e.kind in kinds)
 
 
+def _unique_bare() -> frozenset[str]:
+    """The name table's unique bare spellings (generated data, ``catalog.bare_names``; not
+    imported by the command lines that never build the triggers, ``rules`` and ``explain``)."""
+    from migrator.catalog.bare_names import UNIQUE_BARE
+
+    return UNIQUE_BARE
+
+
 def _entry_tokens(entry: Entry) -> frozenset[str]:
     """The byte triggers of one entry: for members of a class the class name (a `.verify(`
     alone proves nothing) unless the member is ``distinctive``, and the member too where its
@@ -150,7 +157,7 @@ def _entry_tokens(entry: Entry) -> frozenset[str]:
         owner_last = name.rpartition(".")[0].rpartition(".")[2]
         if entry.kind in ("method", "attribute", "call-form") and owner_last[:1].isupper() and not entry.distinctive:
             tokens.add(owner_last)
-            if entry.kind != "call-form" and name.rpartition(".")[2] in UNIQUE_BARE:
+            if entry.kind != "call-form" and name.rpartition(".")[2] in _unique_bare():
                 tokens.add(name.rpartition(".")[2])  # held as data without its class (issue 47)
         else:
             tokens.add(name.rpartition(".")[2])

@@ -22,7 +22,6 @@ from functools import cache
 
 from migrator import catalog
 from migrator.python.names import IMPORT_ERROR_NAMES, catches
-from migrator.python.version_tests import version_branches
 
 
 @cache
@@ -144,6 +143,8 @@ def _body_serves(names: list[str], release: str, releases: tuple[str, ...]) -> b
 def branches(tree: ast.Module, releases: tuple[str, ...], lines: tuple[int, ...] | None = None) -> list[Branch]:
     """The guarded ``try`` statements' bodies and handlers and the branches of version
     tests, innermost last; ``lines`` (sorted): only those holding one of these lines."""
+    from migrator.python.version_tests import version_branches
+
     found = [Branch(first, last, reached or (), False, reached is None)
              for first, last, reached in version_branches(statements(tree, lines), releases)]
     for node in statements(tree, lines):

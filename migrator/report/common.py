@@ -1,4 +1,4 @@
-"""What the report formats share: findings in report order (with fingerprints), errors,
+"""What the report formats share: findings in report order, errors,
 unused suppressions, the counts every machine-readable format carries, the tool's name
 and version. Below the formats: ``migrator.report`` picks a format module, which imports
 this, so no format imports the package that picks it.
@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from migrator import __version__
 from migrator.catalog.target import label
 from migrator.report.escape import visible
-from migrator.report.locations import fingerprints
 
 TYPE_CHECKING = False
 
@@ -27,12 +26,6 @@ def findings_of(results: list[FileResult]) -> Iterator[Finding]:
     """Every finding of every file, in stable (path, line, column, code) order."""
     all_findings = [f for result in results for f in result.findings]
     yield from sorted(all_findings, key=lambda f: f.sort_key())
-
-
-def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
-    """Every finding in report order with its fingerprint (:mod:`migrator.report.locations`)."""
-    findings = list(findings_of(results))
-    return list(zip(findings, fingerprints(findings)))
 
 
 def docs_url() -> str | None:

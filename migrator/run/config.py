@@ -352,13 +352,12 @@ def _sglang_specifier(line: str) -> str | None:
     if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
         return None
     from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
 
     try:
         requirement = Requirement(line)
     except (InvalidRequirement, RecursionError):  # not a requirement (parentheses nested past the parser's depth)
         return None
-    if canonicalize_name(requirement.name) != "sglang":
+    if requirement.name.lower() != "sglang":  # PEP 503's normalised name, for a name without separators
         return None
     try:
         if requirement.marker is not None and not requirement.marker.evaluate():

@@ -22,8 +22,8 @@ from migrator.cli.runs.options import build_options, run_target
 from migrator.report import colour
 from migrator.report.common import narrowed_lines
 from migrator.report.escape import visible
-from migrator.report.statistics import statistics as statistics_table
 from migrator.report.text import fix_status, fix_summary_line, format_finding
+from migrator.report.text import statistics as statistics_table
 from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False

@@ -23,10 +23,10 @@ from migrator.cli.runs.common import (
 )
 from migrator.cli.runs.options import build_options, run_target
 from migrator.report import colour
-from migrator.report import baseline as baselines
 from migrator.report.common import narrowed_lines
-from migrator.report.statistics import fixes, statistics as statistics_table
-from migrator.report.text import counted
+from migrator.report.escape import visible
+from migrator.report.text import counted, fixes
+from migrator.report.text import statistics as statistics_table
 from migrator.run.result import CLEAN, FAILED, exit_code, left_for_humans
 
 TYPE_CHECKING = False
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
     from migrator.base.model import FileResult
     from migrator.base.options import Options
+    from migrator.report.baseline import Baseline
     from migrator.run.result import RunResult
 
 
@@ -87,7 +88,7 @@ def run(
 
     def note(text: str) -> None:
         if not quiet:
-            stderr.write(report.stderr_line(fmt, text) + "\n")
+            stderr.write(_stderr_line(fmt, text) + "\n")
 
     known = _load_baseline(baseline) if baseline is not None else None  # a bad one stops the run before it writes
 
@@ -145,8 +146,18 @@ def _place_listing(listing: str, fmt: str, stderr: TextIO, *, in_report: bool) -
     (it goes to ``stderr``, in ``fmt``'s stderr lines)."""
     if in_report:
         return listing
-    stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
+    stderr.write("".join(_stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     return ""
+
+
+def _stderr_line(fmt: str, text: str) -> str:
+    """A message for stderr in format ``fmt``: never a raw control character, and in
+    ``github`` mode escaped like a workflow command's text, so it cannot start one."""
+    if fmt == "github":
+        from migrator.report.github import line
+
+        return line(text)
+    return visible(text)
 
 
 def _own_outputs(*paths: Path | None) -> frozenset[str]:
@@ -183,24 +194,28 @@ def _write_report(path: Path, text: str) -> None:
         raise UsageError(f"{path}: cannot write the report: {error.message}") from None
 
 
-def _load_baseline(path: Path) -> baselines.Baseline:
+def _load_baseline(path: Path) -> Baseline:
+    from migrator.report.baseline import BaselineError, load
+
     try:
-        return baselines.load(path)
-    except baselines.BaselineError as error:
+        return load(path)
+    except BaselineError as error:
         raise UsageError(str(error)) from None
 
 
-def _apply_baseline(path: Path, known: baselines.Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
-    applied = baselines.apply(results, known)
+def _apply_baseline(path: Path, known: Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
+    applied = known.apply(results)
     fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
     note(f"{path}: {counted(applied.matched, 'known finding')} not reported{fixed}{hint}")
 
 
 def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa: ANN001
+    from migrator.report.baseline import BaselineError, write
+
     try:
-        count = baselines.write(path, results)
-    except baselines.BaselineError as error:
+        count = write(path, results)
+    except BaselineError as error:
         raise UsageError(str(error)) from None
     note(f"{path}: {counted(count, 'finding')} recorded")
     return exit_code(results, exit_zero=True)  # recorded findings are no work left

@@ -27,7 +27,6 @@ from migrator.python.deferred_import import movable, move_into_functions, name_c
 from migrator.python.fallbacks import resolves
 from migrator.python.names import TRY_STATEMENTS
 from migrator.python.rules.context import Examples, Rule, RuleContext
-from migrator.python.version_tests import mentions_version
 
 
 def _replace_span(ctx: RuleContext, span: tuple[int, int, int, int], text: str, entry: catalog.Entry) -> None:
@@ -82,6 +81,8 @@ def _adaptive(ctx: RuleContext, info: ImportFromInfo) -> bool:
         texts.setdefault(f"from {module} import {', '.join(names)}", []).append(release)
     if len(texts) == 1:
         return False
+    from migrator.python.version_tests import mentions_version
+
     node = statement
     while node is not None:  # inside an existing fallback, the release fit decides per branch
         node = analysis.parents.get(node)

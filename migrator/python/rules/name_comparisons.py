@@ -20,7 +20,6 @@ from functools import cache
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment
 from migrator.catalog import names
-from migrator.catalog.mentions import module_path_offsets
 from migrator.python.rules.context import Examples, Rule, RuleContext, outer_literal, removed_members, span_in_literal
 
 _COMPARISONS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)
@@ -62,6 +61,8 @@ _PATH_HINT = "/" + catalog.DFLASH_WORKER.rpartition(".")[2] + ".py"
 
 
 def _check_path(ctx: RuleContext, node: ast.Constant) -> None:
+    from migrator.catalog.mentions import module_path_offsets
+
     entry = ctx.entry("DFM101")
     literal = outer_literal(ctx, node)
     if entry is None or ctx.analysis.is_guarded(literal):
