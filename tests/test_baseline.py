@@ -24,12 +24,12 @@ def test_line_moves_keep_the_baseline_and_new_findings_show(repo: Path) -> None:
     assert count == 4 and json.loads((repo / "baseline.json").read_text())["version"] == 1
     (repo / "a.py").write_text("import os\n\n\n" + V1)  # lines move
     results = lint_results()
-    applied = baseline.apply(results, baseline.load(repo / "baseline.json"))
+    applied = baseline.load(repo / "baseline.json").apply(results)
     assert (applied.matched, applied.fixed) == (4, 0)
     assert not any(r.findings for r in results)
     (repo / "c.py").write_text(V1)  # a new reference
     results = lint_results()
-    baseline.apply(results, baseline.load(repo / "baseline.json"))
+    baseline.load(repo / "baseline.json").apply(results)
     assert {r.path for r in results if r.findings} == {"./c.py"}
 
 
@@ -38,9 +38,9 @@ def test_fixed_entries_are_counted_only_for_scanned_files(repo: Path) -> None:
     (repo / "b.py").write_text(V1)
     baseline.write(repo / "baseline.json", lint_results())
     (repo / "a.py").write_text("x = 1  # dflash\n")
-    applied = baseline.apply(lint_results(), baseline.load(repo / "baseline.json"))
+    applied = baseline.load(repo / "baseline.json").apply(lint_results())
     assert applied.fixed == 2
-    applied = baseline.apply(lint_results("b.py"), baseline.load(repo / "baseline.json"))
+    applied = baseline.load(repo / "baseline.json").apply(lint_results("b.py"))
     assert applied.fixed == 0  # a.py's entries are not judged when a.py is not scanned
 
 
@@ -49,7 +49,7 @@ def test_a_second_identical_reference_is_new(repo: Path) -> None:
     baseline.write(repo / "baseline.json", lint_results())
     (repo / "a.py").write_text("import sglang.srt.speculative.dflash_worker\n" * 2)
     results = lint_results()
-    applied = baseline.apply(results, baseline.load(repo / "baseline.json"))
+    applied = baseline.load(repo / "baseline.json").apply(results)
     remaining = [f for r in results for f in r.findings]
     assert applied.matched >= 1 and len(remaining) == applied.matched  # one copy known, one new
     assert all(f.line == 2 for f in remaining)

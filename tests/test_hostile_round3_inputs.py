@@ -257,10 +257,10 @@ def test_notebook_over_its_limit_is_an_error_naming_the_limit(tmp_path: Path, mo
     """Attack: a notebook had no size limit at all (a 42 MB one took 600 MB and 13 s to
     parse); now a candidate notebook over ``MAX_NOTEBOOK_BYTES`` is a per-file error and
     is never parsed."""
-    from migrator.run import engine, pipeline
+    from migrator.run import dispatch, engine, pipeline
     from migrator.text import notebook
 
-    monkeypatch.setattr(pipeline, "MAX_NOTEBOOK_BYTES", 4096)
+    monkeypatch.setattr(dispatch, "MAX_NOTEBOOK_BYTES", 4096)
     cell = {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [{"output_type": "stream",
             "name": "stdout", "text": ["x" * 10_000]}], "source": [V1]}
     path = tmp_path / "big.ipynb"

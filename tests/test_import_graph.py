@@ -130,10 +130,12 @@ def test_the_layer_view_sees_a_package_circle() -> None:
 
 
 def test_options_is_a_leaf() -> None:
-    """``Options`` goes to every worker chunk: it stands on the record decorator alone, its
-    annotations included (the run's state, ``ForkIndex`` and ``Uncommitted``, left it)."""
-    assert graph(annotations=True)["migrator.base.options"] <= {"migrator.base.records"}
+    """``Options`` goes to every worker chunk: it stands on the record decorator and the glob
+    compiler (``base.ignore``, which imports pathspec alone) only, its annotations included
+    (the run's state, ``ForkIndex`` and ``Uncommitted``, left it)."""
+    assert graph(annotations=True)["migrator.base.options"] <= {"migrator.base.records", "migrator.base.ignore"}
     assert graph(annotations=True)["migrator.base.records"] == set()
+    assert graph(annotations=True)["migrator.base.ignore"] == set()
 
 
 def test_no_except_import_error_around_project_modules() -> None:

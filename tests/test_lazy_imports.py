@@ -14,14 +14,19 @@ A computed import (``import_module``) in a function counts as one too (:data:`CO
 command that runs (``migrator.cli.main.run_command`` imports the run module its declaration
 names, :mod:`migrator.cli.runs`), a file type's module, a report format's, the rule modules.
 
-The count was 308 at 4edc429 and 111 at f48866b (computed imports not counted); issue 43 asks
-for 60. Splitting each command into its declaration (:mod:`migrator.cli.commands`) and its run
-(:mod:`migrator.cli.runs`, imported by the dispatcher only) moved what ``fix``, ``lint``,
-``verify`` and ``doctor`` run to the tops of the run modules (111 -> 76 import statements, 84
-with the 8 computed imports). What is left are paths that do not need a module and
-must not pay for it (measured with callgrind and ``sys.modules``): fix-only modules, rare
-options and output formats, the candidate file's analysis (issue 49), the cache of named
-files, workers, TOML and packaging where a file needs them.
+The count was 308 at 4edc429, 111 at f48866b (computed imports not counted) and 84 at c4f55b8
+(76 import statements, 8 computed imports); issue 43 asks for 60. It is 59 (52 + 7): a module
+that imported one module in several functions imports it once (own releases' specifiers,
+Markdown's fence modules, TOML's reader in :mod:`migrator.base.toml`, pathspec in
+:mod:`migrator.base.ignore`, the rules' tokenizer in ``rules.context.tokens_of``, the files a
+run processes in :mod:`migrator.run.dispatch`); code moved to the module that every caller
+imports already (the ruff-style listings into ``report.text``, ``fingerprinted`` into
+``report.locations``, ``needs_libcst`` into ``migrator.edit``); ``unicodedata`` (a cheap C
+module) at the top. A seam stays wherever moving the import would make a command line load
+a module it never uses (checked per command line: ``fix``, ``rules``, ``--version``, ``lint``
+of one file, of a tree, ``--format json``), except a cheap standard module. What is left:
+fix-only modules, rare options and output formats, the candidate file's analysis (issue 49),
+the cache of named files, workers, TOML, packaging and pathspec where a file needs them.
 """
 
 from __future__ import annotations
@@ -33,8 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "migrator"
 
-#: Lazy imports allowed in ``migrator/`` (was 308 at 4edc429, 112 at f48866b).
-BUDGET = 84  # 76 import statements + 8 computed imports
+#: Lazy imports allowed in ``migrator/`` (was 308 at 4edc429, 112 at f48866b, 84 at c4f55b8).
+BUDGET = 59  # 52 import statements + 7 computed imports
 
 TYPER = "typer and rich: only help, usage errors, completion and progress bars need them, never a plain fix or lint"
 REPORT = "one output format or option (--format, --baseline, --add-noqa, --statistics, --output, --report) only"
@@ -44,9 +49,11 @@ CANDIDATE = ("a file that holds a V1 word: the analysis and the rules; a lint of
 OWN_RELEASE = "a file that is processed, or a repository with pins below its top: own releases and their specifiers"
 STDLIB = "a standard module the paths that do not need it never import (measured per command line)"
 RARE = "a rare branch: an error, a typo, a file named like an option under pre-commit, a computed module name"
+PROCESSED = ("a file that passes the byte prefilter: migrator.run.dispatch and what it imports (own releases, the "
+             "analysis, the rules); warmed up before the workers fork")
 CACHE = "named files whose fork index reaches beyond them: the summary cache"
 WORKERS = "--jobs above 1: worker processes"
-TOML = "tomllib on 3.11+, tomli before: only where a TOML file is read"
+TOML = "the TOML reader (migrator.base.toml: tomllib on 3.11+, tomli before): only where a TOML file is read"
 DATA = "a large generated table only some findings need"
 
 #: The imported module of a computed import (``import_module(name)``, ``__import__(name)`` in a
@@ -55,15 +62,12 @@ COMPUTED = "(computed)"
 COMPUTING = ("import_module", "__import__")
 
 SEAMS: dict[tuple[str, str], str] = {
-    ("migrator.base.compat", "unicodedata"): STDLIB,
     ("migrator.base.fileio", "shutil"): FIX,
     ("migrator.base.fileio", "tempfile"): FIX,
     ("migrator.base.fileio", "tokenize"): STDLIB,
-    ("migrator.base.options", "pathspec"): "an --exclude pattern or a .gitignore: pathspec",
-    ("migrator.base.options", "pathspec.patterns.gitignore.spec"): "pathspec's pattern class, by pathspec release",
-    ("migrator.base.options", "pathspec.patterns.gitwildmatch"): "pathspec's pattern class, by pathspec release",
+    ("migrator.base.options", "migrator.base.ignore"): "an --exclude pattern or a .gitignore: pathspec (migrator.base.ignore)",
     ("migrator.catalog.guide", "importlib"): "the installed release's metadata: only where a note needs it",
-    ("migrator.catalog.lookups", "migrator.catalog.bare_names"): DATA,
+    ("migrator.catalog.lookups", "migrator.catalog.bare_names"): "the generated bare-name table: only where the triggers are built (not `rules`, `explain`)",
     ("migrator.catalog.target", "packaging.specifiers"): "a pin or a range to read: packaging",
     ("migrator.cli.main", "difflib"): RARE,
     ("migrator.cli.main", "migrator.cli.typer_app"): TYPER,
@@ -73,7 +77,6 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.cli.main", "migrator.cli.commands.rules"): "--version answers before any command module is imported",
     ("migrator.cli.main", "migrator.cli.commands.verify"): "--version answers before any command module is imported",
     ("migrator.cli.main", "migrator.run.gitscan"): RARE,
-    ("migrator.cli.main", "subprocess"): RARE,
     ("migrator.cli.main", "migrator.report.escape"): RARE,
     ("migrator.cli.main", COMPUTED): "the command that runs: its run module (migrator.cli.runs), named by its declaration",
     ("migrator.cli.runs.common", "migrator.run.report"): REPORT,
@@ -81,34 +84,24 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.cli.runs.common", "rich.progress"): TYPER,
     ("migrator.cli.runs.doctor", "shims.doctor"): "the installed shim, whose import may fail where another distribution's shims was installed over ours",
     ("migrator.cli.runs.fix", "migrator.report.diff"): REPORT,
-    ("migrator.cli.runs.fix", "migrator.report.statistics"): REPORT,
     ("migrator.cli.runs.lint", "migrator.report.baseline"): REPORT,
-    ("migrator.cli.runs.lint", "migrator.report.statistics"): REPORT,
+    ("migrator.cli.runs.lint", "migrator.report.github"): REPORT,
     ("migrator.cli.runs.lint", "migrator.run.add_noqa"): REPORT,
-    ("migrator.cli.runs.lint", "migrator.run.uncommitted"): REPORT,
     ("migrator.edit", "migrator.edit.splice"): FIX,
     ("migrator.edit", "migrator.edit.structural"): FIX,
     ("migrator.edit.comments", "textwrap"): FIX,
     ("migrator.python.fallbacks", "migrator.python.version_tests"): CANDIDATE,
-    ("migrator.python.guard", "migrator.releases.wheels"): FIX,
     ("migrator.python.guard", "migrator.releases.index"): FIX,
     ("migrator.python.rules", COMPUTED): "the rule modules by name (MODULES), registered where the first candidate is analysed",
+    ("migrator.python.rules.context", "tokenize"): "a rule's tokens (type comments, the names a deletion leaves), where its text search found a reason",
     ("migrator.python.rules.imports", "migrator.python.version_tests"): CANDIDATE,
     ("migrator.python.rules.name_comparisons", "migrator.catalog.mentions"): CANDIDATE,
-    ("migrator.python.rules.references", "tokenize"): STDLIB,
-    ("migrator.python.rules.spec_v2_blocks", "tokenize"): STDLIB,
     ("migrator.python.surface", "migrator.releases.surface_index"): DATA,
-    ("migrator.relevance.prefilter", "unicodedata"): STDLIB,
     ("migrator.report", COMPUTED): "the module of the one --format asked",
-    ("migrator.report", "migrator.report.escape"): RARE,
-    ("migrator.report", "migrator.report.github"): REPORT,
-    ("migrator.report.common", "migrator.report.locations"): REPORT,
-    ("migrator.report.diff", "secrets"): FIX,
     ("migrator.report.locations", "hashlib"): REPORT,
     ("migrator.run.config", "packaging.requirements"): OWN_RELEASE,
-    ("migrator.run.config", "packaging.utils"): OWN_RELEASE,
-    ("migrator.run.config", "tomli"): TOML,
-    ("migrator.run.config", "tomllib"): TOML,
+    ("migrator.run.config", "migrator.base.toml"): TOML,
+    ("migrator.run.dispatch", "migrator.report.own"): RARE,
     ("migrator.run.engine", "migrator.run.repo_map"): CACHE,
     ("migrator.run.engine", "migrator.run.own_release"): OWN_RELEASE,
     ("migrator.run.engine", "migrator.run.summary_cache"): CACHE,
@@ -118,25 +111,19 @@ SEAMS: dict[tuple[str, str], str] = {
     ("migrator.run.fork", "migrator.base.suppressions"): ("a run-level finding (DFM503) in a run that has one: "
                                                           "the suppression comments of the one file it lands on"),
     ("migrator.run.own_release", "packaging.specifiers"): OWN_RELEASE,
-    ("migrator.run.pipeline", "migrator.report.own"): RARE,
-    ("migrator.run.pipeline", "migrator.run.own_release"): OWN_RELEASE,
-    ("migrator.run.pipeline", "migrator.run.python_file"): CANDIDATE,
+    ("migrator.run.pipeline", "migrator.run.dispatch"): PROCESSED,
+    ("migrator.run.pipeline", "migrator.run.python_file"): PROCESSED,
     ("migrator.run.pipeline", "tokenize"): WORKERS,
-    ("migrator.run.pipeline", "unicodedata"): WORKERS,
     ("migrator.run.pool", "concurrent.futures"): WORKERS,
     ("migrator.run.pool", "multiprocessing"): WORKERS,
     ("migrator.run.python_file", "migrator.base.suppressions"): "a file with a suppression comment",
-    ("migrator.run.python_file", "migrator.edit.splice"): FIX,
     ("migrator.run.python_file", "migrator.python.guard"): FIX,
     ("migrator.run.python_file", "migrator.text._core"): "embedded Python's text rules (notebooks, Markdown)",
-    ("migrator.run.summary_cache", "migrator.base.user_cache"): CACHE,
     ("migrator.text", COMPUTED): "the module of a file type (migrator.text.filetypes) where a file of that type is read",
     ("migrator.text", "migrator.python.rules"): CANDIDATE,
-    ("migrator.text", "migrator.text._core"): "the codes the text rules emit, asked by `rules` and the config check",
     ("migrator.text.markdown", COMPUTED): "the file type of a fenced block's language (migrator.text.filetypes)",
     ("migrator.text._core", COMPUTED): "a text rule's check function, named \"module:function\" by its declaration",
-    ("migrator.text._guard", "tomli"): TOML,
-    ("migrator.text._guard", "tomllib"): TOML,
+    ("migrator.text._guard", "migrator.base.toml"): TOML,
 }
 
 

@@ -12,6 +12,7 @@ the Python prefilter by its NFKC form). ``RANGES`` is generated from ``unicodeda
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 RANGES = (
@@ -37,8 +38,6 @@ RANGES = (
 
 def computed_ranges() -> tuple[tuple[int, int], ...]:
     """``RANGES`` as the running Python's ``unicodedata`` says (~2 s: for tests and regeneration)."""
-    import unicodedata
-
     wanted = re.compile(r"[A-Za-z0-9_]")
     points = [c for c in range(0x80, 0x110000)
               if not 0xD800 <= c < 0xE000 and wanted.search(unicodedata.normalize("NFKC", chr(c)))]

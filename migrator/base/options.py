@@ -1,7 +1,8 @@
 """What a run does (:class:`Options`) and the one matcher that decides, per file, whether it
 is excluded and which rule codes are on (:class:`Selection`).
 
-A leaf module: it imports nothing of the project, so the engine, the text rules, the
+A leaf module: it imports nothing of the project but the record decorator and, where a
+glob is compiled, :mod:`migrator.base.ignore`, so the engine, the text rules, the
 configuration and the commands all share it without import cycles. ``Options`` are built
 for every command by :func:`migrator.cli.runs.options.build_options` (command line over
 ``[tool.dflash-migrate]``); code that drives the engine directly builds them by hand.
@@ -10,16 +11,13 @@ Patterns are gitignore-style (pathspec's git semantics), and each carries the fo
 is relative to: ``exclude`` and ``per-file-ignores`` from ``pyproject.toml`` are relative to
 that file's folder, ``--exclude`` on the command line to the current folder (as in ruff).
 A pattern without a slash (``vendor/``, ``*.gen.py``) matches at any depth. Every glob
-(these and ``.gitignore`` files, which discovery reads) is compiled by :func:`compile_ignore`,
-whose matching takes linear time whatever a hostile tree writes.
+(these and ``.gitignore`` files, which discovery reads) is compiled by :func:`compile_ignore`
+(:mod:`migrator.base.ignore`), whose matching takes linear time whatever a hostile tree writes.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
-import re
-import sys
 from functools import lru_cache
 
 from migrator.base.records import NamedTuple, record
@@ -208,117 +206,8 @@ def relative_below(path: str, folder: str) -> str | None:
 
 
 def compile_ignore(lines: Sequence[str]) -> object:
-    """A ``pathspec.GitIgnoreSpec`` of ``lines`` whose matching takes linear time.
+    """A ``pathspec.GitIgnoreSpec`` of ``lines`` whose matching takes linear time
+    (:mod:`migrator.base.ignore`: pathspec, imported where a glob is compiled)."""
+    from migrator.base.ignore import linear_spec
 
-    pathspec turns each ``*`` into ``[^/]*``: ``****...x`` or ``*a*a*a...b`` in a
-    scanned tree's ``.gitignore`` (or in ``exclude``) then backtracks for minutes on one
-    30-character name. Here runs of ``*`` count as one, and every ``*`` but a segment's
-    last is matched as "skip to the leftmost place the next piece fits", with no way
-    back (an atomic group): right for globs, whose pieces between stars each match a
-    fixed number of characters, so the leftmost fit never loses a match.
-    """
-    import pathspec
-
-    return pathspec.GitIgnoreSpec.from_lines(lines, _linear_pattern_class())
-
-
-def _split_stars(glob: str) -> list[str]:
-    """``glob`` split at each run of unescaped ``*`` outside a bracket expression."""
-    pieces, current, i = [], [], 0
-    while i < len(glob):
-        char = glob[i]
-        if char == "\\":
-            current.append(glob[i:i + 2])
-            i += 2
-            continue
-        if char == "[":
-            j = i + 1
-            if j < len(glob) and glob[j] in "!^":
-                j += 1
-            if j < len(glob) and glob[j] == "]":
-                j += 1
-            close = glob.find("]", j)
-            if close >= 0:
-                current.append(glob[i:close + 1])
-                i = close + 1
-                continue
-        if char == "*":
-            pieces.append("".join(current))
-            current = []
-            while i < len(glob) and glob[i] == "*":
-                i += 1
-            continue
-        current.append(char)
-        i += 1
-    pieces.append("".join(current))
-    return pieces
-
-
-#: How pathspec spells ``**`` inside a pattern (a leading ``**/``, an inner ``/**/``): any
-#: number of whole folders, by ``.+``, so that several of them backtrack into each other.
-_ANY_FOLDERS = r"(\(\?:\.\+/\)\?|\(\?:/\.\+\)\?)"  # compiled on first use (``re``'s cache)
-
-
-def _leftmost_folders(regex: str, atomic: Callable[[str], str]) -> str:
-    """pathspec's ``regex`` with every ``**`` but the last matched without a way back.
-
-    Each ``**`` is ``.+``, so ``**/a/**/a/**/a/**/b`` against a 60-folder path tries every
-    way to split the folders (n^4 here, minutes for a walk). Between two ``**`` stand
-    whole-folder globs, each matching exactly one folder, so the leftmost place where
-    that piece fits (ending before a ``/``) never loses a match: the next ``**`` takes
-    up any folders in between. The last ``**`` stays pathspec's (greedy, one scan), so the
-    match, and its directory mark, are pathspec's.
-    """
-    parts = re.split(_ANY_FOLDERS, regex)
-    if len(parts) <= 3:
-        return regex
-    out = [parts[0]]
-    for token, piece in zip(parts[1:-2:2], parts[2:-2:2]):
-        folders = "(?:[^/]+/)*?" if token == "(?:.+/)?" else "(?:/[^/]+)*?"
-        out.append(atomic(f"{folders}{piece}(?=/)"))
-    out += parts[-2:]
-    return "".join(out)
-
-
-_LINEAR: list[type] = []
-
-
-def _linear_pattern_class() -> type:
-    if _LINEAR:
-        return _LINEAR[0]
-
-    try:
-        from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern as base
-    except ImportError:  # pathspec < 1.0
-        from pathspec.patterns.gitwildmatch import GitWildMatchPattern as base
-    names = itertools.count()
-
-    def atomic(body: str) -> str:
-        if sys.version_info >= (3, 11):
-            return f"(?>{body})"
-        name = f"dfm{next(names)}"  # a lookahead and a backreference: the same, before 3.11
-        return f"(?=(?P<{name}>{body}))(?P={name})"
-
-    def skip_to(piece: str) -> str:
-        return atomic(f"[^/]*?{piece}")
-
-    class LinearPattern(base):  # type: ignore[misc, valid-type]
-        __slots__ = ()
-
-        @classmethod
-        def pattern_to_regex(cls, pattern: str) -> tuple[str | None, bool | None]:
-            regex, include = super().pattern_to_regex(pattern)
-            if isinstance(regex, str):
-                regex = _leftmost_folders(regex, atomic)
-            return regex, include
-
-        @staticmethod
-        def _translate_segment_glob(pattern: str, *args: object) -> str:
-            pieces = [base._translate_segment_glob(piece, *args) for piece in _split_stars(pattern)]
-            if len(pieces) == 1:
-                return pieces[0]
-            middle = "".join(skip_to(piece) for piece in pieces[1:-1] if piece)
-            return pieces[0] + middle + "[^/]*" + pieces[-1]
-
-    _LINEAR.append(LinearPattern)
-    return LinearPattern
+    return linear_spec(lines)

@@ -134,7 +134,8 @@ def codes_of_kind(*kinds: Kind) -> tuple[str, ...]:
 
 
 def _unique_bare() -> frozenset[str]:
-    """The name table's unique bare spellings (generated data, ``catalog.bare_names``)."""
+    """The name table's unique bare spellings (generated data, ``catalog.bare_names``; not
+    imported by the command lines that never build the triggers, ``rules`` and ``explain``)."""
     from migrator.catalog.bare_names import UNIQUE_BARE
 
     return UNIQUE_BARE

@@ -121,17 +121,9 @@ def pre_commit_arguments(args: list[str]) -> list[str]:
     candidates = {word for word in args[:end] if word.startswith("-") and word != "-" and os.path.lexists(word)}
     if not candidates:
         return args
-    import subprocess
+    from migrator.run.gitscan import tracked_among
 
-    from migrator.run.gitscan import run_git
-
-    try:
-        listed = run_git(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", *sorted(candidates)],
-                         os.getcwd(), 60)
-    except (OSError, subprocess.TimeoutExpired):
-        return args
-    tracked = {os.path.normpath(name) for name in os.fsdecode(listed.stdout).split("\0") if name}
-    files = {word for word in candidates if os.path.normpath(word) in tracked} if listed.returncode == 0 else set()
+    files = tracked_among(candidates, os.getcwd())
     if not files:
         return args
     last = {word: index for index, word in enumerate(args[:end]) if word in files}

@@ -18,6 +18,7 @@ where they are structural (``migrator.edit.structural``).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Sequence
 
@@ -28,7 +29,9 @@ from migrator.base.model import (
     Finding,
     Fix,
     InsertComment,
+    InsertStatementAfter,
     InsertStatementBefore,
+    RemoveImportName,
     RemoveStatement,
     Replace,
     RewriteError,
@@ -103,11 +106,22 @@ def new_comments(lines: Sequence[str], edits: Iterable[Edit]) -> list[InsertComm
     return kept
 
 
+def needs_libcst(edits: Sequence[Edit]) -> bool:
+    """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path (a
+    statement deletion may be spliced all the same: ``migrator.edit.splice.spliced_removals``)."""
+    return always_libcst() or not all(
+        isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter, InsertStatementBefore)) for e in edits)
+
+
+def always_libcst() -> bool:
+    return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST"))
+
+
 def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: int = DEFAULT_LINE_LENGTH) -> bytes:
     """A Python module's bytes after ``edits``; raises :class:`RewriteError` if any edit does
     not apply. ``source``: the decoded text of ``data`` when the caller already has it;
     ``width``: the project's line length, which comments are wrapped to."""
-    from migrator.edit.splice import needs_libcst, splice, spliced_removals
+    from migrator.edit.splice import splice, spliced_removals
 
     if source is None:
         source = data.decode(declared_encoding(data))
@@ -119,7 +133,7 @@ def apply(data: bytes, edits: Sequence[Edit], source: str | None = None, width: 
     if not needs_libcst(edits):
         new = splice(data, source, edits)
     else:
-        spliced = spliced_removals(data, source, edits, width)
+        spliced = None if always_libcst() else spliced_removals(data, source, edits, width)
         if spliced is None:
             from migrator.edit.structural import apply_with_libcst
 

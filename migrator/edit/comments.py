@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from migrator.base.patterns import on_first_use
+
 #: ruff's and black's default ``line-length``.
 DEFAULT_LINE_LENGTH = 88
 #: How a wrapped comment's later lines start (``#`` and three spaces: not a new TODO).
@@ -23,8 +25,8 @@ CONTINUATION = "#   "
 MIN_WRAP = 40
 
 
-#: A Markdown code span: a run of backticks, its text, the same run again.
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+#: A Markdown code span: a run of backticks, its text, the same run again (only a fix wraps).
+_CODE_SPAN = on_first_use(r"(`+)(.+?)\1")
 #: What a space inside a code span stands as while the words are wrapped (no comment holds it:
 #: sources with a NUL byte are refused before any fix).
 _HELD_SPACE = "\0"
@@ -44,7 +46,7 @@ def wrap(text: str, indent: int, width: int) -> list[str]:
 
     held = _HELD_SPACE not in text and "`" in text
     if held:
-        text = _CODE_SPAN.sub(lambda span: span.group(0).replace(" ", _HELD_SPACE), text)
+        text = _CODE_SPAN().sub(lambda span: span.group(0).replace(" ", _HELD_SPACE), text)
     lines = textwrap.wrap(text, width=max(width - indent, MIN_WRAP), subsequent_indent=marker + CONTINUATION[1:],
                           break_long_words=False, break_on_hyphens=False) or [text]
     return [line.replace(_HELD_SPACE, " ") for line in lines] if held else lines

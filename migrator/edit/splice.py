@@ -11,7 +11,6 @@ file (:class:`RewriteError`): it is left untouched and reported, never half-edit
 
 from __future__ import annotations
 
-import os
 import re
 from collections import defaultdict
 
@@ -106,21 +105,11 @@ def splice(data: bytes, source: str, edits: Sequence[Edit], removals: Sequence[t
 _IMPORT = re.compile(r"(?:import|from)\s")
 
 
-def needs_libcst(edits: Sequence[Edit]) -> bool:
-    """Structural edits (or ``DFLASH_MIGRATE_ALWAYS_LIBCST=1``) need the libcst path (a
-    statement deletion may be spliced all the same: :func:`spliced_removals`)."""
-    return always_libcst() or not all(
-        isinstance(e, (Replace, InsertComment, RemoveImportName, InsertStatementAfter, InsertStatementBefore)) for e in edits)
-
-
-def always_libcst() -> bool:
-    return bool(os.environ.get("DFLASH_MIGRATE_ALWAYS_LIBCST"))
-
-
 def spliced_removals(data: bytes, source: str, edits: Sequence[Edit], width: int) -> bytes | None:
     """The bytes of ``edits`` where they are statement deletions beside splice edits in a
-    layout :mod:`migrator.edit.removal` splices as libcst would; else None (libcst's turn)."""
-    if always_libcst() or not any(isinstance(e, RemoveStatement) for e in edits):
+    layout :mod:`migrator.edit.removal` splices as libcst would; else None (libcst's turn; the
+    caller asks :func:`migrator.edit.always_libcst` first)."""
+    if not any(isinstance(e, RemoveStatement) for e in edits):
         return None
     pieces = removal_pieces(source, split_lines(source), edits, width)
     if pieces is None:

@@ -676,21 +676,11 @@ def _missing_over(dotted: str, line: int, releases: tuple[str, ...], fallbacks: 
 
 @cache
 def cached_index(target: str):  # noqa: ANN201 - SglangIndex | None (imported lazily: it is large)
-    """The verify index of sglang ``target``'s wheel if it is already cached, else None."""
-    from migrator.releases import wheels
-
-    try:
-        wheel = wheels.cached_wheel(target)
-    except wheels.WheelError:  # bytes that are not the release's: as if not cached (the fix is refused)
-        return None
-    if wheel is None:
-        return None
+    """The verify index of sglang ``target``'s wheel if it is already cached, else None (bytes
+    that are not the release's count as not cached: the fix is refused)."""
     from migrator.releases.index import SglangIndex
 
-    try:
-        return SglangIndex.from_wheel(wheel)
-    except (OSError, ValueError):
-        return None
+    return SglangIndex.cached(target)
 
 
 # ---- refusing fixes -----------------------------------------------------------------

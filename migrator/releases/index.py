@@ -552,6 +552,22 @@ class SglangIndex:
         return cls.from_wheel(wheels.download_wheel(version))
 
     @classmethod
+    def cached(cls, version: str) -> "SglangIndex | None":
+        """The released wheel of ``sglang==version`` if it is already cached (nothing is
+        downloaded), else None; None too where the cached bytes are not the release's or
+        cannot be read."""
+        try:
+            wheel = wheels.cached_wheel(version)
+        except wheels.WheelError:
+            return None
+        if wheel is None:
+            return None
+        try:
+            return cls.from_wheel(wheel)
+        except (OSError, ValueError):
+            return None
+
+    @classmethod
     def installed(cls) -> "SglangIndex":
         """The sglang importable in this environment, located without importing it."""
         spec = importlib.util.find_spec(ROOT_PACKAGE)

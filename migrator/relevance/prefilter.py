@@ -6,6 +6,7 @@ uses (the fork index's second step) can ask too without importing the engine.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 
 from migrator import catalog
@@ -32,8 +33,6 @@ def might_match(data: bytes) -> bool:
 
     if not holds_compatibility_character(data):
         return False
-    import unicodedata
-
     text = data.decode("utf-8", "replace")
     return _matches_bytes(unicodedata.normalize("NFKC", text).encode("utf-8", "replace"))
 

@@ -43,15 +43,3 @@ def render(fmt: str, results: list[FileResult], summary: RunSummary, subject: st
     if fmt in ("json", "sarif"):
         return module.render(results, summary, config=config, target=target)
     return module.render(results, summary)
-
-
-def stderr_line(fmt: str, text: str) -> str:
-    """A message for stderr in format ``fmt``: never a raw control character, and in
-    ``github`` mode escaped like a workflow command's text, so it cannot start one."""
-    if fmt == "github":
-        from migrator.report.github import line
-
-        return line(text)
-    from migrator.report.escape import visible
-
-    return visible(text)

@@ -20,8 +20,7 @@ from pathlib import Path
 
 from migrator.base.fileio import SourceError, create_or_replace, read_bytes, refuse_links
 from migrator.base.model import FileResult
-from migrator.report.common import fingerprinted
-from migrator.report.locations import report_path
+from migrator.report.locations import fingerprinted, report_path
 
 VERSION = 1
 
@@ -39,9 +38,27 @@ class Baseline:
         self.source = source
         self.entries = entries
 
+    def apply(self, results: list[FileResult]) -> Applied:
+        """Remove this baseline's findings from ``results`` (in place)."""
+        seen: set[str] = set()
+        keep: dict[int, bool] = {}
+        for finding, fingerprint in fingerprinted(results):
+            known = fingerprint in self.entries
+            keep[id(finding)] = not known
+            if known:
+                seen.add(fingerprint)
+        matched = 0
+        for result in results:
+            kept = [f for f in result.findings if keep.get(id(f), True)]
+            matched += len(result.findings) - len(kept)
+            result.findings = kept
+        scanned = {report_path(r.path) for r in results}
+        fixed = sum(1 for fp, path in self.entries.items() if fp not in seen and path in scanned)
+        return Applied(matched, fixed)
+
 
 class Applied:
-    """What :func:`apply` did: findings hidden, entries fixed (among the files scanned)."""
+    """What :meth:`Baseline.apply` did: findings hidden, entries fixed (among the files scanned)."""
 
     __slots__ = ("matched", "fixed")
 
@@ -97,22 +114,3 @@ def load(path: Path) -> Baseline:
             raise BaselineError(f"{path}: entry {number} has no fingerprint and path")
         entries[row["fingerprint"]] = row["path"]
     return Baseline(str(path), entries)
-
-
-def apply(results: list[FileResult], baseline: Baseline) -> Applied:
-    """Remove the baseline's findings from ``results`` (in place)."""
-    seen: set[str] = set()
-    keep: dict[int, bool] = {}
-    for finding, fingerprint in fingerprinted(results):
-        known = fingerprint in baseline.entries
-        keep[id(finding)] = not known
-        if known:
-            seen.add(fingerprint)
-    matched = 0
-    for result in results:
-        kept = [f for f in result.findings if keep.get(id(f), True)]
-        matched += len(result.findings) - len(kept)
-        result.findings = kept
-    scanned = {report_path(r.path) for r in results}
-    fixed = sum(1 for fp, path in baseline.entries.items() if fp not in seen and path in scanned)
-    return Applied(matched, fixed)

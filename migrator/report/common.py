@@ -1,4 +1,4 @@
-"""What the report formats share: findings in report order (with fingerprints), errors,
+"""What the report formats share: findings in report order, errors,
 unused suppressions, the counts every machine-readable format carries, the tool's name
 and version. Below the formats: ``migrator.report`` picks a format module, which imports
 this, so no format imports the package that picks it.
@@ -26,14 +26,6 @@ def findings_of(results: list[FileResult]) -> Iterator[Finding]:
     """Every finding of every file, in stable (path, line, column, code) order."""
     all_findings = [f for result in results for f in result.findings]
     yield from sorted(all_findings, key=lambda f: f.sort_key())
-
-
-def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
-    """Every finding in report order with its fingerprint (:mod:`migrator.report.locations`)."""
-    from migrator.report.locations import fingerprints
-
-    findings = list(findings_of(results))
-    return list(zip(findings, fingerprints(findings)))
 
 
 def docs_url() -> str | None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import hashlib
 
 from migrator.base.model import FileResult, RunSummary
-from migrator.report.common import errors_of, fingerprinted
+from migrator.report.common import errors_of
 from migrator.report.json import dumps
-from migrator.report.locations import report_path
+from migrator.report.locations import fingerprinted, report_path
 
 
 def render(results: list[FileResult], summary: RunSummary) -> str:

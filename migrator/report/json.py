@@ -18,13 +18,13 @@ from migrator.base.model import FileResult, Finding, Fix, RunSummary
 from migrator.report.common import (
     JSON_SCHEMA_VERSION,
     errors_of,
-    fingerprinted,
     narrowed_of,
     summary_dict,
     target_dict,
     unused_suppressions_of,
 )
 from migrator.report.escape import json_text
+from migrator.report.locations import fingerprinted
 
 
 def fix_dict(fix: Fix | None) -> dict[str, object] | None:

@@ -8,8 +8,9 @@ Each line has ``type``: ``"finding"`` (the fields of ``--format json``'s finding
 from __future__ import annotations
 
 from migrator.base.model import FileResult, RunSummary
-from migrator.report.common import errors_of, fingerprinted, unused_suppressions_of
+from migrator.report.common import errors_of, unused_suppressions_of
 from migrator.report.json import dumps, error_dict, finding_dict
+from migrator.report.locations import fingerprinted
 
 
 def render(results: list[FileResult], summary: RunSummary) -> str:

@@ -22,9 +22,9 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 
 from migrator.base.model import FileResult, Finding, RunSummary
-from migrator.report.common import TOOL_NAME, errors_of, fingerprinted
+from migrator.report.common import TOOL_NAME, errors_of
 from migrator.report.escape import visible
-from migrator.report.locations import report_path
+from migrator.report.locations import fingerprinted, report_path
 
 #: Hex digits of the fingerprint in a test name (48 bits: collisions need ~16 million findings in one file).
 NAME_DIGITS = 12

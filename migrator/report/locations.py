@@ -20,14 +20,15 @@ import os
 from migrator.base.patterns import on_first_use
 from migrator.base.repository import repo_root, root_of
 from migrator.base.repository import top_of as _top_of
+from migrator.report.common import findings_of
 
-__all__ = ["repo_relative", "repo_root", "report_path", "root_of"]
+__all__ = ["fingerprinted", "fingerprints", "repo_relative", "repo_root", "report_path", "root_of"]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from migrator.base.model import Finding
+    from migrator.base.model import FileResult, Finding
 
 _CELL_POSITION = on_first_use(r" \[cell \d+, line \d+\]$")
 
@@ -85,3 +86,10 @@ def fingerprints(findings: Iterable[Finding]) -> list[str]:
             digest.update(len(part).to_bytes(4, "big") + part)
         out.append(digest.hexdigest())
     return out
+
+
+def fingerprinted(results: list[FileResult]) -> list[tuple[Finding, str]]:
+    """Every finding in report order (:func:`migrator.report.common.findings_of`) with its
+    fingerprint."""
+    findings = list(findings_of(results))
+    return list(zip(findings, fingerprints(findings)))

@@ -12,14 +12,14 @@ merely mentions V1 names, or holds one key more, is linted as any other.
 from __future__ import annotations
 
 import json
-import re
 from functools import cache
 from pathlib import Path
 
+from migrator.base.patterns import on_first_use
 from migrator.report.common import JSON_SCHEMA_VERSION
 
-_CODE = re.compile(r"DFM\d{3}\Z")
-_FINGERPRINT = re.compile(r"[0-9a-f]{64}\Z")
+_CODE = on_first_use(r"DFM\d{3}\Z")
+_FINGERPRINT = on_first_use(r"[0-9a-f]{64}\Z")
 ERROR = {"path", "message", "line", "column"}
 UNUSED = {"path", "line", "codes"}
 #: The lint report's own schema (``schema/lint-v1.schema.json``) says which keys a report and a
@@ -77,7 +77,7 @@ def _all(rows: object, check) -> bool:  # noqa: ANN001 - one of the row checks
 
 def _finding(row: object) -> bool:
     return isinstance(row, dict) and _keys_fit(row, "finding") and "fingerprint" in row and _is_code(row["code"]) and \
-        isinstance(row["fingerprint"], str) and bool(_FINGERPRINT.match(row["fingerprint"]))
+        isinstance(row["fingerprint"], str) and bool(_FINGERPRINT().match(row["fingerprint"]))
 
 
 def _error(row: object) -> bool:
@@ -101,7 +101,7 @@ def _row(row: object) -> bool:
 def _gitlab_issue(issue: object) -> bool:
     return isinstance(issue, dict) and set(issue) == GITLAB and issue["type"] == "issue" and \
         (_is_code(issue["check_name"]) or issue["check_name"] == f"{TOOL}/error") and \
-        isinstance(issue["fingerprint"], str) and bool(_FINGERPRINT.match(issue["fingerprint"]))
+        isinstance(issue["fingerprint"], str) and bool(_FINGERPRINT().match(issue["fingerprint"]))
 
 
 def _sarif(document: dict) -> bool:
@@ -115,4 +115,4 @@ def _sarif(document: dict) -> bool:
 
 
 def _is_code(value: object) -> bool:
-    return isinstance(value, str) and bool(_CODE.match(value))
+    return isinstance(value, str) and bool(_CODE().match(value))

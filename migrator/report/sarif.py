@@ -35,7 +35,6 @@ from migrator.report.common import (
     TOOL_NAME,
     docs_url,
     errors_of,
-    fingerprinted,
     narrowed_of,
     summary_dict,
     target_dict,
@@ -43,7 +42,7 @@ from migrator.report.common import (
     unused_suppressions_of,
 )
 from migrator.report.json import dumps, fix_dict
-from migrator.report.locations import repo_relative, repo_root
+from migrator.report.locations import fingerprinted, repo_relative, repo_root
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"

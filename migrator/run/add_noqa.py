@@ -35,11 +35,8 @@ from migrator.base.fileio import SourceError, read_bytes, write_atomic
 from migrator.base.lines import split_lines
 from migrator.base.model import FileResult
 from migrator.text._shellparse import unsafe_line_starts
+from migrator.run.uncommitted import Uncommitted
 from migrator.text.filetypes import FileType, filetype_for, of_module
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from migrator.run.uncommitted import Uncommitted
 
 PREFIX = "dflash-migrate: ignore"
 _EXISTING = re.compile(r"dflash-migrate:\s*ignore\[(?P<codes>[^\]]*)\]")
@@ -197,9 +194,11 @@ def _own_line(filetype: FileType | str, data: bytes, wanted: dict[int, set[str]]
     return "".join(lines).encode("utf-8"), done
 
 
-def add(results: list[FileResult], dirty: Uncommitted | None = None) -> Added:
+def add(results: list[FileResult], refuse_uncommitted: bool = False) -> Added:
     """Write suppression comments for the findings in ``results``; return the counts.
-    ``dirty`` (None with ``--allow-dirty``) refuses files holding uncommitted work."""
+    ``refuse_uncommitted`` (the command line's, unless ``--allow-dirty``): a file holding
+    uncommitted work is not written (:mod:`migrator.run.uncommitted`)."""
+    dirty = Uncommitted().scan([r.path for r in results if r.findings]) if refuse_uncommitted else None
     counts = Added()
     for result in results:
         # information is no work to suppress: its old spelling still works on the target

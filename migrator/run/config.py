@@ -36,7 +36,6 @@ rules.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from migrator import catalog
@@ -166,20 +165,18 @@ def parse_table(table: dict[str, object], source: Path) -> Config:
 
 
 def _toml_load(path: Path, data: bytes | None = None) -> dict[str, object]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
+    from migrator.base.toml import TOMLDecodeError, loads
+
     try:
         if data is None:
             try:
                 data = read_bytes(path)
             except SourceError as error:
                 raise ConfigError(f"{path}: {error.message}") from None
-        return tomllib.loads(data.decode("utf-8"))
+        return loads(data.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: not UTF-8 ({exc})") from None
-    except tomllib.TOMLDecodeError as exc:
+    except TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:  # tomllib parses nested arrays and inline tables recursively
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply to read") from None
@@ -355,13 +352,12 @@ def _sglang_specifier(line: str) -> str | None:
     if not line or line.startswith(("#", "-")) or "sglang" not in line.lower():
         return None
     from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
 
     try:
         requirement = Requirement(line)
     except (InvalidRequirement, RecursionError):  # not a requirement (parentheses nested past the parser's depth)
         return None
-    if canonicalize_name(requirement.name) != "sglang":
+    if requirement.name.lower() != "sglang":  # PEP 503's normalised name, for a name without separators
         return None
     try:
         if requirement.marker is not None and not requirement.marker.evaluate():

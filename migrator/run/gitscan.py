@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from migrator.base.compat import grep_pattern, grep_patterns
@@ -297,6 +297,19 @@ def _answer(scan: GitScan) -> tuple[set[str], set[str]] | None:
         searched = {path.replace("/", os.sep) for path in searched}
         hits = {path.replace("/", os.sep) for path in hits}
     return searched, hits
+
+
+def tracked_among(paths: Collection[str], cwd: str) -> set[str]:
+    """Those of ``paths`` (as given, relative to ``cwd`` or absolute) that git tracks in
+    ``cwd``'s repository; none where git cannot tell (no git, no work tree, a timeout)."""
+    try:
+        listed = run_git(["--literal-pathspecs", "ls-files", "-z", "--cached", "--", *sorted(paths)], cwd, 60)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if listed.returncode != 0:
+        return set()
+    tracked = {os.path.normpath(name) for name in os.fsdecode(listed.stdout).split("\0") if name}
+    return {path for path in paths if os.path.normpath(path) in tracked}
 
 
 def tracked_files(root: str) -> frozenset[str] | None:

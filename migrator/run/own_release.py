@@ -46,9 +46,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Iterable
 
+    from packaging.specifiers import SpecifierSet
+
 _RELEASE = r"v?(0\.\d+\.\d+)(?:\.post\d+)?"
 #: a folder or file stem that is a release: ``v0.5.6``, ``0.5.6``, ``sglang-0.5.12``
-_NAMED = re.compile(r"(?:^|sglang[-_])" + _RELEASE + r"$", re.IGNORECASE)
+_NAMED = on_first_use(r"(?:^|sglang[-_])" + _RELEASE + r"$", re.IGNORECASE)
 #: the image a file runs on, in its own text: a Dockerfile's ``FROM`` or ``ARG SGLANG_VERSION=``,
 #: an ``image:`` key (compose, Kubernetes, chart values); a mention in prose or a table is not
 _IN_TEXT = on_first_use(rb"^[ \t]*(?:FROM[ \t]+(?:--\S+[ \t]+)*|(?:-[ \t]*)?image:[ \t]*[\"']?)lmsysorg/sglang:v?(0\.\d+\.\d+)"
@@ -86,7 +88,7 @@ def own_release(path: str, data: bytes, scopes: tuple[ReleaseScope, ...] = ()) -
     parts = PurePath(path).parts if "0." in path else ()  # a release named in the path holds "0."
     for index in range(len(parts) - 1, -1, -1):
         name = parts[index] if index < len(parts) - 1 else PurePath(parts[index]).stem
-        match = _NAMED.search(name)
+        match = _NAMED().search(name)
         if match:
             where = "file name" if index == len(parts) - 1 else "folder"
             return (match.group(1),), f"its {where} `{parts[index]}`"
@@ -154,11 +156,8 @@ def release_scopes(files: Iterable[str], pin_folder: str) -> tuple[ReleaseScope,
 
 
 def _scope(folder: str, group: str, pins: list[tuple[str, str, str]]) -> ReleaseScope:
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
-    try:
-        sets = [SpecifierSet(specifier) for specifier, _, _ in pins]
-    except InvalidSpecifier:
+    sets = [s for s in (_specifier_set(specifier) for specifier, _, _ in pins) if s is not None]
+    if len(sets) < len(pins):  # a pin that spells no specifier: the scope allows no release
         sets = []
     # the releases the catalog knows, and those a pin names itself (``==0.5.6``: before the catalog)
     named = {s.version.rstrip(".*") for spec in sets for s in spec if _RELEASE_ONLY().match(s.version.rstrip(".*"))}
@@ -173,12 +172,19 @@ def _scope(folder: str, group: str, pins: list[tuple[str, str, str]]) -> Release
 
 
 def _v2_allowed(specifier: str) -> bool:
+    parsed = _specifier_set(specifier)
+    return parsed is not None and any(parsed.contains(r, prereleases=True) for r in catalog.RELEASES if not is_v1_era(r))
+
+
+def _specifier_set(specifier: str) -> SpecifierSet | None:
+    """The PEP 440 specifier set ``specifier`` spells, or None where it spells none (packaging:
+    imported where a pin is read)."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
-        return any(SpecifierSet(specifier).contains(r, prereleases=True) for r in catalog.RELEASES if not is_v1_era(r))
+        return SpecifierSet(specifier)
     except InvalidSpecifier:
-        return False
+        return None
 
 
 def is_v1_era(release: str) -> bool:

@@ -17,7 +17,7 @@ from migrator.base.lines import may_suppress, split_lines
 from migrator.base.model import INFO, FileError, FileResult, Finding, InsertComment, RewriteError, Span
 from migrator.base.options import Options, enabled_for
 from migrator.base.patterns import on_first_use
-from migrator.edit import applied, apply, chosen_edits
+from migrator.edit import applied, apply, chosen_edits, needs_libcst
 from migrator.edit.comments import logical, same_todo
 from migrator.python import partial
 from migrator.python.analysis import analyze, module_name_for
@@ -292,8 +292,6 @@ def _apply(result: FileResult, data: bytes, source: str, findings: list[Finding]
     edits = chosen_edits(findings, options.unsafe_fixes)
     if not edits:
         return
-    from migrator.edit.splice import needs_libcst
-
     if len(data) > MAX_REWRITE_BYTES and needs_libcst(edits):  # libcst needs minutes and GBs there
         result.error = FileError(result.path, f"file too large to rewrite ({len(data) / 2**20:.1f} MiB > {MAX_REWRITE_BYTES // 2**20} MiB) "
                                  "with structural edits: findings reported, file left unchanged; apply them by hand")

@@ -37,6 +37,7 @@ from pathlib import Path
 from migrator import __version__
 from migrator.base.fileio import SourceError, create_or_replace, remove_folder_aside
 from migrator.base.options import Options
+from migrator.base.user_cache import cache_dir
 from migrator.python.forkindex import ModuleSummary
 
 TYPE_CHECKING = False
@@ -90,8 +91,6 @@ def tool_fingerprint() -> str:
 
 
 def default_folder() -> Path:
-    from migrator.base.user_cache import cache_dir
-
     return cache_dir() / "summaries"
 
 

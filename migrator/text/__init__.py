@@ -57,6 +57,8 @@ if TYPE_CHECKING:
 __all__ = ["BINARY_SUFFIXES", "Handler", "accepts", "emitted_codes", "handler_for", "module_for", "text_rules"]
 
 Handler = Callable[[str, bytes, object, Callable], object]
+#: The kinds of entry whose qualified names the text rules look for (``catalog.names.qualified``).
+DOTTED_KINDS = ("module", "class", "function", "method", "attribute")
 
 
 def handler_for(path: str) -> Handler | None:
@@ -77,8 +79,6 @@ def text_rules() -> dict[str, TextRule]:
 def emitted_codes(name: str) -> frozenset[str]:
     """Every code the module ``name`` may emit: its own, the fully qualified names', and
     those of the rules it runs on embedded text."""
-    from migrator.text._core import DOTTED_KINDS
-
     if name == "python":
         from migrator.python.rules import RULES
 

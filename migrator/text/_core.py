@@ -160,8 +160,6 @@ def cli_flag_findings(path: str, line_no: int, line: str, ctx: Ctx, *, rewrite: 
     return out
 
 
-#: The kinds of entry whose qualified names the text rules look for (``catalog.names.qualified``).
-DOTTED_KINDS = ("module", "class", "function", "method", "attribute")
 #: Handlers whose files are structured data: a key there may be a launcher's flag.
 _KEYED = ("yaml", "toml", "jsonfile")
 #: Handlers whose whole values may name an object a loader or ``getattr`` resolves.

@@ -312,13 +312,11 @@ def yaml(path: str, before: str, after: str) -> str | None:
 
 
 def _toml_load(text: str) -> tuple[dict | None, str | None]:
+    from migrator.base.toml import TOMLDecodeError, loads
+
     try:
-        import tomllib
-    except ImportError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    try:
-        return tomllib.loads(text), None
-    except tomllib.TOMLDecodeError as error:
+        return loads(text), None
+    except TOMLDecodeError as error:
         return None, str(error)
 
 

@@ -25,6 +25,10 @@ from migrator.base.model import Finding, Fix, InsertComment, Span
 from migrator.text import _core, _guard, doc_prose, mentions
 from migrator.text.filetypes import fence_type
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+
 _FENCE = re.compile(r"^(\s{0,3})(`{3,}|~{3,})\s*([\w+-]*)")
 _INLINE = re.compile(r"(`+)(.+?)\1")
 _PYTHON = frozenset(("python", "py", "python3", "pycon", "ipython"))
@@ -34,11 +38,11 @@ _PROMPT = re.compile(r"^(\s*)(>>>|\.\.\.)( |$)")
 _CONSOLE = ("console", "terminal", "shell-session")
 
 
-def _analyzer(lang: str) -> _core.Analyzer | None:
-    """The rules of the file type that declares the fence language ``lang``
-    (``migrator.text.filetypes``), or None."""
+def _fence_module(lang: str) -> ModuleType | None:
+    """The module of the file type that declares the fence language ``lang``
+    (``migrator.text.filetypes``): its rules (``analyze``) and its declaration (``RULE``); or None."""
     filetype = fence_type(lang)
-    return None if filetype is None else import_module(filetype.module).analyze
+    return None if filetype is None else import_module(filetype.module)
 
 
 def fences(lines: list[str]) -> Iterator[tuple[str, range]]:
@@ -77,16 +81,16 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     in_fence: set[int] = set()
     for lang, body in fences(lines):
         in_fence.update(range(body.start - 1, body.stop + 1))
-        analyzer = _analyzer(lang)
+        module = _fence_module(lang)
         if lang in _PYTHON:
             out += _python_block(path, lines, body, ctx)
-        elif analyzer is None:
+        elif module is None:
             for k in body:
                 out += _core.env_findings(path, k + 1, lines[k], Fix("manual", ()))
                 out += mentions.line_findings(path, k + 1, lines[k], ctx)
         else:  # the block alone, then moved to the file's lines (linear in the number of blocks)
             block = "\n".join(_unprompt(lang, lines[k]) for k in body) + "\n"
-            out += [_moved(f, body.start) for f in _fence_findings(path, lang, block, analyzer, ctx)]
+            out += [_moved(f, body.start) for f in _fence_findings(path, lang, block, module, ctx)]
     for i, line in enumerate(lines):
         if i in in_fence:
             continue
@@ -98,13 +102,13 @@ def analyze(path: str, text: str, ctx: _core.Ctx) -> list[Finding]:
     return mentions.without_covered(out)
 
 
-def _fence_findings(path: str, lang: str, block: str, analyzer: _core.Analyzer, ctx: _core.Ctx) -> list[Finding]:
-    """A fence's own rules, and the name table's occurrence search where its file type has it
-    (``worker: sglang...:DFlashWorker`` in a ``yaml`` fence), report-only; one finding per
-    place and code."""
-    found = analyzer(path, block, ctx)
+def _fence_findings(path: str, lang: str, block: str, module: ModuleType, ctx: _core.Ctx) -> list[Finding]:
+    """A fence's own rules (``module``: its file type's, :func:`_fence_module`), and the name
+    table's occurrence search where its file type has it (``worker: sglang...:DFlashWorker`` in
+    a ``yaml`` fence), report-only; one finding per place and code."""
+    found = module.analyze(path, block, ctx)
     filetype = fence_type(lang)
-    rule = import_module(filetype.module).RULE
+    rule = module.RULE
     if not rule.dotted_names:
         return found
     named = _core.dotted_name_findings(path, block, ctx, rewrite=False, reader=filetype.reader, handler=rule.name)

@@ -33,9 +33,10 @@ from migrator.base.fileio import SourceError, read_bytes
 from migrator.base.model import FileError, FileResult, Finding, Span
 from migrator.catalog.target import label
 from migrator.releases.index import SglangIndex
-from migrator.report.common import fingerprinted, target_dict, target_text
+from migrator.report.common import target_dict, target_text
 from migrator.report.escape import visible
 from migrator.report.json import dumps, error_dict, finding_dict
+from migrator.report.locations import fingerprinted
 from migrator.run.files import discover, is_python
 from migrator.run.result import exit_code  # the one exit-code computation (lint's convention), re-exported
 from migrator.verify.checker import OVERRIDE_CODE, UNRESOLVED_CODE, VERIFY_CODES, FileChecker, Target

@@ -23,6 +23,7 @@ from migrator.report import colour
 from migrator.report.common import narrowed_lines
 from migrator.report.escape import visible
 from migrator.report.text import fix_status, fix_summary_line, format_finding
+from migrator.report.text import statistics as statistics_table
 from migrator.run.result import CLEAN, FAILED, exit_code
 
 TYPE_CHECKING = False
@@ -48,9 +49,7 @@ def report_run(outcome: RunResult, options: Options, quiet: bool = False, stdin:
             status = fix_status(finding, options.mode, options.unsafe_fixes, result.written)
             print(paint(format_finding(finding, status)), file=out)
     if statistics:
-        from migrator.report.statistics import statistics as table
-
-        out.write(table(outcome.results, options.unsafe_fixes))
+        out.write(statistics_table(outcome.results, options.unsafe_fixes))
     if quiet:
         return
     report_skipped(outcome.skipped)

@@ -24,7 +24,9 @@ from migrator.cli.runs.common import (
 from migrator.cli.runs.options import build_options, run_target
 from migrator.report import colour
 from migrator.report.common import narrowed_lines
-from migrator.report.text import counted
+from migrator.report.escape import visible
+from migrator.report.text import counted, fixes
+from migrator.report.text import statistics as statistics_table
 from migrator.run.result import CLEAN, FAILED, exit_code, left_for_humans
 
 TYPE_CHECKING = False
@@ -86,7 +88,7 @@ def run(
 
     def note(text: str) -> None:
         if not quiet:
-            stderr.write(report.stderr_line(fmt, text) + "\n")
+            stderr.write(_stderr_line(fmt, text) + "\n")
 
     known = _load_baseline(baseline) if baseline is not None else None  # a bad one stops the run before it writes
 
@@ -126,9 +128,7 @@ def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dic
                  quiet: bool) -> str:
     """``--statistics``' table, else the report in ``fmt`` (``-q``: without the summary line)."""
     if statistics:
-        from migrator.report.statistics import statistics as table
-
-        return table(outcome.results, options.unsafe_fixes)
+        return statistics_table(outcome.results, options.unsafe_fixes)
     text = report.render(fmt, outcome.results, outcome.summary, config=options.config, sources=stdin_data,
                          target=run_target(options))
     if quiet and fmt in report.HUMAN_FORMATS:
@@ -138,8 +138,6 @@ def _report_text(fmt: str, outcome: RunResult, options: Options, stdin_data: dic
 
 def _fixes_listing(results: list[FileResult], applied: bool, options: Options) -> str:
     """``--show-fixes``: the fixes applied (with ``--fix``) or those ``--fix`` would apply."""
-    from migrator.report.statistics import fixes
-
     return fixes(results, applied=applied, unsafe_fixes=options.unsafe_fixes)
 
 
@@ -148,8 +146,18 @@ def _place_listing(listing: str, fmt: str, stderr: TextIO, *, in_report: bool) -
     (it goes to ``stderr``, in ``fmt``'s stderr lines)."""
     if in_report:
         return listing
-    stderr.write("".join(report.stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
+    stderr.write("".join(_stderr_line(fmt, line) + "\n" for line in listing.splitlines()))
     return ""
+
+
+def _stderr_line(fmt: str, text: str) -> str:
+    """A message for stderr in format ``fmt``: never a raw control character, and in
+    ``github`` mode escaped like a workflow command's text, so it cannot start one."""
+    if fmt == "github":
+        from migrator.report.github import line
+
+        return line(text)
+    return visible(text)
 
 
 def _own_outputs(*paths: Path | None) -> frozenset[str]:
@@ -196,9 +204,7 @@ def _load_baseline(path: Path) -> Baseline:
 
 
 def _apply_baseline(path: Path, known: Baseline, results: list[FileResult], note) -> None:  # noqa: ANN001 - the note callback
-    from migrator.report.baseline import apply
-
-    applied = apply(results, known)
+    applied = known.apply(results)
     fixed = f"; {counted(applied.fixed, 'baseline entry', 'baseline entries')} fixed" if applied.fixed else ""
     hint = f" (run --write-baseline {path} to drop them)" if applied.fixed else ""
     note(f"{path}: {counted(applied.matched, 'known finding')} not reported{fixed}{hint}")
@@ -217,10 +223,8 @@ def _write_baseline(path: Path, results: list[FileResult], note) -> int:  # noqa
 
 def _add_noqa(results: list[FileResult], note, allow_dirty: bool) -> int:  # noqa: ANN001
     from migrator.run.add_noqa import add
-    from migrator.run.uncommitted import Uncommitted
 
-    dirty = None if allow_dirty else Uncommitted().scan([r.path for r in results if r.findings])
-    counts = add(results, dirty)
+    counts = add(results, refuse_uncommitted=not allow_dirty)
     note(f"added {counted(counts.comments, 'suppression comment')} in {counted(counts.files, 'file')}")
     if counts.left:
         note(f"{counted(counts.left, 'finding')} left without a comment (JSON, Markdown, notebooks, "

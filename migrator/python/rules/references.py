@@ -13,14 +13,13 @@ DFM202, and removed methods reached through the class) get a TODO.
 from __future__ import annotations
 
 import ast
-import io
 import re
 
 from migrator import catalog
 from migrator.base.model import RemoveImportName, RemoveStatement, Span
 from migrator.base.patterns import on_first_use
 from migrator.python.analysis import Binding, rename_qualname
-from migrator.python.rules.context import Examples, Rule, RuleContext, renamed_text
+from migrator.python.rules.context import Examples, Rule, RuleContext, renamed_text, tokens_of
 
 #: Call forms have dedicated rules that look at the arguments.
 _MEMBER_KINDS = ("method", "attribute")
@@ -54,16 +53,13 @@ def _check_type_comments(ctx: RuleContext) -> None:
     scope = ctx.analysis.module_scope
     renamable = {word for word, binding in scope.names.items()
                  if binding.qualname is not None and binding.follows_rename and not binding.guarded}
-    # tokenize is ~10x the cost of the analysis on a large file: run it only where a line
-    # that looks like a type comment names a renamed binding (tokenize then decides).
+    # the tokenizer runs only where a line that looks like a type comment names a renamed
+    # binding (the tokenizer then decides)
     if not any(word in renamable for found in _TYPE_COMMENT.findall(ctx.analysis.source)
                for word in _WORD().findall(found)):
         return
-    import tokenize
-
-    try:
-        tokens = [t for t in tokenize.generate_tokens(io.StringIO(ctx.analysis.source).readline) if t.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    tokens = tokens_of(ctx.analysis.source, "COMMENT")
+    if tokens is None:
         return
     for token in tokens:
         match = _TYPE_COMMENT.match(token.string)

@@ -38,12 +38,11 @@ of a block it deletes.
 from __future__ import annotations
 
 import ast
-import io
 import re
 
 from migrator import catalog
 from migrator.base.model import Fix, InsertComment, RemoveStatement
-from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function
+from migrator.python.rules.context import Examples, Rule, RuleContext, enclosing_function, tokens_of
 
 CODE = "DFM202"
 _LOGGING_ROOTS = ("logger", "logging", "log", "_logger", "LOGGER")
@@ -143,13 +142,10 @@ def _name_lines(source: str, name: str, gone: list[tuple[int, int]]) -> list[int
     pattern = re.compile(rf"(?<![\w.]){re.escape(name)}\b")
     if not any(not _within_lines(line, gone) for line in _lines_matching(source, pattern)):
         return []
-    import tokenize
-
-    try:
-        return [t.start[0] for t in tokenize.generate_tokens(io.StringIO(source).readline)
-                if t.type == tokenize.NAME and t.string == name and not _within_lines(t.start[0], gone)]
-    except (tokenize.TokenError, SyntaxError, IndentationError):
+    tokens = tokens_of(source, "NAME")
+    if tokens is None:
         return None
+    return [t.start[0] for t in tokens if t.string == name and not _within_lines(t.start[0], gone)]
 
 
 def _lines_matching(source: str, pattern: re.Pattern[str]) -> list[int]:
