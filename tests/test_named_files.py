@@ -395,7 +395,7 @@ V1_LINE = "from sglang.srt.speculative.dflash_worker import DFlashWorker\n"
 @pytest.mark.parametrize("config", ["", "[core]\n\ttrustctime = false\n\tcheckStat = minimal\n"])
 def test_a_named_file_edited_since_the_map_was_kept_is_read_again(
         config: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The map trusts git's index only for files `diff-files` calls unchanged: an edit of
+    """The map trusts git's index only for files `ls-files --modified` does not list: an edit of
     the same size with the modification time put back is still seen, also where the
     repository's config tells git to compare less stat data (pinned on the command line).
     git's own trust: an edit within the second git recorded, of the same size, with the

@@ -77,7 +77,7 @@ _SEARCHED_MODES = ("100644", "100755")
 #: ``grep.*``, ``color.*``, ``core.quotePath`` (``-z`` output is never quoted, pinned
 #: anyway). ``core.untrackedCache`` would write the index. Text conversion and filters are
 #: off by the commands' own flags (``--no-textconv``; ``grep``/``ls-files`` never filter).
-#: Changes which files ``diff-files`` calls modified (``migrator.run.repo_map`` trusts its
+#: Changes which files ``ls-files --modified`` calls modified (``migrator.run.repo_map`` trusts its
 #: answer): ``core.checkStat=minimal`` and ``core.trustctime=false`` would compare less of
 #: each file's stat data, pinned to git's defaults.
 _PINNED = (
