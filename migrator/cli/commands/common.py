@@ -17,7 +17,7 @@ TARGET_VERSION = Param("target_version", ("--target-version",), "text", "RELEASE
                        "sglang releases to migrate to: one (0.5.17), a range (0.5.14..0.5.23) or a PEP 440 specifier "
                        "(>=0.5.16,<0.5.22); a fix is applied only where it serves each of them (default: the fork's "
                        "sglang pin, else every V2 release the catalog knows).")
-JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs).")
+JOBS = Param("jobs", ("--jobs", "-j"), "int", "N", "Worker processes (default: CPUs; one under pre-commit, which runs a hook per CPU).")
 PARSE_ALL = Param("parse_all", ("--parse-all",), "flag", None,
                   "Turn every shortcut off: parse every file whole, also those that cannot match (every syntax error "
                   "is reported), and analyse every statement (slower; same findings).")
