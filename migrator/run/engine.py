@@ -25,7 +25,7 @@ from migrator.base.options import Options, selection
 from migrator.base.repository import top_of
 from migrator.run import gitscan, pool
 from migrator.run.batches import largest_first_chunks, narrow_with_git
-from migrator.run.files import OWN_OUTPUT, PIN_FILE_ENDINGS, discover, is_pin_file
+from migrator.run.files import OWN_OUTPUT, PIN_FILE_ENDINGS, discover, is_pin_file, lstat_mode
 from migrator.run.fork import through_the_fork
 from migrator.run.pipeline import process_bytes, process_chunk, warm_up
 from migrator.run.passes import FIRST_PASS, Pass
@@ -97,15 +97,6 @@ def run(
     return outcome
 
 
-def _mode(path: Path) -> int | None:
-    """The ``lstat`` mode of a named path (None: it cannot be asked), asked once per run: the
-    folders among them start their scans, discovery reads the rest (pre-commit names thousands)."""
-    try:
-        return os.lstat(path).st_mode
-    except (OSError, ValueError):
-        return None
-
-
 def _named_files_scan(paths: Sequence[Path], folders: list[Path], options: Options):  # noqa: ANN202 - gitscan.GitScan | None
     """The scan of the repository holding the first named file, where files are named (None:
     only folders, or no repository, or a folder named is that repository's top): with the
@@ -162,7 +153,7 @@ def _as_if_narrowed(outcome: RunResult, scan, analyzed: set[str]) -> None:  # no
 
 def _run_into(outcome: RunResult, paths: Sequence[Path], options: Options, on_progress: Callable[[int, int], None] | None) -> None:
     jobs = options.jobs or default_jobs()
-    modes = [_mode(p) for p in paths]
+    modes = [lstat_mode(p) for p in paths]  # once per run: the folders start their scans, discovery reads the rest
     folders = [p for p, mode in zip(paths, modes) if mode is not None and stat.S_ISDIR(mode)]  # no link to one
     # git scans the bytes on all cores while the workers start (they import the analysis)
     # and this process walks the folder; git is the longest of the three, so it goes first.

@@ -119,6 +119,14 @@ def absolute_path(text: str, here: str) -> str:
     return os.path.normpath(os.path.join(here, text))
 
 
+def lstat_mode(path: str | Path) -> int | None:
+    """The ``lstat`` mode of ``path`` (a link is never followed); None where it cannot be asked."""
+    try:
+        return os.lstat(path).st_mode
+    except (OSError, ValueError):
+        return None
+
+
 def _default_accept(path: str) -> bool:
     if path.endswith(PYTHON_SUFFIXES):
         return True
@@ -215,14 +223,7 @@ def discover(
         # pre-commit names thousands of files: each costs one lstat, and its absolute path is
         # made once, from the current folder read once (`abspath` asks for it every time)
         absolute = absolute_path(text, here)
-        mode: int | None
-        if modes is not None:
-            mode = modes[index]
-        else:
-            try:  # a link is never followed
-                mode = os.lstat(text).st_mode
-            except (OSError, ValueError):
-                mode = None
+        mode = modes[index] if modes is not None else lstat_mode(text)
         if force_exclude and selection is not None and selection.exclude and selection.excluded(
                 absolute, given.is_dir() if mode is None or stat.S_ISLNK(mode) else stat.S_ISDIR(mode)):
             found.left_out += 1

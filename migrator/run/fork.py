@@ -247,6 +247,7 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
     one stays in its package) found in the scope's import roots, and of those they import in
     turn: what a named file's findings can depend on outside its own package; and their folders."""
     walked = set(scope.folders)
+    here = os.getcwd()
     added: list[str] = []
     folders: list[Path] = []
     todo = list(files)
@@ -266,8 +267,8 @@ def _imported_packages(scope: IndexScope, files: list[str], given: set[str], opt
         new = [root / name for name in sorted(names) for root in scope.import_roots
                if name.isidentifier() and root / name not in walked and (root / name / "__init__.py").is_file()]
         walked.update(new)
-        found = discover(new, selection(options), options.respect_gitignore).files if new else []
-        todo = [p for p in found if is_python(p) and os.path.abspath(p) not in given]
+        found = discover(new, selection(options), options.respect_gitignore, accept=is_python).files if new else []
+        todo = [p for p in found if absolute_path(p, here) not in given]
         folders += new
         added += todo
     return added, folders
